@@ -1,0 +1,29 @@
+// Comparing tensors the way ONNX's backend tests do: |got - want| <= atol + rtol * |want| for
+// floats (NaN equals NaN, infinities must match), exact equality for integers and bool.
+//
+//   nncheck::Comparison c = nncheck::compareTensors(got, want, {.rtol = 1e-3, .atol = 1e-7});
+//   if (!c.ok) std::cerr << c.message << "\n";
+#pragma once
+
+#include <string>
+
+#include "nncheck/tensor.h"
+
+namespace nncheck {
+
+struct Tolerance {
+  double rtol = 1e-3;
+  double atol = 1e-7;
+};
+
+struct Comparison {
+  bool ok = true;
+  double maxAbsError = 0;  // over finite elements
+  double maxRelError = 0;  // |got - want| / |want| over finite, non-zero want
+  int64_t mismatches = 0;
+  std::string message;  // empty when ok: what differs, with the first mismatching element
+};
+
+Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol = {});
+
+}  // namespace nncheck

@@ -1,0 +1,50 @@
+// Replaying ONNX backend-test folders (model.onnx + test_data_set_*/input_*.pb, output_*.pb)
+// against the reference interpreter: ONNX's own node tests, or a corpus nncheck saved.
+//
+//   nncheck::ConformanceReport r = nncheck::runConformance({"/usr/share/libonnx-testdata/data/node"});
+//   std::cout << r.passed << " passed, " << r.failed << " failed, " << r.skipped << " skipped\n";
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nncheck/compare.h"
+
+namespace nncheck {
+
+struct CaseResult {
+  enum class Status { Passed, Failed, Skipped };
+  std::filesystem::path dir;
+  Status status = Status::Passed;
+  std::string category;  // skips: "op not registered", "dtype", "attribute", "op version"
+  std::string message;   // why it failed or was skipped
+  std::vector<std::string> ops;  // distinct op types of the model, sorted
+};
+
+struct ConformanceReport {
+  std::vector<CaseResult> cases;  // sorted by folder
+  int passed = 0, failed = 0, skipped = 0;
+};
+
+struct ConformanceOptions {
+  Tolerance tolerance;
+  // Called after each case, for progress or streaming output.
+  std::function<void(const CaseResult&)> onCase;
+};
+
+// The node tests installed by Debian's libonnx-testdata (empty when not installed).
+std::filesystem::path defaultNodeTestDir();
+
+// Finds every test case (a folder holding model.onnx) under each path; throws nncheck::Error
+// naming a path that does not exist or holds no test case.
+std::vector<std::filesystem::path> findTestCases(const std::vector<std::filesystem::path>& paths);
+
+// Runs one case folder.
+CaseResult runTestCase(const std::filesystem::path& dir, const ConformanceOptions& options = {});
+
+ConformanceReport runConformance(const std::vector<std::filesystem::path>& paths,
+                                 const ConformanceOptions& options = {});
+
+}  // namespace nncheck

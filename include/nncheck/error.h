@@ -1,0 +1,33 @@
+// The exceptions nncheck throws. Every message names what it is about: the file, the
+// argument, or the op, node and shapes involved.
+//
+//   try { nncheck::loadModel("m.onnx"); }
+//   catch (const nncheck::Error& e) { std::cerr << e.what() << "\n"; }
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace nncheck {
+
+// Any error nncheck reports: bad input, an invalid model, a failing kernel.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The input is well-formed but asks for something nncheck declares unsupported: an op that is
+// not registered, an op version, a dtype or an attribute value outside the op's spec.
+// Conformance runs count these as skipped, with the message as the reason.
+class Unsupported : public Error {
+ public:
+  Unsupported(std::string category, const std::string& message)
+      : Error(message), category_(std::move(category)) {}
+  // A short, stable reason class: "op not registered", "dtype", "attribute", "op version".
+  const std::string& category() const { return category_; }
+
+ private:
+  std::string category_;
+};
+
+}  // namespace nncheck

@@ -1,0 +1,44 @@
+// Import and export between the graph IR and ONNX protobufs (ModelProto, TensorProto).
+//
+//   nncheck::Model m = nncheck::loadModel("model.onnx");
+//   nncheck::saveModel(m, "copy.onnx");               // atomic: temp file, then rename
+//   nncheck::Tensor x = nncheck::loadTensor("test_data_set_0/input_0.pb");
+//
+// Export is deterministic: the same IR always gives the same bytes. Tensors are written as
+// raw_data, so a model whose tensors used typed fields re-imports to the same IR, not the
+// same bytes.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "nncheck/graph.h"
+
+namespace nncheck {
+
+Model modelFromProto(const onnx::ModelProto& proto);
+onnx::ModelProto modelToProto(const Model& model);
+
+Tensor tensorFromProto(const onnx::TensorProto& proto, std::string_view origin = "tensor");
+onnx::TensorProto tensorToProto(const Tensor& tensor, const std::string& name);
+
+// Parse bytes; `origin` names the source in errors (a file path, "memory").
+Model parseModel(const std::string& bytes, std::string_view origin);
+std::string serializeModel(const Model& model);
+Tensor parseTensor(const std::string& bytes, std::string_view origin, std::string* name = nullptr);
+std::string serializeTensor(const Tensor& tensor, const std::string& name);
+
+// File forms. Loads throw nncheck::Error naming the path; saves are atomic.
+Model loadModel(const std::filesystem::path& path);
+void saveModel(const Model& model, const std::filesystem::path& path);
+Tensor loadTensor(const std::filesystem::path& path, std::string* name = nullptr);
+void saveTensor(const Tensor& tensor, const std::string& name, const std::filesystem::path& path);
+
+// Reads a whole file; throws nncheck::Error naming the path when it cannot.
+std::string readFile(const std::filesystem::path& path);
+// Writes `path` atomically: a temporary file beside it, flushed, then renamed over it.
+void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes);
+
+}  // namespace nncheck

@@ -1,0 +1,77 @@
+#include "nncheck/compare.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace nncheck {
+namespace {
+
+std::string indexToString(const Shape& shape, int64_t linear) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t a = shape.size(); a-- > 0;) {
+    idx[a] = shape[a] ? linear % shape[a] : 0;
+    linear = shape[a] ? linear / shape[a] : 0;
+  }
+  return shapeToString(idx);
+}
+
+}  // namespace
+
+Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol) {
+  Comparison c;
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
+    c.ok = false;
+    c.message = "expected " + std::string(dtypeName(want.dtype())) + shapeToString(want.shape()) +
+                ", got " + std::string(dtypeName(got.dtype())) + shapeToString(got.shape());
+    return c;
+  }
+  if (want.dtype() == DType::String) {
+    c.ok = got.strings() == want.strings();
+    if (!c.ok) c.message = "string tensors differ";
+    return c;
+  }
+  if (!isComputeDType(want.dtype())) {
+    c.ok = got.bytes() == want.bytes();
+    if (!c.ok) c.message = "tensors of " + std::string(dtypeName(want.dtype())) + " differ";
+    return c;
+  }
+  const bool exact = !isFloatDType(want.dtype());
+  int64_t first = -1;
+  for (int64_t i = 0; i < want.size(); ++i) {
+    double g = got.toDouble(i), w = want.toDouble(i);
+    bool same;
+    if (exact) {
+      same = got.toInt64(i) == want.toInt64(i);
+      double d = std::fabs(g - w);
+      c.maxAbsError = std::max(c.maxAbsError, d);
+      if (w != 0) c.maxRelError = std::max(c.maxRelError, d / std::fabs(w));
+    } else if (std::isnan(w) || std::isnan(g)) {
+      same = std::isnan(w) && std::isnan(g);
+    } else if (std::isinf(w) || std::isinf(g)) {
+      same = g == w;
+    } else {
+      double d = std::fabs(g - w);
+      same = d <= tol.atol + tol.rtol * std::fabs(w);
+      c.maxAbsError = std::max(c.maxAbsError, d);
+      if (w != 0) c.maxRelError = std::max(c.maxRelError, d / std::fabs(w));
+    }
+    if (!same) {
+      ++c.mismatches;
+      if (first < 0) first = i;
+    }
+  }
+  if (c.mismatches) {
+    c.ok = false;
+    std::ostringstream os;
+    os.precision(9);
+    os << c.mismatches << " of " << want.size() << " elements differ";
+    if (!exact) os << " beyond rtol=" << tol.rtol << " atol=" << tol.atol;
+    os << "; max abs error " << c.maxAbsError << ", max rel error " << c.maxRelError
+       << "; first at " << indexToString(want.shape(), first) << ": got "
+       << got.toDouble(first) << ", expected " << want.toDouble(first);
+    c.message = os.str();
+  }
+  return c;
+}
+
+}  // namespace nncheck

@@ -1,0 +1,150 @@
+#include "nncheck/conformance.h"
+
+#include <algorithm>
+#include <set>
+
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
+#include "ops/infer.h"
+
+namespace nncheck {
+namespace fs = std::filesystem;
+namespace {
+
+// Files named <prefix>_<k>.pb in k order, requiring k = 0, 1, ... without gaps.
+std::vector<fs::path> numberedFiles(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  for (size_t k = 0;; ++k) {
+    fs::path p = dir / (prefix + "_" + std::to_string(k) + ".pb");
+    if (!fs::exists(p)) break;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<fs::path> dataSets(const fs::path& dir) {
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+}  // namespace
+
+fs::path defaultNodeTestDir() {
+#ifdef NNCHECK_DEFAULT_NODE_TESTS
+  fs::path p = NNCHECK_DEFAULT_NODE_TESTS;
+  if (!p.empty() && fs::exists(p / "test_abs" / "model.onnx")) return p;
+#endif
+  fs::path debian = "/usr/share/libonnx-testdata/data/node";
+  if (fs::exists(debian)) return debian;
+  return {};
+}
+
+std::vector<fs::path> findTestCases(const std::vector<fs::path>& paths) {
+  std::vector<fs::path> cases;
+  for (const fs::path& p : paths) {
+    std::error_code ec;
+    if (!fs::exists(p, ec)) throw Error(p.string() + ": no such file or folder");
+    if (!fs::is_directory(p, ec))
+      throw Error(p.string() + ": not a folder (expected a test case folder holding model.onnx, "
+                               "or a folder of them)");
+    size_t before = cases.size();
+    if (fs::exists(p / "model.onnx")) {
+      cases.push_back(p);
+    } else {
+      for (auto it = fs::recursive_directory_iterator(p); it != fs::recursive_directory_iterator(); ++it)
+        if (it->is_directory() && fs::exists(it->path() / "model.onnx")) {
+          cases.push_back(it->path());
+          it.disable_recursion_pending();
+        }
+    }
+    if (cases.size() == before)
+      throw Error(p.string() + ": holds no test case (no folder with a model.onnx)");
+  }
+  std::sort(cases.begin(), cases.end());
+  cases.erase(std::unique(cases.begin(), cases.end()), cases.end());
+  return cases;
+}
+
+CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
+  CaseResult r;
+  r.dir = dir;
+  try {
+    Model model = loadModel(dir / "model.onnx");
+    std::set<std::string> ops;
+    for (const Node& n : model.graph.nodes) ops.insert(n.opType);
+    r.ops.assign(ops.begin(), ops.end());
+    // Support is decided by the model alone, before any data file is read.
+    for (const Node& n : model.graph.nodes) ops::specFor(n, model.defaultOpset());
+    for (const ValueInfo& v : model.graph.inputs)
+      if (!v.isTensor())
+        throw Unsupported("input type", "graph input '" + v.name + "' is not a tensor");
+    for (const auto* list : {&model.graph.inputs, &model.graph.outputs})
+      for (const ValueInfo& v : *list)
+        if (!isComputeDType(v.dtype))
+          throw Unsupported("dtype", "'" + v.name + "' has dtype " +
+                                         std::string(dtypeName(v.dtype)) +
+                                         ", which the reference does not compute on");
+    auto feeds = model.graph.feedInputs();
+    auto sets = dataSets(dir);
+    if (sets.empty()) throw Error(dir.string() + ": has model.onnx but no test_data_set_* folder");
+    for (const fs::path& set : sets) {
+      auto inFiles = numberedFiles(set, "input");
+      auto outFiles = numberedFiles(set, "output");
+      if (inFiles.size() != feeds.size())
+        throw Error(set.string() + ": has " + std::to_string(inFiles.size()) +
+                    " input_*.pb files, the model has " + std::to_string(feeds.size()) +
+                    " graph inputs");
+      if (outFiles.size() != model.graph.outputs.size())
+        throw Error(set.string() + ": has " + std::to_string(outFiles.size()) +
+                    " output_*.pb files, the model has " +
+                    std::to_string(model.graph.outputs.size()) + " graph outputs");
+      TensorMap inputs;
+      for (size_t i = 0; i < feeds.size(); ++i) inputs[feeds[i]->name] = loadTensor(inFiles[i]);
+      std::vector<Tensor> expected;
+      for (const fs::path& f : outFiles) expected.push_back(loadTensor(f));
+      TensorMap got = runReference(model, inputs);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        const std::string& name = model.graph.outputs[i].name;
+        Comparison c = compareTensors(got.at(name), expected[i], options.tolerance);
+        if (!c.ok) {
+          r.status = CaseResult::Status::Failed;
+          r.message = set.filename().string() + " output " + std::to_string(i) + " '" + name +
+                      "': " + c.message;
+          break;
+        }
+      }
+      if (r.status == CaseResult::Status::Failed) break;
+    }
+  } catch (const Unsupported& e) {
+    r.status = CaseResult::Status::Skipped;
+    r.category = e.category();
+    r.message = e.what();
+  } catch (const std::exception& e) {
+    r.status = CaseResult::Status::Failed;
+    r.message = e.what();
+  }
+  return r;
+}
+
+ConformanceReport runConformance(const std::vector<fs::path>& paths,
+                                 const ConformanceOptions& options) {
+  ConformanceReport report;
+  for (const fs::path& dir : findTestCases(paths)) {
+    CaseResult r = runTestCase(dir, options);
+    switch (r.status) {
+      case CaseResult::Status::Passed: ++report.passed; break;
+      case CaseResult::Status::Failed: ++report.failed; break;
+      case CaseResult::Status::Skipped: ++report.skipped; break;
+    }
+    if (options.onCase) options.onCase(r);
+    report.cases.push_back(std::move(r));
+  }
+  return report;
+}
+
+}  // namespace nncheck

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package nncheck needs to build, test and run its main job.
+# Idempotent and non-interactive: packages already present are skipped without touching apt.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libz3-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libeigen3-dev
+  libcli11-dev nlohmann-json3-dev
+  libopencv-dnn-dev
+  libonnx-testdata
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,14 @@
+// The subcommands of the nncheck command line; each adds itself to the CLI11 app and sets the
+// exit code through setExitCode when it runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace nncheck::cli {
+
+void addRunCommand(CLI::App& app);
+
+void setExitCode(int code);
+int exitCode();
+
+}  // namespace nncheck::cli

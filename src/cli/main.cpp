@@ -1,0 +1,19 @@
+// nncheck: the command line. Subcommands live in their own files (run_command.cpp, ...).
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"nncheck: property-based testing for deep-learning compilers"};
+  app.set_version_flag("--version", std::string("nncheck ") + NNCHECK_VERSION);
+  app.require_subcommand(1);
+  nncheck::cli::addRunCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return nncheck::cli::exitCode();
+}

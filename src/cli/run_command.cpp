@@ -1,0 +1,106 @@
+// nncheck run: replays ONNX backend-test folders against a backend and reports per case.
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+#include "nncheck/conformance.h"
+#include "nncheck/error.h"
+
+namespace nncheck::cli {
+namespace {
+
+int exitCodeValue = 0;
+
+struct RunOptions {
+  std::string backend = "reference";
+  bool byOp = false;
+  bool verbose = false;
+  std::vector<std::string> paths;
+};
+
+struct OpRow {
+  int passed = 0, failed = 0, skipped = 0;
+};
+
+void printByOp(const ConformanceReport& report) {
+  std::map<std::string, OpRow> rows;
+  for (const CaseResult& c : report.cases)
+    for (const std::string& op : c.ops) {
+      OpRow& row = rows[op];
+      if (c.status == CaseResult::Status::Passed) ++row.passed;
+      else if (c.status == CaseResult::Status::Failed) ++row.failed;
+      else ++row.skipped;
+    }
+  std::printf("\n%-28s %7s %7s %8s\n", "op (cases using it)", "passed", "failed", "skipped");
+  for (const auto& [op, row] : rows)
+    std::printf("%-28s %7d %7d %8d\n", op.c_str(), row.passed, row.failed, row.skipped);
+}
+
+void printSkipReasons(const ConformanceReport& report) {
+  std::map<std::string, int> reasons;
+  for (const CaseResult& c : report.cases)
+    if (c.status == CaseResult::Status::Skipped) ++reasons[c.category];
+  if (reasons.empty()) return;
+  std::printf("\nskipped, by reason:\n");
+  for (const auto& [reason, n] : reasons) std::printf("  %5d  %s\n", n, reason.c_str());
+}
+
+int run(const RunOptions& o) {
+  if (o.backend != "reference") {
+    std::cerr << "nncheck run: error: --backend " << o.backend
+              << ": unknown backend (available: reference)\n";
+    return 2;
+  }
+  std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
+  if (paths.empty()) {
+    auto def = defaultNodeTestDir();
+    if (def.empty()) {
+      std::cerr << "nncheck run: error: no PATH given and ONNX's node tests are not installed "
+                   "(apt-get install libonnx-testdata)\n";
+      return 2;
+    }
+    paths.push_back(def);
+  }
+  ConformanceOptions options;
+  options.onCase = [&](const CaseResult& c) {
+    if (c.status == CaseResult::Status::Failed)
+      std::printf("FAIL  %s: %s\n", c.dir.filename().c_str(), c.message.c_str());
+    else if (o.verbose && c.status == CaseResult::Status::Skipped)
+      std::printf("SKIP  %s: %s\n", c.dir.filename().c_str(), c.message.c_str());
+    else if (o.verbose)
+      std::printf("PASS  %s\n", c.dir.filename().c_str());
+    std::fflush(stdout);
+  };
+  ConformanceReport report;
+  try {
+    report = runConformance(paths, options);
+  } catch (const Error& e) {
+    std::cerr << "nncheck run: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (o.byOp) printByOp(report);
+  printSkipReasons(report);
+  std::printf("\n%d passed, %d failed, %d skipped\n", report.passed, report.failed, report.skipped);
+  return report.failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void setExitCode(int code) { exitCodeValue = code; }
+int exitCode() { return exitCodeValue; }
+
+void addRunCommand(CLI::App& app) {
+  auto opts = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Replay ONNX backend-test folders (model.onnx + test_data_set_*) against a backend and "
+      "compare with ONNX's tolerances (rtol 1e-3, atol 1e-7; exact for integers and bool). "
+      "With no PATH, runs the node tests of Debian's libonnx-testdata.");
+  cmd->add_option("--backend", opts->backend, "backend to run: reference")->capture_default_str();
+  cmd->add_flag("--by-op", opts->byOp, "print a per-op table of passed, failed and skipped cases");
+  cmd->add_flag("-v,--verbose", opts->verbose, "print every case, with skip reasons");
+  cmd->add_option("PATH", opts->paths, "test case folders, or folders holding them");
+  cmd->callback([opts] { setExitCode(run(*opts)); });
+}
+
+}  // namespace nncheck::cli

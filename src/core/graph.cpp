@@ -1,0 +1,144 @@
+#include "nncheck/graph.h"
+
+#include <sstream>
+
+namespace nncheck {
+
+ValueInfo ValueInfo::tensor(std::string name, DType dtype, const Shape& shape) {
+  ValueInfo v;
+  v.name = std::move(name);
+  v.dtype = dtype;
+  v.dims.emplace();
+  for (int64_t d : shape) v.dims->push_back(Dim{d, {}, {}});
+  return v;
+}
+
+std::optional<Shape> ValueInfo::shape() const {
+  if (!dims) return std::nullopt;
+  Shape s;
+  for (const Dim& d : *dims) {
+    if (!d.value) return std::nullopt;
+    s.push_back(*d.value);
+  }
+  return s;
+}
+
+Attribute Attribute::ofInt(std::string name, int64_t v) {
+  Attribute a;
+  a.name = std::move(name);
+  a.kind = Kind::Int;
+  a.i = v;
+  return a;
+}
+
+Attribute Attribute::ofFloat(std::string name, float v) {
+  Attribute a;
+  a.name = std::move(name);
+  a.kind = Kind::Float;
+  a.f = v;
+  return a;
+}
+
+Attribute Attribute::ofString(std::string name, std::string v) {
+  Attribute a;
+  a.name = std::move(name);
+  a.kind = Kind::String;
+  a.s = std::move(v);
+  return a;
+}
+
+Attribute Attribute::ofInts(std::string name, std::vector<int64_t> v) {
+  Attribute a;
+  a.name = std::move(name);
+  a.kind = Kind::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+Attribute Attribute::ofFloats(std::string name, std::vector<float> v) {
+  Attribute a;
+  a.name = std::move(name);
+  a.kind = Kind::Floats;
+  a.floats = std::move(v);
+  return a;
+}
+
+Attribute Attribute::ofTensor(std::string name, Tensor v) {
+  Attribute a;
+  a.name = std::move(name);
+  a.kind = Kind::Tensor;
+  a.t = std::move(v);
+  return a;
+}
+
+std::string_view attributeKindName(Attribute::Kind k) {
+  switch (k) {
+    case Attribute::Kind::Int: return "int";
+    case Attribute::Kind::Float: return "float";
+    case Attribute::Kind::String: return "string";
+    case Attribute::Kind::Tensor: return "tensor";
+    case Attribute::Kind::Ints: return "ints";
+    case Attribute::Kind::Floats: return "floats";
+    case Attribute::Kind::Strings: return "strings";
+    case Attribute::Kind::Opaque: return "opaque";
+  }
+  return "?";
+}
+
+std::string attributeToString(const Attribute& a) {
+  std::ostringstream os;
+  os << a.name << '=';
+  auto list = [&os](const auto& xs, auto&& put) {
+    os << '[';
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (i) os << ", ";
+      put(xs[i]);
+    }
+    os << ']';
+  };
+  switch (a.kind) {
+    case Attribute::Kind::Int: os << a.i; break;
+    case Attribute::Kind::Float: os << a.f; break;
+    case Attribute::Kind::String: os << '"' << a.s << '"'; break;
+    case Attribute::Kind::Tensor: os << tensorToString(a.t); break;
+    case Attribute::Kind::Ints: list(a.ints, [&](int64_t v) { os << v; }); break;
+    case Attribute::Kind::Floats: list(a.floats, [&](float v) { os << v; }); break;
+    case Attribute::Kind::Strings:
+      list(a.strings, [&](const std::string& v) { os << '"' << v << '"'; });
+      break;
+    case Attribute::Kind::Opaque: os << "<graph or other>"; break;
+  }
+  return os.str();
+}
+
+const Attribute* Node::attribute(std::string_view name) const {
+  for (const Attribute& a : attributes)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::string Node::label(size_t index) const {
+  if (!name.empty()) return opType + " '" + name + "'";
+  return opType + " #" + std::to_string(index);
+}
+
+const Initializer* Graph::initializer(std::string_view name) const {
+  for (const Initializer& i : initializers)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+std::vector<const ValueInfo*> Graph::feedInputs() const {
+  std::vector<const ValueInfo*> out;
+  for (const ValueInfo& v : inputs)
+    if (!initializer(v.name)) out.push_back(&v);
+  return out;
+}
+
+int64_t Model::defaultOpset() const {
+  for (const OpsetImport& o : opsets)
+    if (o.domain.empty() || o.domain == "ai.onnx") return o.version;
+  return 0;
+}
+
+}  // namespace nncheck

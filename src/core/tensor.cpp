@@ -1,0 +1,99 @@
+#include "nncheck/tensor.h"
+
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace nncheck {
+
+int64_t elementCount(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw std::invalid_argument("negative dim in shape " + shapeToString(shape));
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
+      throw std::invalid_argument("element count of shape " + shapeToString(shape) + " overflows");
+    n *= d;
+  }
+  return n;
+}
+
+std::string shapeToString(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  count_ = elementCount(shape_);
+  if (dtype_ == DType::String) {
+    bytes_.clear();
+    strings_.assign(static_cast<size_t>(count_), std::string());
+  } else {
+    size_t bytes = static_cast<size_t>(count_) * dtypeSize(dtype_);
+    // Refuse absurd allocations with a message instead of std::bad_alloc.
+    if (bytes > (size_t{1} << 34))
+      throw std::invalid_argument("tensor " + shapeToString(shape_) + " of " +
+                                  std::string(dtypeName(dtype_)) + " is too large (" +
+                                  std::to_string(bytes) + " bytes)");
+    bytes_.assign(bytes, 0);
+  }
+}
+
+void Tensor::checkCount(const Tensor& t, size_t n) {
+  if (static_cast<int64_t>(n) != t.count_)
+    throw std::invalid_argument("tensor of shape " + shapeToString(t.shape_) + " needs " +
+                                std::to_string(t.count_) + " values, got " + std::to_string(n));
+}
+
+void Tensor::checkType(DType want) const {
+  if (want != dtype_)
+    throw std::logic_error("tensor of dtype " + std::string(dtypeName(dtype_)) +
+                           " accessed as " + std::string(dtypeName(want)));
+}
+
+double Tensor::toDouble(int64_t i) const {
+  return visitCompute(dtype_, [&]<class T>() -> double {
+    T v = span<T>()[static_cast<size_t>(i)];
+    if constexpr (std::is_same_v<T, Half>) return static_cast<float>(v);
+    else return static_cast<double>(v);
+  });
+}
+
+int64_t Tensor::toInt64(int64_t i) const {
+  return visitCompute(dtype_, [&]<class T>() -> int64_t {
+    T v = span<T>()[static_cast<size_t>(i)];
+    if constexpr (std::is_same_v<T, Half>) return static_cast<int64_t>(static_cast<float>(v));
+    else return static_cast<int64_t>(v);
+  });
+}
+
+std::vector<int64_t> Tensor::toInt64s() const {
+  std::vector<int64_t> out(static_cast<size_t>(count_));
+  for (int64_t i = 0; i < count_; ++i) out[static_cast<size_t>(i)] = toInt64(i);
+  return out;
+}
+
+bool operator==(const Tensor& a, const Tensor& b) {
+  return a.dtype_ == b.dtype_ && a.shape_ == b.shape_ && a.bytes_ == b.bytes_ &&
+         a.strings_ == b.strings_;
+}
+
+std::string tensorToString(const Tensor& t, size_t limit) {
+  std::ostringstream os;
+  os << dtypeName(t.dtype()) << shapeToString(t.shape()) << " {";
+  size_t n = static_cast<size_t>(t.size());
+  for (size_t i = 0; i < n && i < limit; ++i) {
+    if (i) os << ", ";
+    if (t.dtype() == DType::String) os << '"' << t.strings()[i] << '"';
+    else if (isComputeDType(t.dtype())) os << t.toDouble(static_cast<int64_t>(i));
+    else os << '?';
+  }
+  if (n > limit) os << ", ...";
+  os << "}";
+  return os.str();
+}
+
+}  // namespace nncheck

@@ -1,0 +1,503 @@
+// Conv, ConvTranspose, MaxPool, AveragePool and GlobalAveragePool over any number of spatial
+// dims. The window geometry (kernel, strides, dilations, pads under auto_pad, output dims) is
+// written once, generically: shape rules constrain it and kernels read its concrete values.
+#include <cmath>
+
+#include "ops/infer.h"
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+namespace {
+
+template <class I>
+struct Window {
+  std::vector<I> kernel, strides, dilations, padsBegin, padsEnd, out;
+};
+
+template <class I>
+std::vector<I> intsOr(Rule<I>& r, std::string_view name, size_t n, int64_t fallback) {
+  if (!r.hasAttr(name)) return std::vector<I>(n, r.lit(fallback));
+  auto v = r.symInts(name);
+  r.check(v.size() == n, std::string(name) + " has " + std::to_string(v.size()) +
+                             " values, expected " + std::to_string(n));
+  return v;
+}
+
+// The sliding window of Conv and the pools over spatial dims `in`. `kernel` is the window
+// size; ceilMode rounds the output up.
+template <class I>
+Window<I> slidingWindow(Rule<I>& r, const std::vector<I>& in, std::vector<I> kernel,
+                        bool withDilations, bool ceilMode) {
+  const size_t s = in.size();
+  Window<I> w;
+  w.kernel = std::move(kernel);
+  w.strides = intsOr(r, "strides", s, 1);
+  w.dilations = withDilations ? intsOr(r, "dilations", s, 1) : std::vector<I>(s, r.lit(1));
+  std::vector<I> pads = intsOr(r, "pads", 2 * s, 0);
+  const std::string autoPad = r.attrString("auto_pad");
+  for (size_t i = 0; i < s; ++i) {
+    r.require(w.kernel[i] >= 1, "kernel size >= 1 at spatial axis " + std::to_string(i));
+    r.require(w.strides[i] >= 1, "stride >= 1 at spatial axis " + std::to_string(i));
+    r.require(w.dilations[i] >= 1, "dilation >= 1 at spatial axis " + std::to_string(i));
+    I eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      I out = ceilDiv(in[i], w.strides[i]);
+      I total = imax((out - 1) * w.strides[i] + eff - in[i], r.lit(0));
+      I half = total / 2;
+      w.padsBegin.push_back(autoPad == "SAME_UPPER" ? half : total - half);
+      w.padsEnd.push_back(autoPad == "SAME_UPPER" ? total - half : half);
+      w.out.push_back(out);
+      continue;
+    }
+    I pb = autoPad == "VALID" ? r.lit(0) : pads[i];
+    I pe = autoPad == "VALID" ? r.lit(0) : pads[i + s];
+    r.require(pb >= 0 && pe >= 0, "pads >= 0 at spatial axis " + std::to_string(i));
+    I span = in[i] + pb + pe - eff;
+    r.require(span >= 0, "the (dilated) window fits the padded input at spatial axis " +
+                             std::to_string(i));
+    w.padsBegin.push_back(pb);
+    w.padsEnd.push_back(pe);
+    w.out.push_back((ceilMode ? ceilDiv(span, w.strides[i]) : span / w.strides[i]) + 1);
+  }
+  return w;
+}
+
+template <class I>
+std::vector<I> spatial(const std::vector<I>& dims) {
+  return std::vector<I>(dims.begin() + 2, dims.end());
+}
+
+// Conv's geometry: the window over X with W's spatial dims as kernel.
+template <class I>
+Window<I> convWindow(Rule<I>& r) {
+  r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
+  r.check(r.rank(1) == r.rank(0), "W has the rank of X");
+  auto kernel = spatial(r.dims(1));
+  if (r.hasAttr("kernel_shape")) {
+    auto ks = r.symInts("kernel_shape");
+    r.check(ks.size() == kernel.size(), "kernel_shape has one value per spatial dim");
+    for (size_t i = 0; i < ks.size(); ++i)
+      r.require(ks[i] == kernel[i], "kernel_shape equals W's spatial dims");
+  }
+  return slidingWindow(r, spatial(r.dims(0)), kernel, true, false);
+}
+
+template <class I>
+Window<I> poolWindow(Rule<I>& r, bool withDilations) {
+  r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
+  auto ks = r.symInts("kernel_shape");
+  r.check(static_cast<int64_t>(ks.size()) == r.rank(0) - 2,
+          "kernel_shape has one value per spatial dim");
+  return slidingWindow(r, spatial(r.dims(0)), ks, withDilations, r.attrInt("ceil_mode") != 0);
+}
+
+// ConvTranspose's geometry: output dims and the pads that produce them.
+template <class I>
+Window<I> convTransposeWindow(Rule<I>& r) {
+  r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
+  r.check(r.rank(1) == r.rank(0), "W has the rank of X");
+  auto in = spatial(r.dims(0));
+  const size_t s = in.size();
+  Window<I> w;
+  w.kernel = spatial(r.dims(1));
+  if (r.hasAttr("kernel_shape")) {
+    auto ks = r.symInts("kernel_shape");
+    r.check(ks.size() == s, "kernel_shape has one value per spatial dim");
+    for (size_t i = 0; i < s; ++i) r.require(ks[i] == w.kernel[i], "kernel_shape equals W's spatial dims");
+  }
+  w.strides = intsOr(r, "strides", s, 1);
+  w.dilations = intsOr(r, "dilations", s, 1);
+  auto outPad = intsOr(r, "output_padding", s, 0);
+  auto pads = intsOr(r, "pads", 2 * s, 0);
+  const std::string autoPad = r.attrString("auto_pad");
+  std::vector<I> outShape;
+  if (r.hasAttr("output_shape")) {
+    for (int64_t v : r.attrInts("output_shape")) outShape.push_back(r.lit(v));
+    r.check(outShape.size() == s, "output_shape has one value per spatial dim");
+  }
+  for (size_t i = 0; i < s; ++i) {
+    r.require(w.strides[i] >= 1 && w.dilations[i] >= 1 && w.kernel[i] >= 1,
+              "kernel, stride and dilation >= 1 at spatial axis " + std::to_string(i));
+    r.require(outPad[i] >= 0 && (outPad[i] < w.strides[i] || outPad[i] < w.dilations[i]),
+              "output_padding below stride or dilation at spatial axis " + std::to_string(i));
+    I full = w.strides[i] * (in[i] - 1) + outPad[i] + (w.kernel[i] - 1) * w.dilations[i] + 1;
+    if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      I out = outShape.empty() ? in[i] * w.strides[i] : outShape[i];
+      // A negative total padding (an output_shape past the full size) appends outputs that
+      // only the bias reaches.
+      r.require(out >= 1, "output size >= 1 at spatial axis " + std::to_string(i));
+      I total = imax(full - out, r.lit(0));
+      I half = total / 2;
+      bool upper = autoPad == "SAME_UPPER";
+      w.padsBegin.push_back(upper ? half : total - half);
+      w.padsEnd.push_back(upper ? total - half : half);
+      w.out.push_back(out);
+    } else {
+      I pb = autoPad == "VALID" ? r.lit(0) : pads[i];
+      I pe = autoPad == "VALID" ? r.lit(0) : pads[i + s];
+      r.require(pb >= 0 && pe >= 0, "pads >= 0 at spatial axis " + std::to_string(i));
+      r.require(full - pb - pe >= 1, "output size >= 1 at spatial axis " + std::to_string(i));
+      w.padsBegin.push_back(pb);
+      w.padsEnd.push_back(pe);
+      w.out.push_back(full - pb - pe);
+    }
+  }
+  return w;
+}
+
+template <class I>
+void requireGroups(Rule<I>& r, const I& channels, const I& wChannels, const I& outChannels) {
+  I group = r.symInt("group");
+  r.require(group >= 1, "group >= 1");
+  r.require(channels == wChannels * group, "input channels equal W's channels times group");
+  r.require(imod(outChannels, group) == 0, "output channels divisible by group");
+}
+
+AttrSpec autoPadAttr() {
+  return stringAttr("auto_pad", "NOTSET", {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"});
+}
+
+// The N-d index machinery of the kernels below.
+struct Grid {
+  Shape dims;
+  Shape strides;
+  explicit Grid(Shape d) : dims(std::move(d)), strides(stridesOf(dims)) {}
+  int64_t size() const { return elementCount(dims); }
+  Shape coords(int64_t linear) const {
+    Shape c(dims.size());
+    for (size_t a = 0; a < dims.size(); ++a) {
+      c[a] = linear / strides[a];
+      linear %= strides[a];
+    }
+    return c;
+  }
+};
+
+// For each output position and kernel offset, the input offset or -1 when it falls in padding.
+std::vector<int64_t> windowTable(const Window<int64_t>& w, const Shape& in) {
+  Grid out(w.out), ker(w.kernel), inGrid(in);
+  std::vector<int64_t> table(static_cast<size_t>(out.size() * ker.size()));
+  for (int64_t o = 0; o < out.size(); ++o) {
+    Shape oc = out.coords(o);
+    for (int64_t k = 0; k < ker.size(); ++k) {
+      Shape kc = ker.coords(k);
+      int64_t off = 0;
+      for (size_t a = 0; a < in.size() && off >= 0; ++a) {
+        int64_t x = oc[a] * w.strides[a] + kc[a] * w.dilations[a] - w.padsBegin[a];
+        off = (x < 0 || x >= in[a]) ? -1 : off + x * inGrid.strides[a];
+      }
+      table[static_cast<size_t>(o * ker.size() + k)] = off;
+    }
+  }
+  return table;
+}
+
+void convKernel(KernelCall& k) {
+  Rule<int64_t> r = concreteRule(k);
+  Window<int64_t> w = convWindow(r);
+  visitCompute(k.in(0).dtype(), [&]<class T>() {
+    const Shape& xs = k.in(0).shape();
+    const Shape& ws = k.in(1).shape();
+    const int64_t N = xs[0], C = xs[1], M = ws[0], group = k.attrInt("group");
+    const int64_t Cg = C / group, Mg = M / group;
+    Shape in(xs.begin() + 2, xs.end());
+    const int64_t inSize = elementCount(in), outSize = elementCount(w.out), kSize = elementCount(w.kernel);
+    auto table = windowTable(w, in);
+    auto x = k.in(0).span<T>();
+    auto wt = k.in(1).span<T>();
+    auto y = k.out(0).span<T>();
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t g = m / Mg;
+        double bias = k.has(2) ? toDouble(k.in(2).span<T>()[static_cast<size_t>(m)]) : 0.0;
+        for (int64_t o = 0; o < outSize; ++o) {
+          double acc = bias;
+          for (int64_t c = 0; c < Cg; ++c) {
+            const int64_t xBase = (n * C + g * Cg + c) * inSize;
+            const int64_t wBase = (m * Cg + c) * kSize;
+            for (int64_t kk = 0; kk < kSize; ++kk) {
+              int64_t off = table[static_cast<size_t>(o * kSize + kk)];
+              if (off >= 0)
+                acc += toDouble(x[static_cast<size_t>(xBase + off)]) *
+                       toDouble(wt[static_cast<size_t>(wBase + kk)]);
+            }
+          }
+          y[static_cast<size_t>((n * M + m) * outSize + o)] = fromDouble<T>(acc);
+        }
+      }
+  });
+}
+
+void convTransposeKernel(KernelCall& k) {
+  Rule<int64_t> r = concreteRule(k);
+  Window<int64_t> w = convTransposeWindow(r);
+  visitCompute(k.in(0).dtype(), [&]<class T>() {
+    const Shape& xs = k.in(0).shape();
+    const Shape& ws = k.in(1).shape();
+    const int64_t N = xs[0], C = xs[1], group = k.attrInt("group"), Mg = ws[1], M = Mg * group;
+    const int64_t Cg = C / group;
+    Shape in(xs.begin() + 2, xs.end());
+    Grid inGrid(in), ker(w.kernel), out(w.out);
+    std::vector<double> acc(static_cast<size_t>(N * M * out.size()), 0.0);
+    auto x = k.in(0).span<T>();
+    auto wt = k.in(1).span<T>();
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c) {
+        const int64_t g = c / Cg;
+        for (int64_t i = 0; i < inGrid.size(); ++i) {
+          double xv = toDouble(x[static_cast<size_t>((n * C + c) * inGrid.size() + i)]);
+          Shape ic = inGrid.coords(i);
+          for (int64_t kk = 0; kk < ker.size(); ++kk) {
+            Shape kc = ker.coords(kk);
+            int64_t off = 0;
+            for (size_t a = 0; a < in.size() && off >= 0; ++a) {
+              int64_t o = ic[a] * w.strides[a] + kc[a] * w.dilations[a] - w.padsBegin[a];
+              off = (o < 0 || o >= w.out[a]) ? -1 : off + o * out.strides[a];
+            }
+            if (off < 0) continue;
+            for (int64_t m = 0; m < Mg; ++m)
+              acc[static_cast<size_t>((n * M + g * Mg + m) * out.size() + off)] +=
+                  xv * toDouble(wt[static_cast<size_t>((c * Mg + m) * ker.size() + kk)]);
+          }
+        }
+      }
+    auto y = k.out(0).span<T>();
+    for (size_t i = 0; i < acc.size(); ++i) {
+      int64_t m = static_cast<int64_t>(i) / out.size() % M;
+      double b = k.has(2) ? toDouble(k.in(2).span<T>()[static_cast<size_t>(m)]) : 0.0;
+      y[i] = fromDouble<T>(acc[i] + b);
+    }
+  });
+}
+
+// Shared by the pools: calls reduce(window values) per output element.
+template <class T, class F>
+void poolOver(KernelCall& k, const Window<int64_t>& w, F&& reduce) {
+  const Shape& xs = k.in(0).shape();
+  const int64_t NC = xs[0] * xs[1];
+  Shape in(xs.begin() + 2, xs.end());
+  const int64_t inSize = elementCount(in), outSize = elementCount(w.out), kSize = elementCount(w.kernel);
+  auto table = windowTable(w, in);
+  for (int64_t nc = 0; nc < NC; ++nc)
+    for (int64_t o = 0; o < outSize; ++o)
+      reduce(nc * outSize + o, nc * inSize, &table[static_cast<size_t>(o * kSize)], kSize, o);
+}
+
+void maxPoolKernel(KernelCall& k) {
+  Rule<int64_t> r = concreteRule(k);
+  Window<int64_t> w = poolWindow(r, true);
+  const bool columnMajor = k.attrInt("storage_order") == 1;
+  visitCompute(k.in(0).dtype(), [&]<class T>() {
+    auto x = k.in(0).span<T>();
+    auto y = k.out(0).span<T>();
+    const bool withIndices = k.outputCount() > 1 && k.out(1).dtype() == DType::Int64;
+    const Shape& xs = k.in(0).shape();
+    Shape in(xs.begin() + 2, xs.end());
+    Grid inGrid(in);
+    poolOver<T>(k, w, [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t) {
+      int64_t best = -1;
+      for (int64_t i = 0; i < n; ++i) {
+        if (offs[i] < 0) continue;
+        if (best < 0 || toDouble(x[static_cast<size_t>(base + offs[i])]) >
+                            toDouble(x[static_cast<size_t>(base + best)]))
+          best = offs[i];
+      }
+      y[static_cast<size_t>(outIdx)] =
+          best < 0 ? fromDouble<T>(-INFINITY) : x[static_cast<size_t>(base + best)];
+      if (withIndices) {
+        int64_t idx = base + std::max<int64_t>(best, 0);
+        if (columnMajor) {  // spatial coords enumerated with the first spatial axis fastest
+          Shape c = inGrid.coords(std::max<int64_t>(best, 0));
+          int64_t off = 0, mul = 1;
+          for (size_t a = 0; a < c.size(); ++a) {
+            off += c[a] * mul;
+            mul *= in[a];
+          }
+          idx = base + off;
+        }
+        k.out(1).span<int64_t>()[static_cast<size_t>(outIdx)] = idx;
+      }
+    });
+  });
+}
+
+void averagePoolKernel(KernelCall& k) {
+  Rule<int64_t> r = concreteRule(k);
+  Window<int64_t> w = poolWindow(r, false);
+  const bool includePad = k.attrInt("count_include_pad") != 0;
+  visitCompute(k.in(0).dtype(), [&]<class T>() {
+    auto x = k.in(0).span<T>();
+    auto y = k.out(0).span<T>();
+    const Shape& xs = k.in(0).shape();
+    Shape in(xs.begin() + 2, xs.end());
+    Grid out(w.out), ker(w.kernel);
+    poolOver<T>(k, w, [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t o) {
+      double sum = 0;
+      int64_t count = 0;
+      for (int64_t i = 0; i < n; ++i)
+        if (offs[i] >= 0) {
+          sum += toDouble(x[static_cast<size_t>(base + offs[i])]);
+          ++count;
+        }
+      if (includePad) {  // positions inside the explicit padding count, those past it do not
+        count = 0;
+        Shape oc = out.coords(o);
+        for (int64_t i = 0; i < n; ++i) {
+          Shape kc = ker.coords(i);
+          bool inside = true;
+          for (size_t a = 0; a < in.size(); ++a) {
+            int64_t p = oc[a] * w.strides[a] + kc[a] - w.padsBegin[a];
+            inside = inside && p >= -w.padsBegin[a] && p < in[a] + w.padsEnd[a];
+          }
+          count += inside;
+        }
+      }
+      y[static_cast<size_t>(outIdx)] = fromDouble<T>(count ? sum / static_cast<double>(count) : NAN);
+    });
+  });
+}
+
+}  // namespace
+
+void registerConvPool(Registry& reg) {
+  reg.add(std::move(
+      OpSpec("Conv", 11)
+          .types("T", floatTypes())
+          .input("X", "T")
+          .input("W", "T")
+          .optionalInput("B", "T")
+          .output("Y")
+          .attr(autoPadAttr())
+          .attr(symbolicInts("dilations", 1, 3))
+          .attr(symbolicInt("group", 1, 1, 4))
+          .attr(symbolicInts("kernel_shape", 1, 5))
+          .attr(symbolicInts("pads", 0, 3))
+          .attr(symbolicInts("strides", 1, 3))
+          .shapeRule([](auto& r) {
+            Window w = convWindow(r);
+            requireGroups(r, r.dim(0, 1), r.dim(1, 1), r.dim(1, 0));
+            if (r.has(2)) {
+              r.check(r.rank(2) == 1, "B is a vector");
+              r.require(r.dim(2, 0) == r.dim(1, 0), "B has one value per output channel");
+            }
+            std::vector out{r.dim(0, 0), r.dim(1, 0)};
+            out.insert(out.end(), w.out.begin(), w.out.end());
+            r.output(0, out);
+          })
+          .kernel(convKernel)));
+
+  reg.add(std::move(
+      OpSpec("ConvTranspose", 1)
+          .types("T", floatTypes())
+          .input("X", "T")
+          .input("W", "T")
+          .optionalInput("B", "T")
+          .output("Y")
+          .attr(autoPadAttr())
+          .attr(symbolicInts("dilations", 1, 3))
+          .attr(symbolicInt("group", 1, 1, 4))
+          .attr(symbolicInts("kernel_shape", 1, 5))
+          .attr(intsAttr("output_shape"))
+          .attr(symbolicInts("output_padding", 0, 2))
+          .attr(symbolicInts("pads", 0, 3))
+          .attr(symbolicInts("strides", 1, 3))
+          .shapeRule([](auto& r) {
+            Window w = convTransposeWindow(r);
+            auto group = r.symInt("group");
+            r.require(group >= 1, "group >= 1");
+            r.require(imod(r.dim(0, 1), group) == 0, "input channels divisible by group");
+            r.require(r.dim(1, 0) == r.dim(0, 1), "W's first dim equals the input channels");
+            auto M = r.dim(1, 1) * group;
+            if (r.has(2)) {
+              r.check(r.rank(2) == 1, "B is a vector");
+              r.require(r.dim(2, 0) == M, "B has one value per output channel");
+            }
+            std::vector out{r.dim(0, 0), M};
+            out.insert(out.end(), w.out.begin(), w.out.end());
+            r.output(0, out);
+          })
+          .kernel(convTransposeKernel)));
+
+  reg.add(std::move(
+      OpSpec("MaxPool", 12)
+          .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int8, DType::UInt8})
+          .input("X", "T")
+          .output("Y")
+          .optionalOutput("Indices")
+          .attr(autoPadAttr())
+          .attr(intChoiceAttr("ceil_mode", 0, {0, 1}))
+          .attr(symbolicInts("dilations", 1, 3))
+          .attr([] {
+            AttrSpec a = symbolicInts("kernel_shape", 1, 5);
+            a.required = true;
+            return a;
+          }())
+          .attr(symbolicInts("pads", 0, 3))
+          .attr(intChoiceAttr("storage_order", 0, {0, 1}))
+          .attr(symbolicInts("strides", 1, 3))
+          .shapeRule([](auto& r) {
+            Window w = poolWindow(r, true);
+            for (size_t i = 0; i < w.kernel.size(); ++i)
+              r.require(w.padsBegin[i] < (w.kernel[i] - 1) * w.dilations[i] + 1 &&
+                            w.padsEnd[i] < (w.kernel[i] - 1) * w.dilations[i] + 1,
+                        "pads smaller than the window at spatial axis " + std::to_string(i));
+            std::vector out{r.dim(0, 0), r.dim(0, 1)};
+            out.insert(out.end(), w.out.begin(), w.out.end());
+            r.output(0, out);
+            r.output(1, out, DType::Int64);
+          })
+          .kernel(maxPoolKernel)));
+
+  reg.add(std::move(
+      OpSpec("AveragePool", 11)
+          .types("T", floatTypes())
+          .input("X", "T")
+          .output("Y")
+          .attr(autoPadAttr())
+          .attr(intChoiceAttr("ceil_mode", 0, {0, 1}))
+          .attr(intChoiceAttr("count_include_pad", 0, {0, 1}))
+          .attr([] {
+            AttrSpec a = symbolicInts("kernel_shape", 1, 5);
+            a.required = true;
+            return a;
+          }())
+          .attr(symbolicInts("pads", 0, 3))
+          .attr(symbolicInts("strides", 1, 3))
+          .shapeRule([](auto& r) {
+            Window w = poolWindow(r, false);
+            for (size_t i = 0; i < w.kernel.size(); ++i)
+              r.require(w.padsBegin[i] < w.kernel[i] && w.padsEnd[i] < w.kernel[i],
+                        "pads smaller than the window at spatial axis " + std::to_string(i));
+            std::vector out{r.dim(0, 0), r.dim(0, 1)};
+            out.insert(out.end(), w.out.begin(), w.out.end());
+            r.output(0, out);
+          })
+          .kernel(averagePoolKernel)));
+
+  reg.add(std::move(
+      OpSpec("GlobalAveragePool", 1)
+          .types("T", floatTypes())
+          .input("X", "T")
+          .output("Y")
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
+            auto out = r.dims(0);
+            for (size_t a = 2; a < out.size(); ++a) out[a] = r.lit(1);
+            r.output(0, out);
+          })
+          .kernel([](KernelCall& k) {
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              const Shape& xs = k.in(0).shape();
+              const int64_t NC = xs[0] * xs[1], inner = elementCount(xs) / std::max<int64_t>(NC, 1);
+              auto x = k.in(0).span<T>();
+              auto y = k.out(0).span<T>();
+              for (int64_t i = 0; i < NC; ++i) {
+                double s = 0;
+                for (int64_t j = 0; j < inner; ++j) s += toDouble(x[static_cast<size_t>(i * inner + j)]);
+                y[static_cast<size_t>(i)] = fromDouble<T>(inner ? s / static_cast<double>(inner) : NAN);
+              }
+            });
+          })));
+}
+
+}  // namespace nncheck::ops

@@ -1,0 +1,186 @@
+// Elementwise binary and variadic ops with numpy broadcasting: arithmetic, comparisons,
+// logic, Max/Min and PRelu.
+#include <cmath>
+
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+namespace {
+
+constexpr auto broadcastRule = [](auto& r) {
+  std::vector<size_t> all;
+  for (size_t i = 0; i < r.inputCount(); ++i) all.push_back(i);
+  r.output(0, broadcastDims(r, all));
+};
+
+constexpr auto compareRule = [](auto& r) {
+  r.output(0, broadcastDims(r, {0, 1}), DType::Bool);
+};
+
+template <class F>
+OpSpec binary(std::string type, int64_t minVersion, std::vector<DType> dtypes, F f) {
+  return std::move(OpSpec(std::move(type), minVersion)
+                       .types("T", std::move(dtypes))
+                       .input("A", "T")
+                       .input("B", "T")
+                       .output("C")
+                       .shapeRule(broadcastRule)
+                       .kernel([f](KernelCall& k) { mapBinary(k, f); }));
+}
+
+template <class F>
+OpSpec comparison(std::string type, int64_t minVersion, std::vector<DType> dtypes, F f) {
+  return std::move(OpSpec(std::move(type), minVersion)
+                       .types("T", std::move(dtypes))
+                       .input("A", "T")
+                       .input("B", "T")
+                       .output("C")
+                       .shapeRule(compareRule)
+                       .kernel([f](KernelCall& k) { mapCompare(k, f); }));
+}
+
+// Max and Min: variadic, NaN-propagating like numpy's maximum/minimum.
+template <class Pick>
+OpSpec variadicExtreme(std::string type, Pick pick) {
+  return std::move(
+      OpSpec(std::move(type), 8)
+          .types("T", numericTypes())
+          .variadicInput("data_0", "T")
+          .output("max")
+          .shapeRule(broadcastRule)
+          .kernel([pick](KernelCall& k) {
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              using A = Arith<T>;
+              std::vector<const Shape*> shapes;
+              for (size_t i = 0; i < k.inputCount(); ++i) shapes.push_back(&k.in(i).shape());
+              auto out = k.out(0).span<T>();
+              forEachBroadcast(k.out(0).shape(), shapes, [&](int64_t i, const std::vector<int64_t>& o) {
+                A acc = static_cast<A>(k.in(0).span<T>()[static_cast<size_t>(o[0])]);
+                for (size_t j = 1; j < o.size(); ++j) {
+                  A v = static_cast<A>(k.in(j).span<T>()[static_cast<size_t>(o[j])]);
+                  if constexpr (std::is_floating_point_v<A>)
+                    if (std::isnan(v) || std::isnan(acc)) {
+                      acc = std::numeric_limits<A>::quiet_NaN();
+                      continue;
+                    }
+                  acc = pick(acc, v);
+                }
+                out[static_cast<size_t>(i)] = fromArith<T>(acc);
+              });
+            });
+          }));
+}
+
+template <class A>
+A divide(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    if (b == 0) throw Error("Div: integer division by zero");
+    if constexpr (std::is_signed_v<A>)
+      if (a == std::numeric_limits<A>::min() && b == -1) return a;  // wraps, as numpy does
+    return static_cast<A>(a / b);
+  } else {
+    return a / b;
+  }
+}
+
+}  // namespace
+
+void registerElementwiseBinary(Registry& reg) {
+  reg.add(binary("Add", 7, numericTypes(), [](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return wrapAdd(a, b);
+    else return a + b;
+  }));
+  reg.add(binary("Sub", 7, numericTypes(), [](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return wrapSub(a, b);
+    else return a - b;
+  }));
+  reg.add(binary("Mul", 7, numericTypes(), [](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return wrapMul(a, b);
+    else return a * b;
+  }));
+  reg.add(binary("Div", 7, numericTypes(), [](auto a, auto b) { return divide(a, b); }));
+
+  reg.add(std::move(
+      OpSpec("Mod", 10)
+          .types("T", numericTypes())
+          .input("A", "T")
+          .input("B", "T")
+          .output("C")
+          .attr(intChoiceAttr("fmod", 0, {0, 1}))
+          .shapeRule([](auto& r) {
+            r.check(r.attrInt("fmod") == 1 || !isFloatDType(r.dtype(0)),
+                    "floating-point Mod needs fmod=1");
+            r.output(0, broadcastDims(r, {0, 1}));
+          })
+          .kernel([](KernelCall& k) {
+            bool cStyle = k.attrInt("fmod") == 1;
+            mapBinary(k, [cStyle](auto a, auto b) {
+              using A = decltype(a);
+              if constexpr (std::is_floating_point_v<A>) {
+                return static_cast<A>(std::fmod(a, b));
+              } else {
+                if (b == 0) throw Error("Mod: integer modulo by zero");
+                if constexpr (std::is_signed_v<A>)
+                  if (b == -1) return A(0);
+                A m = static_cast<A>(a % b);
+                // Python's %: the result takes the divisor's sign.
+                if (!cStyle && m != 0 && ((m < 0) != (b < 0))) m = static_cast<A>(m + b);
+                return m;
+              }
+            });
+          })));
+
+  reg.add(std::move(
+      OpSpec("Pow", 7)
+          .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
+          .types("T1", numericTypes())
+          .input("X", "T")
+          .input("Y", "T1")
+          .output("Z")
+          .shapeRule([](auto& r) { r.output(0, broadcastDims(r, {0, 1})); })
+          .kernel([](KernelCall& k) {
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              visitCompute(k.in(1).dtype(), [&]<class U>() {
+                auto x = k.in(0).span<T>();
+                auto y = k.in(1).span<U>();
+                auto z = k.out(0).span<T>();
+                forEachBroadcast(k.out(0).shape(), {&k.in(0).shape(), &k.in(1).shape()},
+                                 [&](int64_t i, const std::vector<int64_t>& o) {
+                                   double v = std::pow(toDouble(x[static_cast<size_t>(o[0])]),
+                                                       toDouble(y[static_cast<size_t>(o[1])]));
+                                   z[static_cast<size_t>(i)] = fromDouble<T>(v);
+                                 });
+              });
+            });
+          })));
+
+  reg.add(variadicExtreme("Max", [](auto a, auto b) { return a >= b ? a : b; }));
+  reg.add(variadicExtreme("Min", [](auto a, auto b) { return a <= b ? a : b; }));
+
+  reg.add(comparison("Equal", 11, allComputeTypes(), [](auto a, auto b) { return a == b; }));
+  reg.add(comparison("Greater", 9, numericTypes(), [](auto a, auto b) { return a > b; }));
+  reg.add(comparison("Less", 9, numericTypes(), [](auto a, auto b) { return a < b; }));
+  reg.add(comparison("And", 7, boolTypes(), [](auto a, auto b) { return a && b; }));
+  reg.add(comparison("Or", 7, boolTypes(), [](auto a, auto b) { return a || b; }));
+  reg.add(comparison("Xor", 7, boolTypes(), [](auto a, auto b) { return a != b; }));
+
+  reg.add(std::move(
+      OpSpec("PRelu", 9)
+          .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
+          .input("X", "T")
+          .input("slope", "T")
+          .output("Y")
+          .shapeRule([](auto& r) {
+            requireUnidirectional(r, 1, r.dims(0), "slope");
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            mapBinary(k, [](auto x, auto s) {
+              using A = decltype(x);
+              if constexpr (std::is_integral_v<A>) return x < 0 ? wrapMul(x, s) : x;
+              else return x < 0 ? x * s : x;
+            });
+          })));
+}
+
+}  // namespace nncheck::ops

@@ -1,0 +1,7 @@
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+
+void registerIndexing(Registry&) {}
+
+}  // namespace nncheck::ops

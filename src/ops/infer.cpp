@@ -1,0 +1,169 @@
+#include "ops/infer.h"
+
+#include <algorithm>
+
+#include <onnx/defs/schema.h>
+
+namespace nncheck::ops {
+namespace {
+
+std::string label(const OpSpec& spec, const Node& node) {
+  return node.name.empty() ? spec.type : spec.type + " '" + node.name + "'";
+}
+
+void checkDTypes(const OpSpec& spec, const Node& node, const std::vector<InputFacts>& inputs) {
+  std::map<std::string, DType> bound;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].present) continue;
+    const InputSpec& is = spec.inputSpec(i);
+    const TypeVarSpec* tv = spec.typeVar(is.typeVar);
+    if (!tv) throw std::logic_error(spec.type + ": input " + is.name + " names no type variable");
+    DType dt = inputs[i].dtype;
+    if (std::find(tv->allowed.begin(), tv->allowed.end(), dt) == tv->allowed.end())
+      throw Unsupported("dtype", label(spec, node) + ": input " + std::to_string(i) + " (" +
+                                     is.name + ") has dtype " + std::string(dtypeName(dt)) +
+                                     ", unsupported for type " + tv->name);
+    auto [it, fresh] = bound.emplace(tv->name, dt);
+    if (!fresh && it->second != dt)
+      throw ShapeError(label(spec, node) + ": inputs of type " + tv->name + " disagree: " +
+                       std::string(dtypeName(it->second)) + " vs " +
+                       std::string(dtypeName(dt)) + " at input " + std::to_string(i));
+  }
+}
+
+void checkAttributes(const OpSpec& spec, const Node& node) {
+  for (const Attribute& a : node.attributes) {
+    const AttrSpec* as = spec.attrSpec(a.name);
+    if (!as)
+      throw Unsupported("attribute", label(spec, node) + ": attribute '" + a.name +
+                                         "' is not in the op's spec");
+    if (a.kind != as->kind)
+      throw ShapeError(label(spec, node) + ": attribute '" + a.name + "' is " +
+                       std::string(attributeKindName(a.kind)) + ", expected " +
+                       std::string(attributeKindName(as->kind)));
+    if (!as->choices.empty() &&
+        std::find(as->choices.begin(), as->choices.end(), a.s) == as->choices.end())
+      throw Unsupported("attribute", label(spec, node) + ": " + attributeToString(a) +
+                                         " is unsupported");
+    if (!as->intChoices.empty() &&
+        std::find(as->intChoices.begin(), as->intChoices.end(), a.i) == as->intChoices.end())
+      throw Unsupported("attribute", label(spec, node) + ": " + attributeToString(a) +
+                                         " is unsupported");
+  }
+  for (const AttrSpec& as : spec.attrs)
+    if (as.required && !node.attribute(as.name))
+      throw ShapeError(label(spec, node) + ": required attribute '" + as.name + "' is missing");
+}
+
+template <class T>
+std::optional<std::vector<T>> valuesOf(const InputFacts& f, auto convert) {
+  if (!f.value) return std::nullopt;
+  std::vector<T> out;
+  for (int64_t k = 0; k < f.value->size(); ++k) out.push_back(convert(*f.value, k));
+  return out;
+}
+
+}  // namespace
+
+int64_t schemaVersion(const Node& node, int64_t opset) {
+  const auto* schema = onnx::OpSchemaRegistry::Schema(node.opType, static_cast<int>(opset),
+                                                      node.domain == "ai.onnx" ? "" : node.domain);
+  return schema ? schema->SinceVersion() : 0;
+}
+
+const OpSpec& specFor(const Node& node, int64_t opset) {
+  if (!node.domain.empty() && node.domain != "ai.onnx")
+    throw Unsupported("op not registered",
+                      "op " + node.domain + "::" + node.opType + " is not registered");
+  const OpSpec* spec = Registry::instance().find(node.opType);
+  if (!spec) throw Unsupported("op not registered", "op " + node.opType + " is not registered");
+  int64_t v = schemaVersion(node, opset);
+  if (v == 0)
+    throw Error("op " + node.opType + " does not exist in ONNX opset " + std::to_string(opset));
+  if (v < spec->minVersion)
+    throw Unsupported("op version", "op " + node.opType + " version " + std::to_string(v) +
+                                        " (opset " + std::to_string(opset) +
+                                        ") is older than the supported version " +
+                                        std::to_string(spec->minVersion));
+  return *spec;
+}
+
+Rule<int64_t> concreteRule(const OpSpec& spec, const Node& node,
+                           const std::vector<InputFacts>& inputs) {
+  std::vector<Rule<int64_t>::Input> ins;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputFacts& f = inputs[i];
+    Rule<int64_t>::Input in;
+    in.present = f.present;
+    in.dtype = f.dtype;
+    in.dims = f.shape;
+    if (f.present && f.value) {
+      switch (spec.inputSpec(i).role) {
+        case InputRole::Data: break;
+        case InputRole::ShapeValues:
+          in.values = f.value->toInt64s();
+          break;
+        case InputRole::AxesValues:
+          in.axes = f.value->toInt64s();
+          break;
+        case InputRole::FloatValues:
+          in.floats = valuesOf<double>(f, [](const Tensor& t, int64_t k) { return t.toDouble(k); });
+          break;
+      }
+    }
+    ins.push_back(std::move(in));
+  }
+  return Rule<int64_t>(spec, node, std::move(ins), {});
+}
+
+Rule<int64_t> concreteRule(const KernelCall& k) {
+  std::vector<InputFacts> facts;
+  for (size_t i = 0; i < k.inputCount(); ++i) {
+    if (!k.has(i)) {
+      facts.push_back({});
+      continue;
+    }
+    const Tensor& t = k.in(i);
+    facts.push_back({true, t.dtype(), t.shape(), &t});
+  }
+  return concreteRule(k.spec(), k.node(), facts);
+}
+
+std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
+                                  const std::vector<InputFacts>& inputs) {
+  size_t present = inputs.size();
+  while (present > 0 && !inputs[present - 1].present) --present;
+  if (present < spec.minInputs() || inputs.size() > spec.maxInputs())
+    throw ShapeError(label(spec, node) + ": has " + std::to_string(inputs.size()) +
+                     " inputs, expected " + std::to_string(spec.minInputs()) + " to " +
+                     (spec.isVariadic() ? std::string("any") : std::to_string(spec.maxInputs())));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].present && !spec.inputSpec(i).optional)
+      throw ShapeError(label(spec, node) + ": required input " + std::to_string(i) + " is absent");
+  checkDTypes(spec, node, inputs);
+  checkAttributes(spec, node);
+
+  Rule<int64_t> rule = concreteRule(spec, node, inputs);
+  spec.ruleConcrete(rule);
+
+  std::vector<TensorType> outs;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (i >= rule.outputs().size() || !rule.outputs()[i]) {
+      if (node.outputs[i].empty()) {
+        outs.push_back({});
+        continue;
+      }
+      throw ShapeError(rule.context() + ": output " + std::to_string(i) +
+                       " is not produced by this op");
+    }
+    const auto& o = *rule.outputs()[i];
+    for (int64_t d : o.dims)
+      if (d < 0)
+        throw ShapeError(rule.context() + ": output " + std::to_string(i) +
+                         " would have negative dim " + shapeToString(o.dims));
+    outs.push_back({o.dtype, o.dims});
+  }
+  return outs;
+}
+
+}  // namespace nncheck::ops

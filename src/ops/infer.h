@@ -1,0 +1,45 @@
+// Concrete per-node checking: resolves a node's spec and schema version, checks dtypes and
+// attribute values against the spec, and runs the shape rule with int64 dims.
+//
+//   const OpSpec& spec = specFor(node, model.defaultOpset());   // throws Unsupported
+//   auto outs = inferNode(spec, node, facts);                    // throws ShapeError
+#pragma once
+
+#include "ops/op_spec.h"
+
+namespace nncheck::ops {
+
+struct TensorType {
+  DType dtype = DType::Undefined;
+  Shape shape;
+  bool operator==(const TensorType&) const = default;
+};
+
+// What is known about one input of a node.
+struct InputFacts {
+  bool present = false;
+  DType dtype = DType::Undefined;
+  Shape shape;
+  const Tensor* value = nullptr;  // known contents (initializer, constant or runtime value)
+};
+
+// The ONNX schema version (since_version) that `opset` selects for the node's op, or 0
+// when ONNX has no such op.
+int64_t schemaVersion(const Node& node, int64_t opset);
+
+// The spec of the node's op at this opset; throws Unsupported when the op is not registered
+// or the selected schema version predates the spec's semantics.
+const OpSpec& specFor(const Node& node, int64_t opset);
+
+// The concrete rule of a node with these inputs (no checks run): lets a kernel reuse the
+// generic geometry of its shape rule (pads, windows) instead of restating it.
+Rule<int64_t> concreteRule(const OpSpec& spec, const Node& node,
+                           const std::vector<InputFacts>& inputs);
+Rule<int64_t> concreteRule(const KernelCall& k);
+
+// Checks dtypes and attribute values against the spec (Unsupported for values the spec
+// declares unsupported; Error for inconsistent ones), then runs the concrete shape rule.
+std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
+                                  const std::vector<InputFacts>& inputs);
+
+}  // namespace nncheck::ops

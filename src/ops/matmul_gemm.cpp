@@ -1,0 +1,134 @@
+// MatMul (numpy semantics, batched with broadcasting) and Gemm. Float sums accumulate in double.
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+namespace {
+
+template <class T>
+using Acc = std::conditional_t<isFloatLike<T>, double, int64_t>;
+
+template <class T>
+Acc<T> widen(T v) {
+  if constexpr (isFloatLike<T>) return toDouble(v);
+  else return static_cast<int64_t>(v);
+}
+
+template <class T>
+T narrow(Acc<T> v) {
+  if constexpr (isFloatLike<T>) return fromDouble<T>(v);
+  else return static_cast<T>(v);  // integer overflow wraps, as numpy
+}
+
+// C[n, m] = sum_k A[n, k] * B[k, m], reading A and B with explicit strides.
+template <class T>
+void gemmBlock(const T* a, int64_t aRow, int64_t aCol, const T* b, int64_t bRow, int64_t bCol,
+               int64_t n, int64_t k, int64_t m, std::vector<Acc<T>>& c) {
+  c.assign(static_cast<size_t>(n * m), Acc<T>(0));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      Acc<T> av = widen(a[i * aRow + p * aCol]);
+      if constexpr (std::is_integral_v<Acc<T>>) {
+        for (int64_t j = 0; j < m; ++j)
+          c[static_cast<size_t>(i * m + j)] = static_cast<int64_t>(
+              static_cast<uint64_t>(c[static_cast<size_t>(i * m + j)]) +
+              static_cast<uint64_t>(av) * static_cast<uint64_t>(widen(b[p * bRow + j * bCol])));
+      } else {
+        for (int64_t j = 0; j < m; ++j)
+          c[static_cast<size_t>(i * m + j)] += av * widen(b[p * bRow + j * bCol]);
+      }
+    }
+}
+
+void matmulKernel(KernelCall& k) {
+  visitCompute(k.in(0).dtype(), [&]<class T>() {
+    const Tensor& A = k.in(0);
+    const Tensor& B = k.in(1);
+    Shape as = A.shape(), bs = B.shape();
+    if (as.size() == 1) as.insert(as.begin(), 1);
+    if (bs.size() == 1) bs.push_back(1);
+    const int64_t n = as[as.size() - 2], kk = as.back(), m = bs.back();
+    Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
+    Shape batch = aBatch.size() >= bBatch.size() ? aBatch : bBatch;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      int64_t ad = i + aBatch.size() >= batch.size() ? aBatch[i + aBatch.size() - batch.size()] : 1;
+      int64_t bd = i + bBatch.size() >= batch.size() ? bBatch[i + bBatch.size() - batch.size()] : 1;
+      batch[i] = ad == 1 ? bd : ad;
+    }
+    auto out = k.out(0).span<T>();
+    std::vector<Acc<T>> c;
+    forEachBroadcast(batch, {&aBatch, &bBatch}, [&](int64_t bi, const std::vector<int64_t>& o) {
+      gemmBlock(A.span<T>().data() + o[0] * n * kk, kk, 1, B.span<T>().data() + o[1] * kk * m, m,
+                1, n, kk, m, c);
+      for (int64_t i = 0; i < n * m; ++i)
+        out[static_cast<size_t>(bi * n * m + i)] = narrow<T>(c[static_cast<size_t>(i)]);
+    });
+  });
+}
+
+}  // namespace
+
+void registerMatMulGemm(Registry& reg) {
+  reg.add(std::move(
+      OpSpec("MatMul", 1)
+          .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
+          .input("A", "T")
+          .input("B", "T")
+          .output("Y")
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 1 && r.rank(1) >= 1, "MatMul operands have rank >= 1");
+            auto a = r.dims(0), b = r.dims(1);
+            r.require(a.back() == b[b.size() >= 2 ? b.size() - 2 : 0], "inner dims agree");
+            using I = std::decay_t<decltype(a[0])>;
+            std::vector<I> aBatch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
+            std::vector<I> bBatch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
+            auto out = broadcastShapes(r, {aBatch, bBatch});
+            if (a.size() >= 2) out.push_back(a[a.size() - 2]);
+            if (b.size() >= 2) out.push_back(b.back());
+            r.output(0, out);
+          })
+          .kernel(matmulKernel)));
+
+  reg.add(std::move(
+      OpSpec("Gemm", 11)
+          .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
+          .input("A", "T")
+          .input("B", "T")
+          .optionalInput("C", "T")
+          .output("Y")
+          .attr(floatAttr("alpha", 1.0f, 0.5, 2.0))
+          .attr(floatAttr("beta", 1.0f, 0.5, 2.0))
+          .attr(intChoiceAttr("transA", 0, {0, 1}))
+          .attr(intChoiceAttr("transB", 0, {0, 1}))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) == 2 && r.rank(1) == 2, "A and B are matrices");
+            bool ta = r.attrInt("transA") != 0, tb = r.attrInt("transB") != 0;
+            auto M = r.dim(0, ta ? 1 : 0), K = r.dim(0, ta ? 0 : 1);
+            auto K2 = r.dim(1, tb ? 1 : 0), N = r.dim(1, tb ? 0 : 1);
+            r.require(K == K2, "inner dims of A and B agree");
+            if (r.has(2)) requireUnidirectional(r, 2, {M, N}, "C");
+            r.output(0, {M, N});
+          })
+          .kernel([](KernelCall& k) {
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              bool ta = k.attrInt("transA") != 0, tb = k.attrInt("transB") != 0;
+              double alpha = k.attrFloat("alpha"), beta = k.attrFloat("beta");
+              const Tensor& A = k.in(0);
+              const Tensor& B = k.in(1);
+              int64_t M = k.out(0).shape()[0], N = k.out(0).shape()[1];
+              int64_t K = ta ? A.shape()[0] : A.shape()[1];
+              std::vector<Acc<T>> c;
+              gemmBlock(A.span<T>().data(), ta ? 1 : K, ta ? M : 1, B.span<T>().data(),
+                        tb ? 1 : N, tb ? K : 1, M, K, N, c);
+              auto out = k.out(0).span<T>();
+              Shape cs = k.has(2) ? k.in(2).shape() : Shape{};
+              const Shape mn{M, N};
+              forEachBroadcast(mn, {&cs}, [&](int64_t i, const std::vector<int64_t>& o) {
+                double v = alpha * static_cast<double>(c[static_cast<size_t>(i)]);
+                if (k.has(2)) v += beta * toDouble(k.in(2).span<T>()[static_cast<size_t>(o[0])]);
+                out[static_cast<size_t>(i)] = fromDouble<T>(v);
+              });
+            });
+          })));
+}
+
+}  // namespace nncheck::ops

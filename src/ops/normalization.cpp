@@ -1,0 +1,159 @@
+// BatchNormalization (inference), InstanceNormalization, Softmax and LogSoftmax.
+#include <cmath>
+
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+namespace {
+
+// Splits a shape around `axis` into (outer, axis size, inner) extents.
+struct AxisSplit {
+  int64_t outer = 1, size = 1, inner = 1;
+  AxisSplit(const Shape& s, int64_t axis) {
+    for (int64_t a = 0; a < static_cast<int64_t>(s.size()); ++a) {
+      if (a < axis) outer *= s[static_cast<size_t>(a)];
+      else if (a == axis) size = s[static_cast<size_t>(a)];
+      else inner *= s[static_cast<size_t>(a)];
+    }
+  }
+};
+
+template <bool Log>
+OpSpec softmax(std::string type) {
+  return std::move(
+      OpSpec(std::move(type), 13)
+          .types("T", floatTypes())
+          .input("input", "T")
+          .output("output")
+          .attr(intAttr("axis", -1, -4, 3))
+          .shapeRule([](auto& r) {
+            r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              const Shape& s = k.in(0).shape();
+              int64_t axis = k.attrInt("axis");
+              if (axis < 0) axis += static_cast<int64_t>(s.size());
+              AxisSplit sp(s, axis);
+              auto x = k.in(0).span<T>();
+              auto y = k.out(0).span<T>();
+              for (int64_t o = 0; o < sp.outer; ++o)
+                for (int64_t i = 0; i < sp.inner; ++i) {
+                  auto at = [&](int64_t j) { return static_cast<size_t>((o * sp.size + j) * sp.inner + i); };
+                  double mx = -INFINITY;
+                  for (int64_t j = 0; j < sp.size; ++j) mx = std::max(mx, toDouble(x[at(j)]));
+                  double sum = 0;
+                  for (int64_t j = 0; j < sp.size; ++j) sum += std::exp(toDouble(x[at(j)]) - mx);
+                  for (int64_t j = 0; j < sp.size; ++j) {
+                    double d = toDouble(x[at(j)]) - mx;
+                    y[at(j)] = fromDouble<T>(Log ? d - std::log(sum) : std::exp(d) / sum);
+                  }
+                }
+            });
+          }));
+}
+
+// Y = (X - mean) / sqrt(var + eps) * scale + bias with per-channel parameters (axis 1).
+template <class T>
+void normalizeChannels(KernelCall& k, const std::vector<double>& mean,
+                       const std::vector<double>& var, const Tensor& scale, const Tensor& bias,
+                       double eps) {
+  const Shape& s = k.in(0).shape();
+  const int64_t N = s[0], C = s[1], inner = elementCount(s) / std::max<int64_t>(N * C, 1);
+  auto x = k.in(0).span<T>();
+  auto y = k.out(0).span<T>();
+  const bool perInstance = static_cast<int64_t>(mean.size()) == N * C;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      size_t stat = static_cast<size_t>(perInstance ? n * C + c : c);
+      double mul = scale.toDouble(c) / std::sqrt(var[stat] + eps);
+      double add = bias.toDouble(c) - mean[stat] * mul;
+      for (int64_t i = 0; i < inner; ++i) {
+        size_t at = static_cast<size_t>((n * C + c) * inner + i);
+        y[at] = fromDouble<T>(toDouble(x[at]) * mul + add);
+      }
+    }
+}
+
+template <class I>
+void requireChannelVector(Rule<I>& r, size_t i, const std::string& what) {
+  r.check(r.rank(i) == 1, what + " is a vector");
+  r.require(r.dim(i, 0) == r.dim(0, 1), what + " has one value per channel");
+}
+
+}  // namespace
+
+void registerNormalization(Registry& reg) {
+  reg.add(std::move(
+      OpSpec("BatchNormalization", 9)
+          .types("T", floatTypes())
+          .types("T1", floatTypes())
+          .types("T2", floatTypes())
+          .input("X", "T")
+          .input("scale", "T1")
+          .input("B", "T1")
+          .input("input_mean", "T2")
+          .input("input_var", "T2")
+          .output("Y")
+          .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
+          .attr(floatAttr("momentum", 0.9f, 0.5, 0.99))
+          .attr(intChoiceAttr("training_mode", 0, {0}))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 2, "X has rank >= 2 (N, C, ...)");
+            requireChannelVector(r, 1, "scale");
+            requireChannelVector(r, 2, "B");
+            requireChannelVector(r, 3, "input_mean");
+            requireChannelVector(r, 4, "input_var");
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            std::vector<double> mean, var;
+            for (int64_t c = 0; c < k.in(3).size(); ++c) {
+              mean.push_back(k.in(3).toDouble(c));
+              var.push_back(k.in(4).toDouble(c));
+            }
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              normalizeChannels<T>(k, mean, var, k.in(1), k.in(2), k.attrFloat("epsilon"));
+            });
+          })));
+
+  reg.add(std::move(
+      OpSpec("InstanceNormalization", 6)
+          .types("T", floatTypes())
+          .input("input", "T")
+          .input("scale", "T")
+          .input("B", "T")
+          .output("output")
+          .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 3, "input has rank >= 3 (N, C, spatial...)");
+            requireChannelVector(r, 1, "scale");
+            requireChannelVector(r, 2, "B");
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            const Shape& s = k.in(0).shape();
+            const int64_t NC = s[0] * s[1], inner = elementCount(s) / std::max<int64_t>(NC, 1);
+            std::vector<double> mean(static_cast<size_t>(NC)), var(static_cast<size_t>(NC));
+            for (int64_t i = 0; i < NC; ++i) {
+              double sum = 0, sq = 0;
+              for (int64_t j = 0; j < inner; ++j) sum += k.in(0).toDouble(i * inner + j);
+              double m = sum / static_cast<double>(inner);
+              for (int64_t j = 0; j < inner; ++j) {
+                double d = k.in(0).toDouble(i * inner + j) - m;
+                sq += d * d;
+              }
+              mean[static_cast<size_t>(i)] = m;
+              var[static_cast<size_t>(i)] = sq / static_cast<double>(inner);
+            }
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              normalizeChannels<T>(k, mean, var, k.in(1), k.in(2), k.attrFloat("epsilon"));
+            });
+          })));
+
+  reg.add(softmax<false>("Softmax"));
+  reg.add(softmax<true>("LogSoftmax"));
+}
+
+}  // namespace nncheck::ops

@@ -1,0 +1,200 @@
+// OpSpec: one operator, declared in one place: its signature (inputs, type variables,
+// outputs), attribute domains, its shape rule (generic over the integer type, see rule.h)
+// and its reference kernel.
+//
+//   reg.add(OpSpec("Relu", 14)
+//               .types("T", floatAndSignedTypes())
+//               .input("X", "T").output("Y")
+//               .shapeRule(sameShapeAsInput0)
+//               .kernel(unaryKernel([](auto x) { return x > 0 ? x : decltype(x)(0); })));
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nncheck/graph.h"
+#include "ops/rule.h"
+
+namespace nncheck::ops {
+
+// How an input's contents matter to the shape rule.
+enum class InputRole {
+  Data,         // only its type and dims
+  ShapeValues,  // int64 values that become dims (Reshape's shape, Tile's repeats): of type I
+  AxesValues,   // int values that pick axes or steps: concrete even when generating
+  FloatValues,  // float values that scale dims (Resize's scales): concrete
+};
+
+struct InputSpec {
+  std::string name;
+  std::string typeVar;
+  bool optional = false;
+  bool variadic = false;  // this and every later input (at least one)
+  InputRole role = InputRole::Data;
+};
+
+struct OutputSpec {
+  std::string name;
+  bool optional = false;
+};
+
+struct TypeVarSpec {
+  std::string name;
+  std::vector<DType> allowed;
+};
+
+// An attribute's declaration. `choices`/`intChoices`, when set, are the values the kernel
+// supports (others are Unsupported); [lo, hi] is only where a generator samples.
+struct AttrSpec {
+  std::string name;
+  Attribute::Kind kind = Attribute::Kind::Int;
+  std::optional<Attribute> defaultValue;
+  bool required = false;
+  bool symbolic = false;  // integer(s) that enter the shape constraints as I
+  int64_t lo = 0, hi = 0;
+  double flo = 0, fhi = 0;
+  std::vector<std::string> choices;
+  std::vector<int64_t> intChoices;
+};
+
+// What a kernel sees: the node, its inputs, and outputs already shaped by the shape rule.
+class KernelCall {
+ public:
+  KernelCall(const OpSpec& spec, const Node& node, std::vector<const Tensor*> inputs,
+             std::vector<Tensor> outputs)
+      : spec_(spec), node_(node), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+
+  bool has(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  const Tensor& in(size_t i) const;
+  size_t inputCount() const { return inputs_.size(); }
+  Tensor& out(size_t i) { return outputs_.at(i); }
+  size_t outputCount() const { return outputs_.size(); }
+  std::vector<Tensor>& outputs() { return outputs_; }
+
+  int64_t attrInt(std::string_view name) const;
+  float attrFloat(std::string_view name) const;
+  std::string attrString(std::string_view name) const;
+  std::vector<int64_t> attrInts(std::string_view name) const;
+  std::vector<float> attrFloats(std::string_view name) const;
+  bool hasAttr(std::string_view name) const { return node_.attribute(name) != nullptr; }
+  const Node& node() const { return node_; }
+  const OpSpec& spec() const { return spec_; }
+
+ private:
+  const OpSpec& spec_;
+  const Node& node_;
+  std::vector<const Tensor*> inputs_;
+  std::vector<Tensor> outputs_;
+};
+
+struct OpSpec {
+  OpSpec(std::string type, int64_t minVersion) : type(std::move(type)), minVersion(minVersion) {}
+
+  std::string type;
+  // The oldest ONNX schema version (since_version) whose semantics the spec implements; every
+  // later one up to ONNX 1.12's opset 17 is claimed too.
+  int64_t minVersion;
+  std::vector<TypeVarSpec> typeVars;
+  std::vector<InputSpec> inputs;
+  std::vector<OutputSpec> outputs;
+  std::vector<AttrSpec> attrs;
+  std::function<void(Rule<int64_t>&)> ruleConcrete;
+  std::function<void(Rule<z3::expr>&)> ruleSymbolic;
+  std::function<void(KernelCall&)> kernelFn;
+
+  // --- builder ---
+  OpSpec& types(std::string name, std::vector<DType> allowed) {
+    typeVars.push_back({std::move(name), std::move(allowed)});
+    return *this;
+  }
+  OpSpec& input(std::string name, std::string typeVar, InputRole role = InputRole::Data) {
+    inputs.push_back({std::move(name), std::move(typeVar), false, false, role});
+    return *this;
+  }
+  OpSpec& optionalInput(std::string name, std::string typeVar, InputRole role = InputRole::Data) {
+    inputs.push_back({std::move(name), std::move(typeVar), true, false, role});
+    return *this;
+  }
+  OpSpec& variadicInput(std::string name, std::string typeVar) {
+    inputs.push_back({std::move(name), std::move(typeVar), false, true, InputRole::Data});
+    return *this;
+  }
+  OpSpec& output(std::string name) {
+    outputs.push_back({std::move(name), false});
+    return *this;
+  }
+  OpSpec& optionalOutput(std::string name) {
+    outputs.push_back({std::move(name), true});
+    return *this;
+  }
+  OpSpec& attr(AttrSpec a) {
+    attrs.push_back(std::move(a));
+    return *this;
+  }
+  // The same generic lambda instantiated for concrete and symbolic integers.
+  template <class F>
+  OpSpec& shapeRule(F f) {
+    ruleConcrete = f;
+    ruleSymbolic = f;
+    return *this;
+  }
+  OpSpec& kernel(std::function<void(KernelCall&)> k) {
+    kernelFn = std::move(k);
+    return *this;
+  }
+
+  // --- queries ---
+  const AttrSpec* attrSpec(std::string_view name) const;
+  const TypeVarSpec* typeVar(std::string_view name) const;
+  const InputSpec& inputSpec(size_t i) const;  // variadic inputs repeat the last spec
+  bool isVariadic() const { return !inputs.empty() && inputs.back().variadic; }
+  size_t minInputs() const;
+  size_t maxInputs() const;  // SIZE_MAX when variadic
+};
+
+// Attribute constructors for specs.
+AttrSpec intAttr(std::string name, int64_t def, int64_t lo, int64_t hi);
+AttrSpec intChoiceAttr(std::string name, int64_t def, std::vector<int64_t> supported);
+AttrSpec floatAttr(std::string name, float def, double lo, double hi);
+AttrSpec stringAttr(std::string name, std::string def, std::vector<std::string> supported);
+AttrSpec intsAttr(std::string name);                // optional, no default
+AttrSpec symbolicInts(std::string name, int64_t lo, int64_t hi);  // optional, symbolic
+AttrSpec symbolicInt(std::string name, int64_t def, int64_t lo, int64_t hi);
+AttrSpec requiredInt(std::string name, int64_t lo, int64_t hi);
+
+// Dtype sets used by many specs, in ONNX's type-constraint terms.
+std::vector<DType> floatTypes();             // float16, float32, float64
+std::vector<DType> signedNumericTypes();     // floats, int8, int32, int64
+std::vector<DType> numericTypes();           // signed + uint8
+std::vector<DType> allComputeTypes();        // numeric + bool
+std::vector<DType> indexTypes();             // int32, int64
+std::vector<DType> boolTypes();
+
+// The registry: every op, registered explicitly by family (see registry.cpp).
+class Registry {
+ public:
+  static const Registry& instance();
+  const OpSpec* find(std::string_view type) const;
+  const std::vector<std::unique_ptr<OpSpec>>& all() const { return ops_; }
+  OpSpec& add(OpSpec spec);
+
+ private:
+  std::vector<std::unique_ptr<OpSpec>> ops_;
+};
+
+// Family registration functions, one per file of src/ops/.
+void registerElementwiseUnary(Registry& reg);
+void registerElementwiseBinary(Registry& reg);
+void registerCastClipWhere(Registry& reg);
+void registerMatMulGemm(Registry& reg);
+void registerConvPool(Registry& reg);
+void registerNormalization(Registry& reg);
+void registerReductions(Registry& reg);
+void registerShapeOps(Registry& reg);
+void registerIndexing(Registry& reg);
+void registerResize(Registry& reg);
+
+}  // namespace nncheck::ops

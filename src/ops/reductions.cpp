@@ -1,0 +1,7 @@
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+
+void registerReductions(Registry&) {}
+
+}  // namespace nncheck::ops

@@ -1,0 +1,7 @@
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+
+void registerShapeOps(Registry&) {}
+
+}  // namespace nncheck::ops
