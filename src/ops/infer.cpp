@@ -75,11 +75,12 @@ const OpSpec& specFor(const Node& node, int64_t opset) {
   if (!node.domain.empty() && node.domain != "ai.onnx")
     throw Unsupported("op not registered",
                       "op " + node.domain + "::" + node.opType + " is not registered");
-  const OpSpec* spec = Registry::instance().find(node.opType);
-  if (!spec) throw Unsupported("op not registered", "op " + node.opType + " is not registered");
+  // An op ONNX does not know is a malformed model, not a gap in the op library.
   int64_t v = schemaVersion(node, opset);
   if (v == 0)
-    throw Error("op " + node.opType + " does not exist in ONNX opset " + std::to_string(opset));
+    throw Error("unknown op '" + node.opType + "': not in ONNX opset " + std::to_string(opset));
+  const OpSpec* spec = Registry::instance().find(node.opType);
+  if (!spec) throw Unsupported("op not registered", "op " + node.opType + " is not registered");
   if (v < spec->minVersion)
     throw Unsupported("op version", "op " + node.opType + " version " + std::to_string(v) +
                                         " (opset " + std::to_string(opset) +

@@ -1,7 +1,256 @@
+// Reductions (ReduceSum/Mean/Max/Min/Prod), ArgMax/ArgMin and CumSum. Float sums accumulate
+// in double; integer sums wrap in int64 like numpy.
+#include <algorithm>
+#include <cmath>
+
+#include "ops/infer.h"
 #include "ops/kernels.h"
 
 namespace nncheck::ops {
+namespace {
 
-void registerReductions(Registry&) {}
+// The reduced axes, normalized and sorted; empty with noop means "reduce nothing".
+template <class I>
+std::vector<int64_t> reducedAxes(Rule<I>& r, bool axesAsInput, bool& noop) {
+  std::vector<int64_t> axes;
+  if (axesAsInput) {
+    if (r.has(1)) axes = r.axes(1);
+  } else if (r.hasAttr("axes")) {
+    axes = r.attrInts("axes");
+  }
+  noop = axes.empty() && axesAsInput && r.attrInt("noop_with_empty_axes") == 1;
+  if (axes.empty() && !noop)
+    for (int64_t a = 0; a < r.rank(0); ++a) axes.push_back(a);
+  for (int64_t& a : axes) a = r.normAxis(a, r.rank(0), "axes");
+  std::sort(axes.begin(), axes.end());
+  r.check(std::adjacent_find(axes.begin(), axes.end()) == axes.end(), "axes are distinct");
+  return axes;
+}
+
+template <class I>
+std::vector<I> reducedDims(Rule<I>& r, const std::vector<int64_t>& axes, bool keepdims) {
+  std::vector<I> out;
+  for (int64_t a = 0; a < r.rank(0); ++a) {
+    bool reduced = std::binary_search(axes.begin(), axes.end(), a);
+    if (!reduced) out.push_back(r.dims(0)[static_cast<size_t>(a)]);
+    else if (keepdims) out.push_back(r.lit(1));
+  }
+  return out;
+}
+
+// For each input element, the linear index of the output element it reduces into.
+std::vector<int64_t> reductionMap(const Shape& in, const std::vector<int64_t>& axes) {
+  Shape kept = in;
+  for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
+  Shape keptStrides = stridesOf(kept);
+  for (int64_t a : axes) keptStrides[static_cast<size_t>(a)] = 0;
+  std::vector<int64_t> map(static_cast<size_t>(elementCount(in)));
+  Shape idx(in.size(), 0);
+  int64_t off = 0;
+  for (size_t i = 0; i < map.size(); ++i) {
+    map[i] = off;
+    for (size_t a = in.size(); a-- > 0;) {
+      ++idx[a];
+      off += keptStrides[a];
+      if (idx[a] < in[a]) break;
+      off -= keptStrides[a] * idx[a];
+      idx[a] = 0;
+    }
+  }
+  return map;
+}
+
+enum class Reduce { Sum, Mean, Max, Min, Prod };
+
+template <class T>
+void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) {
+  using Acc = std::conditional_t<isFloatLike<T>, double, int64_t>;
+  auto x = k.in(0).span<T>();
+  auto y = k.out(0).span<T>();
+  const size_t n = y.size();
+  Acc init = 0;
+  if (kind == Reduce::Prod) init = 1;
+  if (kind == Reduce::Max) init = std::numeric_limits<Acc>::lowest();
+  if (kind == Reduce::Max && isFloatLike<T>) init = static_cast<Acc>(-INFINITY);
+  if (kind == Reduce::Min) init = std::numeric_limits<Acc>::max();
+  if (kind == Reduce::Min && isFloatLike<T>) init = static_cast<Acc>(INFINITY);
+  std::vector<Acc> acc(n, init);
+  std::vector<int64_t> count(n, 0);
+  auto map = reductionMap(k.in(0).shape(), axes);
+  for (size_t i = 0; i < x.size(); ++i) {
+    size_t o = static_cast<size_t>(map[i]);
+    Acc v;
+    if constexpr (isFloatLike<T>) v = toDouble(x[i]);
+    else v = static_cast<int64_t>(x[i]);
+    ++count[o];
+    switch (kind) {
+      case Reduce::Sum: case Reduce::Mean:
+        if constexpr (std::is_integral_v<Acc>) acc[o] = wrapAdd(acc[o], v);
+        else acc[o] += v;
+        break;
+      case Reduce::Prod:
+        if constexpr (std::is_integral_v<Acc>) acc[o] = wrapMul(acc[o], v);
+        else acc[o] *= v;
+        break;
+      case Reduce::Max:
+        if constexpr (std::is_floating_point_v<Acc>)
+          if (std::isnan(v) || std::isnan(acc[o])) {
+            acc[o] = NAN;
+            break;
+          }
+        acc[o] = std::max(acc[o], v);
+        break;
+      case Reduce::Min:
+        if constexpr (std::is_floating_point_v<Acc>)
+          if (std::isnan(v) || std::isnan(acc[o])) {
+            acc[o] = NAN;
+            break;
+          }
+        acc[o] = std::min(acc[o], v);
+        break;
+    }
+  }
+  for (size_t o = 0; o < n; ++o) {
+    if (kind == Reduce::Mean) {
+      double m = count[o] ? static_cast<double>(acc[o]) / static_cast<double>(count[o]) : NAN;
+      y[o] = fromDouble<T>(m);
+    } else if constexpr (isFloatLike<T>) {
+      y[o] = fromDouble<T>(acc[o]);
+    } else {
+      y[o] = static_cast<T>(acc[o]);
+    }
+  }
+}
+
+OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsInput) {
+  OpSpec s(std::move(type), minVersion);
+  s.types("T", numericTypes()).input("data", "T");
+  if (axesAsInput) {
+    s.types("tensor(int64)", {DType::Int64});
+    s.optionalInput("axes", "tensor(int64)", InputRole::AxesValues);
+    s.attr(intChoiceAttr("noop_with_empty_axes", 0, {0, 1}));
+  } else {
+    s.attr(intsAttr("axes"));
+  }
+  s.output("reduced").attr(intChoiceAttr("keepdims", 1, {0, 1}));
+  auto rule = [axesAsInput](auto& r) {
+    bool noop = false;
+    auto axes = reducedAxes(r, axesAsInput, noop);
+    r.output(0, reducedDims(r, axes, r.attrInt("keepdims") != 0));
+  };
+  s.shapeRule(rule);
+  s.kernel([axesAsInput, kind](KernelCall& k) {
+    Rule<int64_t> r = concreteRule(k);
+    bool noop = false;
+    auto axes = reducedAxes(r, axesAsInput, noop);
+    visitCompute(k.in(0).dtype(), [&]<class T>() { reduceKernel<T>(k, axes, kind); });
+  });
+  return s;
+}
+
+template <bool IsMax>
+OpSpec argExtreme(std::string type) {
+  return std::move(
+      OpSpec(std::move(type), 12)
+          .types("T", numericTypes())
+          .input("data", "T")
+          .output("reduced")
+          .attr(intAttr("axis", 0, -4, 3))
+          .attr(intChoiceAttr("keepdims", 1, {0, 1}))
+          .attr(intChoiceAttr("select_last_index", 0, {0, 1}))
+          .shapeRule([](auto& r) {
+            int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            r.require(r.dims(0)[static_cast<size_t>(axis)] >= 1, "the reduced axis is not empty");
+            r.output(0, reducedDims(r, {axis}, r.attrInt("keepdims") != 0), DType::Int64);
+          })
+          .kernel([](KernelCall& k) {
+            const Shape& s = k.in(0).shape();
+            int64_t axis = k.attrInt("axis");
+            if (axis < 0) axis += static_cast<int64_t>(s.size());
+            const bool last = k.attrInt("select_last_index") != 0;
+            int64_t outer = 1, inner = 1, n = s[static_cast<size_t>(axis)];
+            for (int64_t a = 0; a < static_cast<int64_t>(s.size()); ++a) {
+              if (a < axis) outer *= s[static_cast<size_t>(a)];
+              if (a > axis) inner *= s[static_cast<size_t>(a)];
+            }
+            auto y = k.out(0).span<int64_t>();
+            for (int64_t o = 0; o < outer; ++o)
+              for (int64_t i = 0; i < inner; ++i) {
+                int64_t best = 0;
+                double bv = k.in(0).toDouble(o * n * inner + i);
+                for (int64_t j = 1; j < n; ++j) {
+                  double v = k.in(0).toDouble((o * n + j) * inner + i);
+                  bool better = IsMax ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv));
+                  if (better) {
+                    best = j;
+                    bv = v;
+                  }
+                }
+                y[static_cast<size_t>(o * inner + i)] = best;
+              }
+          }));
+}
+
+}  // namespace
+
+void registerReductions(Registry& reg) {
+  reg.add(reduction("ReduceSum", 13, Reduce::Sum, true));
+  reg.add(reduction("ReduceMean", 11, Reduce::Mean, false));
+  reg.add(reduction("ReduceMax", 11, Reduce::Max, false));
+  reg.add(reduction("ReduceMin", 11, Reduce::Min, false));
+  reg.add(reduction("ReduceProd", 11, Reduce::Prod, false));
+  reg.add(argExtreme<true>("ArgMax"));
+  reg.add(argExtreme<false>("ArgMin"));
+
+  reg.add(std::move(
+      OpSpec("CumSum", 11)
+          .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
+          .types("T2", indexTypes())
+          .input("x", "T")
+          .input("axis", "T2", InputRole::AxesValues)
+          .output("y")
+          .attr(intChoiceAttr("exclusive", 0, {0, 1}))
+          .attr(intChoiceAttr("reverse", 0, {0, 1}))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(1) <= 1 && r.axes(1).size() == 1, "axis is a single value");
+            r.normAxis(r.axes(1)[0], r.rank(0), "axis");
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            const Shape& s = k.in(0).shape();
+            int64_t axis = k.in(1).toInt64(0);
+            if (axis < 0) axis += static_cast<int64_t>(s.size());
+            const bool exclusive = k.attrInt("exclusive") != 0, reverse = k.attrInt("reverse") != 0;
+            int64_t outer = 1, inner = 1, n = s[static_cast<size_t>(axis)];
+            for (int64_t a = 0; a < static_cast<int64_t>(s.size()); ++a) {
+              if (a < axis) outer *= s[static_cast<size_t>(a)];
+              if (a > axis) inner *= s[static_cast<size_t>(a)];
+            }
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              using Acc = std::conditional_t<isFloatLike<T>, double, int64_t>;
+              auto x = k.in(0).span<T>();
+              auto y = k.out(0).span<T>();
+              for (int64_t o = 0; o < outer; ++o)
+                for (int64_t i = 0; i < inner; ++i) {
+                  Acc acc = 0;
+                  for (int64_t step = 0; step < n; ++step) {
+                    int64_t j = reverse ? n - 1 - step : step;
+                    size_t at = static_cast<size_t>((o * n + j) * inner + i);
+                    Acc v;
+                    if constexpr (isFloatLike<T>) v = toDouble(x[at]);
+                    else v = static_cast<int64_t>(x[at]);
+                    auto add = [](Acc a, Acc b) -> Acc {
+                      if constexpr (std::is_integral_v<Acc>) return wrapAdd(a, b);
+                      else return a + b;
+                    };
+                    if (!exclusive) acc = add(acc, v);
+                    if constexpr (isFloatLike<T>) y[at] = fromDouble<T>(acc);
+                    else y[at] = static_cast<T>(acc);
+                    if (exclusive) acc = add(acc, v);
+                  }
+                }
+            });
+          })));
+}
 
 }  // namespace nncheck::ops

@@ -1,7 +1,153 @@
+// Resize, nearest and (multi)linear, with ONNX's coordinate transformations. Cubic and
+// tf_crop_and_resize are declared unsupported.
+#include <cmath>
+
+#include "ops/infer.h"
 #include "ops/kernels.h"
 
 namespace nncheck::ops {
+namespace {
 
-void registerResize(Registry&) {}
+// floor(d * scale), with scale exact as the dyadic rational a float is (so z3 needs no reals).
+inline int64_t scaleDim(int64_t d, double scale) {
+  return static_cast<int64_t>(std::floor(static_cast<float>(d) * static_cast<float>(scale)));
+}
+inline z3::expr scaleDim(const z3::expr& d, double scale) {
+  int e = 0;
+  double m = std::frexp(static_cast<float>(scale), &e);  // scale = m * 2^e, m in [0.5, 1)
+  const int64_t num = static_cast<int64_t>(std::ldexp(m, 24));
+  const int shift = 24 - e;
+  if (shift <= 0) return d * static_cast<int>(num << -shift);
+  return (d * d.ctx().int_val(num)) / d.ctx().int_val(int64_t{1} << shift);
+}
+
+template <class I>
+std::vector<I> resizedDims(Rule<I>& r) {
+  const bool hasScales = r.has(2) && r.rank(2) == 1 && r.dims(2)[0] != 0;
+  const bool hasSizes = r.has(3);
+  r.check(hasScales != hasSizes, "exactly one of scales and sizes is given");
+  std::vector<I> out;
+  if (hasSizes) {
+    out = r.values(3);
+    r.check(static_cast<int64_t>(out.size()) == r.rank(0), "sizes has one value per axis");
+    for (const I& v : out) r.require(v >= 1, "sizes >= 1");
+  } else {
+    const auto& scales = r.floats(2);
+    r.check(static_cast<int64_t>(scales.size()) == r.rank(0), "scales has one value per axis");
+    for (size_t a = 0; a < scales.size(); ++a) {
+      r.check(scales[a] > 0, "scales > 0");
+      out.push_back(scaleDim(r.dims(0)[a], scales[a]));
+      r.require(out.back() >= 1, "resized axis " + std::to_string(a) + " is not empty");
+    }
+  }
+  return out;
+}
+
+// The source coordinate of output coordinate x along one axis; `out` is the resized length
+// before rounding (in * scale when scales are given), as ONNX's reference uses it.
+double sourceCoord(const std::string& mode, double x, double scale, int64_t in, double out) {
+  if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners")
+    return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / (out - 1);
+  if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  return x / scale;  // asymmetric
+}
+
+int64_t nearestIndex(const std::string& mode, double x, int64_t in) {
+  int64_t i;
+  if (mode == "floor") i = static_cast<int64_t>(std::floor(x));
+  else if (mode == "ceil") i = static_cast<int64_t>(std::ceil(x));
+  else if (x == std::floor(x) + 0.5) i = static_cast<int64_t>(mode == "round_prefer_ceil" ? std::ceil(x) : std::floor(x));
+  else i = static_cast<int64_t>(std::round(x));
+  return std::clamp<int64_t>(i, 0, in - 1);
+}
+
+void resizeKernel(KernelCall& k) {
+  const Shape& in = k.in(0).shape();
+  const Shape& out = k.out(0).shape();
+  const size_t rank = in.size();
+  std::vector<double> scales(rank);
+  const bool hasScales = k.has(2) && k.in(2).size() > 0;
+  for (size_t a = 0; a < rank; ++a)
+    scales[a] = hasScales ? k.in(2).toDouble(static_cast<int64_t>(a))
+                          : static_cast<double>(out[a]) / static_cast<double>(in[a]);
+  const std::string coord = k.attrString("coordinate_transformation_mode");
+  const std::string mode = k.attrString("mode");
+  const std::string nearest = k.attrString("nearest_mode");
+  // Per axis and output coordinate: two source indices and the weight of the second.
+  struct Tap {
+    int64_t i0, i1;
+    double w;
+  };
+  std::vector<std::vector<Tap>> taps(rank);
+  for (size_t a = 0; a < rank; ++a)
+    for (int64_t x = 0; x < out[a]; ++x) {
+      double length = hasScales ? static_cast<double>(in[a]) * scales[a] : static_cast<double>(out[a]);
+      double src = sourceCoord(coord, static_cast<double>(x), scales[a], in[a], length);
+      if (mode == "nearest") {
+        int64_t i = nearestIndex(nearest, src, in[a]);
+        taps[a].push_back({i, i, 0.0});
+      } else {
+        src = std::clamp(src, 0.0, static_cast<double>(in[a] - 1));
+        int64_t i0 = static_cast<int64_t>(std::floor(src));
+        int64_t i1 = std::min(i0 + 1, in[a] - 1);
+        taps[a].push_back({i0, i1, src - static_cast<double>(i0)});
+      }
+    }
+  Shape strides = stridesOf(in);
+  visitCompute(k.in(0).dtype(), [&]<class T>() {
+    auto xv = k.in(0).span<T>();
+    auto yv = k.out(0).span<T>();
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t o = 0; o < k.out(0).size(); ++o) {
+      double acc = 0;
+      for (uint32_t corner = 0; corner < (1u << rank); ++corner) {
+        double w = 1;
+        int64_t off = 0;
+        for (size_t a = 0; a < rank && w != 0; ++a) {
+          const Tap& t = taps[a][static_cast<size_t>(idx[a])];
+          bool second = (corner >> a) & 1u;
+          w *= second ? t.w : 1.0 - t.w;
+          off += (second ? t.i1 : t.i0) * strides[a];
+        }
+        if (w != 0) acc += w * toDouble(xv[static_cast<size_t>(off)]);
+      }
+      yv[static_cast<size_t>(o)] = fromDouble<T>(acc);
+      for (size_t a = rank; a-- > 0;) {
+        if (++idx[a] < out[a]) break;
+        idx[a] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void registerResize(Registry& reg) {
+  reg.add(std::move(
+      OpSpec("Resize", 13)
+          .types("T1", {DType::Float32, DType::Float64, DType::Float16, DType::Int8, DType::UInt8,
+                        DType::Int32, DType::Int64})
+          .types("T2", floatTypes())
+          .types("tensor(float)", {DType::Float32})
+          .types("tensor(int64)", {DType::Int64})
+          .input("X", "T1")
+          .optionalInput("roi", "T2")
+          .optionalInput("scales", "tensor(float)", InputRole::FloatValues)
+          .optionalInput("sizes", "tensor(int64)", InputRole::ShapeValues)
+          .output("Y")
+          .attr(stringAttr("coordinate_transformation_mode", "half_pixel",
+                           {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                            "tf_half_pixel_for_nn"}))
+          .attr(floatAttr("cubic_coeff_a", -0.75f, -0.75, -0.5))
+          .attr(intChoiceAttr("exclude_outside", 0, {0}))
+          .attr(floatAttr("extrapolation_value", 0.0f, 0.0, 0.0))
+          .attr(stringAttr("mode", "nearest", {"nearest", "linear"}))
+          .attr(stringAttr("nearest_mode", "round_prefer_floor",
+                           {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}))
+          .shapeRule([](auto& r) { r.output(0, resizedDims(r)); })
+          .kernel(resizeKernel)));
+}
 
 }  // namespace nncheck::ops

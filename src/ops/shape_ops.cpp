@@ -1,7 +1,413 @@
+// Ops that move data without arithmetic: Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
+// Concat, Split, Pad, Expand and Tile. Kernels copy elements as bytes, so every dtype works.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "ops/infer.h"
 #include "ops/kernels.h"
 
 namespace nncheck::ops {
+namespace {
 
-void registerShapeOps(Registry&) {}
+inline int64_t safeDiv(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }
+inline z3::expr safeDiv(const z3::expr& a, const z3::expr& b) { return a / b; }
+
+// out[o] = in[src(o)] for every output element, copying raw element bytes.
+template <class F>
+void gatherElements(const Tensor& in, Tensor& out, F src) {
+  const size_t sz = dtypeSize(in.dtype());
+  const uint8_t* x = in.bytes().data();
+  uint8_t* y = out.bytes().data();
+  const int64_t n = out.size();
+  const Shape& os = out.shape();
+  std::vector<int64_t> idx(os.size(), 0);
+  for (int64_t o = 0; o < n; ++o) {
+    std::memcpy(y + o * sz, x + src(idx) * sz, sz);
+    for (size_t a = os.size(); a-- > 0;) {
+      if (++idx[a] < os[a]) break;
+      idx[a] = 0;
+    }
+  }
+}
+
+void copyAll(KernelCall& k) {
+  k.out(0).bytes() = k.in(0).bytes();
+}
+
+std::vector<DType> allTypes() { return allComputeTypes(); }
+
+// Normalized, sorted, distinct axes for a tensor of rank `rank`.
+template <class I>
+std::vector<int64_t> normalizedAxes(Rule<I>& r, std::vector<int64_t> axes, int64_t rank) {
+  for (int64_t& a : axes) a = r.normAxis(a, rank, "axes");
+  std::sort(axes.begin(), axes.end());
+  r.check(std::adjacent_find(axes.begin(), axes.end()) == axes.end(), "axes are distinct");
+  return axes;
+}
+
+template <class I>
+std::vector<int64_t> squeezeAxes(Rule<I>& r) {
+  if (r.has(1)) return normalizedAxes(r, r.axes(1), r.rank(0));
+  std::vector<int64_t> axes;
+  if constexpr (std::is_same_v<I, int64_t>) {
+    for (int64_t a = 0; a < r.rank(0); ++a)
+      if (r.dims(0)[static_cast<size_t>(a)] == 1) axes.push_back(a);
+  } else {
+    r.check(false, "Squeeze without axes depends on dim values; give axes when generating");
+  }
+  return axes;
+}
+
+template <class I>
+std::vector<int64_t> transposePerm(Rule<I>& r) {
+  std::vector<int64_t> perm;
+  if (r.hasAttr("perm")) {
+    perm = r.attrInts("perm");
+  } else {
+    for (int64_t a = r.rank(0); a-- > 0;) perm.push_back(a);
+  }
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> iota(static_cast<size_t>(r.rank(0)));
+  std::iota(iota.begin(), iota.end(), 0);
+  r.check(sorted == iota, "perm is a permutation of the input's axes");
+  return perm;
+}
+
+// Split sizes along the axis: the split input, or equal parts.
+template <class I>
+std::vector<I> splitSizes(Rule<I>& r, int64_t axis) {
+  const size_t n = r.node().outputs.size();
+  const I& d = r.dims(0)[static_cast<size_t>(axis)];
+  std::vector<I> sizes;
+  if (r.has(1)) {
+    sizes = r.values(1);
+    r.check(sizes.size() == n, "split has one value per output");
+    I sum = r.lit(0);
+    for (const I& s : sizes) {
+      r.require(s >= 0, "split sizes >= 0");
+      sum = sum + s;
+    }
+    r.require(sum == d, "split sizes add up to the split axis");
+  } else {
+    r.require(imod(d, static_cast<int64_t>(n)) == 0, "the split axis divides into equal parts");
+    for (size_t i = 0; i < n; ++i) sizes.push_back(d / static_cast<int64_t>(n));
+  }
+  return sizes;
+}
+
+// Reads one axis of a Pad or Tile source index: constant mode returns -1 outside.
+int64_t padSource(int64_t x, int64_t d, const std::string& mode) {
+  if (x >= 0 && x < d) return x;
+  if (mode == "constant" || d == 0) return -1;
+  if (mode == "edge") return std::clamp<int64_t>(x, 0, d - 1);
+  if (d == 1) return 0;  // reflect
+  const int64_t period = 2 * (d - 1);
+  x %= period;
+  if (x < 0) x += period;
+  return x < d ? x : period - x;
+}
+
+}  // namespace
+
+void registerShapeOps(Registry& reg) {
+  reg.add(std::move(
+      OpSpec("Reshape", 5)
+          .types("T", allTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("data", "T")
+          .input("shape", "tensor(int64)", InputRole::ShapeValues)
+          .output("reshaped")
+          .attr(intChoiceAttr("allowzero", 0, {0, 1}))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(1) == 1, "shape is a vector");
+            const auto& v = r.values(1);
+            const bool allowZero = r.attrInt("allowzero") != 0;
+            using I = std::decay_t<decltype(r.lit(0))>;
+            I total = product(r, r.dims(0)), known = r.lit(1), inferred = r.lit(0);
+            std::vector<I> given;
+            for (size_t j = 0; j < v.size(); ++j) {
+              r.require(v[j] >= -1, "shape values >= -1");
+              I d = v[j];
+              if (!allowZero) {
+                if (static_cast<int64_t>(j) < r.rank(0)) d = ite(v[j] == 0, r.dims(0)[j], v[j]);
+                else r.require(v[j] != 0, "a 0 in shape copies an existing input dim");
+              }
+              given.push_back(d);
+              known = known * ite(v[j] == -1, r.lit(1), d);
+              inferred = inferred + ite(v[j] == -1, r.lit(1), r.lit(0));
+            }
+            r.require(inferred <= 1, "at most one -1 in shape");
+            std::vector<I> out;
+            for (size_t j = 0; j < v.size(); ++j)
+              out.push_back(ite(v[j] == -1, safeDiv(total, known), given[j]));
+            r.require(product(r, out) == total, "the element count is unchanged");
+            r.output(0, out);
+          })
+          .kernel(copyAll)));
+
+  reg.add(std::move(
+      OpSpec("Flatten", 1)
+          .types("T", allTypes())
+          .input("input", "T")
+          .output("output")
+          .attr(intAttr("axis", 1, 0, 4))
+          .shapeRule([](auto& r) {
+            int64_t axis = r.attrInt("axis");
+            r.check(axis >= -r.rank(0) && axis <= r.rank(0), "axis within [-rank, rank]");
+            if (axis < 0) axis += r.rank(0);
+            r.output(0, {product(r, r.dims(0), 0, static_cast<size_t>(axis)),
+                         product(r, r.dims(0), static_cast<size_t>(axis))});
+          })
+          .kernel(copyAll)));
+
+  reg.add(std::move(
+      OpSpec("Squeeze", 13)
+          .types("T", allTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("data", "T")
+          .optionalInput("axes", "tensor(int64)", InputRole::AxesValues)
+          .output("squeezed")
+          .shapeRule([](auto& r) {
+            auto axes = squeezeAxes(r);
+            std::vector<std::decay_t<decltype(r.lit(0))>> out;
+            for (int64_t a = 0; a < r.rank(0); ++a) {
+              const auto& d = r.dims(0)[static_cast<size_t>(a)];
+              if (std::binary_search(axes.begin(), axes.end(), a))
+                r.require(d == 1, "squeezed axis " + std::to_string(a) + " has size 1");
+              else
+                out.push_back(d);
+            }
+            r.output(0, out);
+          })
+          .kernel(copyAll)));
+
+  reg.add(std::move(
+      OpSpec("Unsqueeze", 13)
+          .types("T", allTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("data", "T")
+          .input("axes", "tensor(int64)", InputRole::AxesValues)
+          .output("expanded")
+          .shapeRule([](auto& r) {
+            const int64_t outRank = r.rank(0) + static_cast<int64_t>(r.axes(1).size());
+            auto axes = normalizedAxes(r, r.axes(1), outRank);
+            std::vector<std::decay_t<decltype(r.lit(0))>> out;
+            size_t next = 0;
+            for (int64_t a = 0; a < outRank; ++a)
+              out.push_back(std::binary_search(axes.begin(), axes.end(), a) ? r.lit(1)
+                                                                             : r.dims(0)[next++]);
+            r.output(0, out);
+          })
+          .kernel(copyAll)));
+
+  reg.add(std::move(
+      OpSpec("Transpose", 1)
+          .types("T", allTypes())
+          .input("data", "T")
+          .output("transposed")
+          .attr(intsAttr("perm"))
+          .shapeRule([](auto& r) {
+            auto perm = transposePerm(r);
+            std::vector<std::decay_t<decltype(r.lit(0))>> out;
+            for (int64_t p : perm) out.push_back(r.dims(0)[static_cast<size_t>(p)]);
+            r.output(0, out);
+          })
+          .kernel([](KernelCall& k) {
+            Rule<int64_t> r = concreteRule(k);
+            auto perm = transposePerm(r);
+            Shape inStrides = stridesOf(k.in(0).shape());
+            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+              int64_t off = 0;
+              for (size_t a = 0; a < o.size(); ++a) off += o[a] * inStrides[static_cast<size_t>(perm[a])];
+              return off;
+            });
+          })));
+
+  reg.add(std::move(
+      OpSpec("Concat", 4)
+          .types("T", allTypes())
+          .variadicInput("inputs", "T")
+          .output("concat_result")
+          .attr(requiredInt("axis", -4, 3))
+          .shapeRule([](auto& r) {
+            int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            auto out = r.dims(0);
+            for (size_t i = 1; i < r.inputCount(); ++i) {
+              r.check(r.rank(i) == r.rank(0), "all inputs have the same rank");
+              for (int64_t a = 0; a < r.rank(0); ++a) {
+                const auto& d = r.dims(i)[static_cast<size_t>(a)];
+                if (a == axis) out[static_cast<size_t>(a)] = out[static_cast<size_t>(a)] + d;
+                else r.require(d == out[static_cast<size_t>(a)], "input " + std::to_string(i) +
+                                                                     " matches at axis " + std::to_string(a));
+              }
+            }
+            r.output(0, out);
+          })
+          .kernel([](KernelCall& k) {
+            const Shape& os = k.out(0).shape();
+            int64_t axis = k.attrInt("axis");
+            if (axis < 0) axis += static_cast<int64_t>(os.size());
+            int64_t outer = 1, inner = 1;
+            for (size_t a = 0; a < os.size(); ++a) {
+              if (static_cast<int64_t>(a) < axis) outer *= os[a];
+              if (static_cast<int64_t>(a) > axis) inner *= os[a];
+            }
+            const size_t sz = dtypeSize(k.out(0).dtype());
+            uint8_t* y = k.out(0).bytes().data();
+            const int64_t outBlock = os[static_cast<size_t>(axis)] * inner;
+            int64_t done = 0;
+            for (size_t i = 0; i < k.inputCount(); ++i) {
+              const int64_t block = k.in(i).shape()[static_cast<size_t>(axis)] * inner;
+              for (int64_t o = 0; o < outer; ++o)
+                std::memcpy(y + (o * outBlock + done) * sz, k.in(i).bytes().data() + o * block * sz,
+                            static_cast<size_t>(block) * sz);
+              done += block;
+            }
+          })));
+
+  reg.add(std::move(
+      OpSpec("Split", 13)
+          .types("T", allTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("input", "T")
+          .optionalInput("split", "tensor(int64)", InputRole::ShapeValues)
+          .output("outputs")
+          .attr(intAttr("axis", 0, -4, 3))
+          .shapeRule([](auto& r) {
+            int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            r.check(!r.node().outputs.empty(), "Split has at least one output");
+            auto sizes = splitSizes(r, axis);
+            for (size_t i = 0; i < sizes.size(); ++i) {
+              auto out = r.dims(0);
+              out[static_cast<size_t>(axis)] = sizes[i];
+              r.output(i, out);
+            }
+          })
+          .kernel([](KernelCall& k) {
+            const Shape& s = k.in(0).shape();
+            int64_t axis = k.attrInt("axis");
+            if (axis < 0) axis += static_cast<int64_t>(s.size());
+            int64_t outer = 1, inner = 1;
+            for (size_t a = 0; a < s.size(); ++a) {
+              if (static_cast<int64_t>(a) < axis) outer *= s[a];
+              if (static_cast<int64_t>(a) > axis) inner *= s[a];
+            }
+            const size_t sz = dtypeSize(k.in(0).dtype());
+            const int64_t inBlock = s[static_cast<size_t>(axis)] * inner;
+            int64_t done = 0;
+            for (size_t i = 0; i < k.outputCount(); ++i) {
+              Tensor& out = k.out(i);
+              const int64_t block = out.shape()[static_cast<size_t>(axis)] * inner;
+              for (int64_t o = 0; o < outer; ++o)
+                std::memcpy(out.bytes().data() + o * block * sz,
+                            k.in(0).bytes().data() + (o * inBlock + done) * sz,
+                            static_cast<size_t>(block) * sz);
+              done += block;
+            }
+          })));
+
+  reg.add(std::move(
+      OpSpec("Pad", 11)
+          .types("T", allTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("data", "T")
+          .input("pads", "tensor(int64)", InputRole::ShapeValues)
+          .optionalInput("constant_value", "T")
+          .output("output")
+          .attr(stringAttr("mode", "constant", {"constant", "reflect", "edge"}))
+          .shapeRule([](auto& r) {
+            const auto& pads = r.values(1);
+            const int64_t rank = r.rank(0);
+            r.check(static_cast<int64_t>(pads.size()) == 2 * rank, "pads has 2 * rank values");
+            if (r.has(2)) r.check(r.rank(2) == 0, "constant_value is a scalar");
+            const std::string mode = r.attrString("mode");
+            auto out = r.dims(0);
+            for (int64_t a = 0; a < rank; ++a) {
+              const auto& d = r.dims(0)[static_cast<size_t>(a)];
+              const auto& pb = pads[static_cast<size_t>(a)];
+              const auto& pe = pads[static_cast<size_t>(a + rank)];
+              r.require(d + pb + pe >= 0, "padded size >= 0 at axis " + std::to_string(a));
+              if (mode != "constant")
+                r.require((pb <= 0 && pe <= 0) || d >= 1,
+                          mode + " padding of an empty axis " + std::to_string(a));
+              out[static_cast<size_t>(a)] = d + pb + pe;
+            }
+            r.output(0, out);
+          })
+          .kernel([](KernelCall& k) {
+            const Shape& in = k.in(0).shape();
+            std::vector<int64_t> pads = k.in(1).toInt64s();
+            const std::string mode = k.attrString("mode");
+            Shape strides = stridesOf(in);
+            Tensor fill(k.in(0).dtype(), {1});
+            if (k.has(2)) fill.bytes() = k.in(2).bytes();
+            const size_t sz = dtypeSize(k.in(0).dtype());
+            uint8_t* y = k.out(0).bytes().data();
+            const Shape& os = k.out(0).shape();
+            std::vector<int64_t> idx(os.size(), 0);
+            for (int64_t o = 0; o < k.out(0).size(); ++o) {
+              int64_t off = 0;
+              for (size_t a = 0; a < os.size() && off >= 0; ++a) {
+                int64_t x = padSource(idx[a] - pads[a], in[a], mode);
+                off = x < 0 ? -1 : off + x * strides[a];
+              }
+              std::memcpy(y + o * sz, off < 0 ? fill.bytes().data() : k.in(0).bytes().data() + off * sz, sz);
+              for (size_t a = os.size(); a-- > 0;) {
+                if (++idx[a] < os[a]) break;
+                idx[a] = 0;
+              }
+            }
+          })));
+
+  reg.add(std::move(
+      OpSpec("Expand", 8)
+          .types("T", allTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("input", "T")
+          .input("shape", "tensor(int64)", InputRole::ShapeValues)
+          .output("output")
+          .shapeRule([](auto& r) {
+            r.check(r.rank(1) == 1, "shape is a vector");
+            for (const auto& v : r.values(1)) r.require(v >= 1, "shape values >= 1");
+            r.output(0, broadcastShapes(r, {r.dims(0), r.values(1)}));
+          })
+          .kernel([](KernelCall& k) {
+            Shape bs = broadcastStrides(k.in(0).shape(), k.out(0).shape());
+            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+              int64_t off = 0;
+              for (size_t a = 0; a < o.size(); ++a) off += o[a] * bs[a];
+              return off;
+            });
+          })));
+
+  reg.add(std::move(
+      OpSpec("Tile", 6)
+          .types("T", allTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("input", "T")
+          .input("repeats", "tensor(int64)", InputRole::ShapeValues)
+          .output("output")
+          .shapeRule([](auto& r) {
+            const auto& rep = r.values(1);
+            r.check(static_cast<int64_t>(rep.size()) == r.rank(0), "repeats has one value per axis");
+            auto out = r.dims(0);
+            for (size_t a = 0; a < out.size(); ++a) {
+              r.require(rep[a] >= 0, "repeats >= 0");
+              out[a] = out[a] * rep[a];
+            }
+            r.output(0, out);
+          })
+          .kernel([](KernelCall& k) {
+            const Shape& in = k.in(0).shape();
+            Shape strides = stridesOf(in);
+            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+              int64_t off = 0;
+              for (size_t a = 0; a < o.size(); ++a) off += (o[a] % in[a]) * strides[a];
+              return off;
+            });
+          })));
+}
 
 }  // namespace nncheck::ops
