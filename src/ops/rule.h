@@ -14,6 +14,7 @@
 // integer attributes (kernel sizes, strides, pads, group) are of type I.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -108,8 +109,11 @@ class Rule {
     if constexpr (std::is_same_v<I, int64_t>) return v;
     else return ctx_->bool_val(v);
   }
-  // A concrete condition on ranks, dtypes or structural attributes.
-  void check(bool ok, const std::string& what) const {
+  // A concrete condition on ranks, dtypes or structural attributes. Only a real bool: a
+  // z3::expr would convert through its Z3_ast pointer and always pass.
+  template <class Bool>
+    requires std::same_as<Bool, bool>
+  void check(Bool ok, const std::string& what) const {
     if (!ok) throw Infeasible(context() + ": " + what);
   }
   // A condition on dims, values or symbolic attributes.

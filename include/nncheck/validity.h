@@ -1,0 +1,21 @@
+// Whether a model is valid: onnx::checker::check_model, strict ONNX shape inference, and ONNX's
+// inferred dtypes and shapes equal to those of nncheck's own shape rules, node by node.
+//
+//   nncheck::checkValid(model);            // throws nncheck::Error naming the node, op, shapes
+//   if (auto why = nncheck::whyInvalid(model)) std::cerr << *why << "\n";
+//
+// Shape operands (Reshape's shape, Slice's starts, ...) must be initializers so that both
+// sides can infer static shapes; every value must get a fully known shape.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "nncheck/graph.h"
+
+namespace nncheck {
+
+void checkValid(const Model& model);
+std::optional<std::string> whyInvalid(const Model& model);
+
+}  // namespace nncheck

@@ -1,0 +1,111 @@
+#include "nncheck/validity.h"
+
+#include <map>
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
+#include "ops/infer.h"
+
+namespace nncheck {
+namespace {
+
+std::string typeString(DType dt, const Shape& s) {
+  return std::string(dtypeName(dt)) + shapeToString(s);
+}
+
+// ONNX's inferred (or declared) type of every value, when fully known.
+std::map<std::string, ops::TensorType> onnxTypes(const onnx::GraphProto& g) {
+  std::map<std::string, ops::TensorType> out;
+  auto add = [&](const onnx::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    ops::TensorType t{static_cast<DType>(v.type().tensor_type().elem_type()), {}};
+    for (const auto& d : v.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return;
+      t.shape.push_back(d.dim_value());
+    }
+    out[v.name()] = t;
+  };
+  for (const auto& v : g.input()) add(v);
+  for (const auto& v : g.value_info()) add(v);
+  for (const auto& v : g.output()) add(v);
+  return out;
+}
+
+}  // namespace
+
+void checkValid(const Model& model) {
+  onnx::ModelProto proto = modelToProto(model);
+  try {
+    onnx::checker::check_model(proto);
+  } catch (const std::exception& e) {
+    throw Error(std::string("onnx::checker rejects the model: ") + e.what());
+  }
+  try {
+    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(true, 1, false));
+  } catch (const std::exception& e) {
+    throw Error(std::string("ONNX strict shape inference fails: ") + e.what());
+  }
+  const auto theirs = onnxTypes(proto.graph());
+
+  // Our own rules over the graph, with initializer values known.
+  std::map<std::string, ops::InputFacts> facts;
+  for (const Initializer& i : model.graph.initializers)
+    facts[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
+  for (const ValueInfo& v : model.graph.inputs) {
+    if (facts.count(v.name)) continue;
+    auto shape = v.shape();
+    if (!shape) throw Error("graph input '" + v.name + "' has no fully known shape");
+    facts[v.name] = {true, v.dtype, *shape, nullptr};
+  }
+  const int64_t opset = model.defaultOpset();
+  for (size_t n = 0; n < model.graph.nodes.size(); ++n) {
+    const Node& node = model.graph.nodes[n];
+    const ops::OpSpec& spec = ops::specFor(node, opset);
+    std::vector<ops::InputFacts> ins;
+    for (const std::string& name : node.inputs) {
+      if (name.empty()) {
+        ins.push_back({});
+        continue;
+      }
+      auto it = facts.find(name);
+      if (it == facts.end()) throw Error(node.label(n) + ": input '" + name + "' is undefined");
+      ins.push_back(it->second);
+    }
+    std::vector<ops::TensorType> ours;
+    try {
+      ours = ops::inferNode(spec, node, ins);
+    } catch (const Unsupported&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(node.label(n) + ": " + e.what());
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      const std::string& name = node.outputs[i];
+      if (name.empty()) continue;
+      auto it = theirs.find(name);
+      if (it == theirs.end())
+        throw Error(node.label(n) + ": ONNX infers no static shape for output '" + name +
+                    "' (ours: " + typeString(ours[i].dtype, ours[i].shape) + ")");
+      if (!(it->second == ours[i]))
+        throw Error(node.label(n) + ": output '" + name + "': ONNX infers " +
+                    typeString(it->second.dtype, it->second.shape) + ", nncheck's rule gives " +
+                    typeString(ours[i].dtype, ours[i].shape));
+      facts[name] = {true, ours[i].dtype, ours[i].shape, nullptr};
+    }
+  }
+}
+
+std::optional<std::string> whyInvalid(const Model& model) {
+  try {
+    checkValid(model);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+}  // namespace nncheck

@@ -1,0 +1,117 @@
+// The nncheck command, run as a user runs it: exit codes and messages.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "nncheck/onnx_io.h"
+#include "test_util.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Outcome runCli(const std::string& args) {
+  Outcome o;
+  std::string cmd = std::string(NNCHECK_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return o;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) o.output.append(buf.data(), n);
+  int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+class RunCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nncheck_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // A copy of a node test case that the test may then damage.
+  fs::path copyCase(const std::string& name) {
+    fs::copy(testing::nodeTestDir() / name, dir_ / name, fs::copy_options::recursive);
+    return dir_ / name;
+  }
+  fs::path dir_;
+};
+
+TEST_F(RunCommand, PassingCasesExitZeroWithTheSummaryLine) {
+  Outcome o = runCli("run " + copyCase("test_abs").string() + " " + copyCase("test_conv_with_strides_padding").string());
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("2 passed, 0 failed, 0 skipped"), std::string::npos) << o.output;
+}
+
+TEST_F(RunCommand, MissingFolderIsAnError) {
+  Outcome o = runCli("run " + (dir_ / "nowhere").string());
+  EXPECT_EQ(o.status, 2) << o.output;
+  EXPECT_NE(o.output.find("nowhere: no such file or folder"), std::string::npos) << o.output;
+}
+
+TEST_F(RunCommand, TruncatedModelFailsNamingTheFile) {
+  fs::path c = copyCase("test_abs");
+  std::string bytes = readFile(c / "model.onnx");
+  std::ofstream(c / "model.onnx", std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 7);
+  Outcome o = runCli("run " + c.string());
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_NE(o.output.find("model.onnx"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("0 passed, 1 failed"), std::string::npos) << o.output;
+}
+
+TEST_F(RunCommand, WrongTypePbFailsNamingTheFile) {
+  fs::path c = copyCase("test_abs");
+  fs::copy_file(c / "model.onnx", c / "test_data_set_0" / "input_0.pb", fs::copy_options::overwrite_existing);
+  Outcome o = runCli("run " + c.string());
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_NE(o.output.find("input_0.pb: not an ONNX TensorProto"), std::string::npos) << o.output;
+}
+
+TEST_F(RunCommand, UnknownOpFailsWhileUnregisteredOpIsSkipped) {
+  fs::path c = copyCase("test_abs");
+  Model m = loadModel(c / "model.onnx");
+  m.graph.nodes[0].opType = "Abz";
+  saveModel(m, c / "model.onnx");
+  Outcome o = runCli("run " + c.string());
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_NE(o.output.find("unknown op 'Abz'"), std::string::npos) << o.output;
+
+  Outcome skipped = runCli("run -v " + copyCase("test_acosh").string());
+  EXPECT_EQ(skipped.status, 0) << skipped.output;
+  EXPECT_NE(skipped.output.find("Acosh is not registered"), std::string::npos) << skipped.output;
+  EXPECT_NE(skipped.output.find("0 passed, 0 failed, 1 skipped"), std::string::npos) << skipped.output;
+}
+
+TEST_F(RunCommand, AWrongExpectedOutputIsAFailureWithErrorFigures) {
+  fs::path c = copyCase("test_relu");
+  Tensor want = loadTensor(c / "test_data_set_0" / "output_0.pb");
+  want.span<float>()[0] += 1.0f;
+  saveTensor(want, "y", c / "test_data_set_0" / "output_0.pb");
+  Outcome o = runCli("run --by-op " + c.string());
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_NE(o.output.find("max abs error"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("Relu"), std::string::npos) << o.output;
+}
+
+TEST_F(RunCommand, HelpDescribesRun) {
+  Outcome o = runCli("run --help");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.output.find("--by-op"), std::string::npos) << o.output;
+  Outcome bad = runCli("run --backend nosuch " + copyCase("test_abs").string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find("nosuch"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace nncheck

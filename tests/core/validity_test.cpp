@@ -1,0 +1,75 @@
+#include "nncheck/validity.h"
+
+#include <gtest/gtest.h>
+
+#include "nncheck/error.h"
+#include "test_util.h"
+
+namespace nncheck {
+namespace {
+
+// Node test models with their test inputs turned into initializers: ONNX's checker and strict
+// shape inference accept them, and ONNX's inferred types equal those of nncheck's rules.
+TEST(Validity, OnnxAndOurRulesAgreeOnEveryRegisteredNodeTest) {
+  int checked = 0;
+  std::vector<std::string> disagreements;
+  for (auto& c : testing::registeredNodeCases()) {
+    Model m = c.model;
+    std::vector<ValueInfo> kept;
+    for (const ValueInfo& v : m.graph.inputs) {
+      auto it = c.inputs.find(v.name);
+      if (it == c.inputs.end()) kept.push_back(v);
+      else m.graph.initializers.push_back({v.name, it->second, ""});
+    }
+    m.graph.inputs = kept;
+    if (m.irVersion < 4) m.irVersion = 4;
+    if (auto why = whyInvalid(m)) disagreements.push_back(c.dir.filename().string() + ": " + *why);
+    ++checked;
+  }
+  EXPECT_GE(checked, 400);
+  for (const auto& d : disagreements) ADD_FAILURE() << d;
+}
+
+Model matmulModel(Shape a, Shape b, Shape out) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, a), ValueInfo::tensor("b", DType::Float32, b)};
+  m.graph.nodes.push_back({.opType = "MatMul", .name = "mm", .inputs = {"a", "b"}, .outputs = {"y"}});
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, out)};
+  return m;
+}
+
+TEST(Validity, AcceptsAValidModel) {
+  EXPECT_EQ(whyInvalid(matmulModel({2, 3}, {3, 5}, {2, 5})), std::nullopt);
+}
+
+TEST(Validity, MismatchedInnerDimsAreRejected) {
+  auto why = whyInvalid(matmulModel({2, 3}, {4, 5}, {2, 5}));
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("MatMul"), std::string::npos) << *why;
+}
+
+TEST(Validity, AWrongDeclaredOutputShapeIsRejected) {
+  auto why = whyInvalid(matmulModel({2, 3}, {3, 5}, {2, 6}));
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("shape inference"), std::string::npos) << *why;
+}
+
+TEST(Validity, OurRuleRejectionNamesNodeOpAndShapes) {
+  // Valid for ONNX, but a shape operand that is a graph input cannot be checked statically.
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2, 3}),
+                    ValueInfo::tensor("s", DType::Int64, {1})};
+  m.graph.nodes.push_back({.opType = "Reshape", .name = "r", .inputs = {"x", "s"}, .outputs = {"y"}});
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {6})};
+  auto why = whyInvalid(m);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("Reshape 'r'"), std::string::npos) << *why;
+  EXPECT_NE(why->find("[2, 3]"), std::string::npos) << *why;
+}
+
+}  // namespace
+}  // namespace nncheck

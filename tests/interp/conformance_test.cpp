@@ -1,0 +1,38 @@
+#include "nncheck/conformance.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "ops/op_spec.h"
+#include "test_util.h"
+
+namespace nncheck {
+namespace {
+
+// The whole ONNX node suite: no failure anywhere, and every registered op passes cases.
+TEST(Conformance, NodeSuiteHasNoFailureAndEveryRegisteredOpPasses) {
+  ConformanceReport r = runConformance({testing::nodeTestDir()});
+  for (const CaseResult& c : r.cases)
+    if (c.status == CaseResult::Status::Failed) ADD_FAILURE() << c.dir << ": " << c.message;
+  std::map<std::string, int> passedByOp;
+  for (const CaseResult& c : r.cases)
+    if (c.status == CaseResult::Status::Passed)
+      for (const auto& op : c.ops) ++passedByOp[op];
+  for (const auto& spec : ops::Registry::instance().all())
+    EXPECT_GT(passedByOp[spec->type], 0) << spec->type << " passes no node test";
+  EXPECT_EQ(r.failed, 0);
+  EXPECT_GE(r.passed, 400);
+  std::cout << r.passed << " passed, " << r.failed << " failed, " << r.skipped << " skipped\n";
+}
+
+// A skip carries a reason; tested on a case the spec declares unsupported.
+TEST(Conformance, UnsupportedAttributeValueIsSkippedWithReason) {
+  CaseResult c = runTestCase(testing::nodeTestDir() / "test_resize_upsample_scales_cubic");
+  EXPECT_EQ(c.status, CaseResult::Status::Skipped);
+  EXPECT_EQ(c.category, "attribute");
+  EXPECT_NE(c.message.find("cubic"), std::string::npos) << c.message;
+}
+
+}  // namespace
+}  // namespace nncheck

@@ -1,0 +1,59 @@
+// Helpers shared by nncheck's tests: ONNX's node tests as fixtures.
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "nncheck/conformance.h"
+#include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
+#include "ops/infer.h"
+
+namespace nncheck::testing {
+
+inline std::filesystem::path nodeTestDir() {
+  auto d = defaultNodeTestDir();
+  if (d.empty()) throw std::runtime_error("libonnx-testdata is not installed");
+  return d;
+}
+
+inline std::vector<std::filesystem::path> allNodeCases() { return findTestCases({nodeTestDir()}); }
+
+// A node test the op library supports (no skip), with its first data set's inputs.
+struct NodeCase {
+  std::filesystem::path dir;
+  Model model;
+  TensorMap inputs;
+};
+
+inline bool allOpsRegistered(const Model& m) {
+  try {
+    for (const Node& n : m.graph.nodes) ops::specFor(n, m.defaultOpset());
+    for (const auto* list : {&m.graph.inputs, &m.graph.outputs})
+      for (const ValueInfo& v : *list)
+        if (!v.isTensor() || !isComputeDType(v.dtype)) return false;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+inline std::vector<NodeCase> registeredNodeCases() {
+  std::vector<NodeCase> out;
+  for (const auto& dir : allNodeCases()) {
+    Model m = loadModel(dir / "model.onnx");
+    // Also drop cases with dtypes or attribute values the specs declare unsupported.
+    if (!allOpsRegistered(m) || runTestCase(dir).status == CaseResult::Status::Skipped) continue;
+    NodeCase c{dir, m, {}};
+    auto feeds = m.graph.feedInputs();
+    for (size_t i = 0; i < feeds.size(); ++i)
+      c.inputs[feeds[i]->name] =
+          loadTensor(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace nncheck::testing
