@@ -6,7 +6,7 @@
 //   nncheck::Model m;
 //   m.opsets = {{"", 14}};
 //   m.graph.inputs.push_back(nncheck::ValueInfo::tensor("x", nncheck::DType::Float32, {2, 3}));
-//   m.graph.nodes.push_back({.opType = "Relu", .inputs = {"x"}, .outputs = {"y"}});
+//   m.graph.nodes.push_back(nncheck::Node::make("Relu", {"x"}, {"y"}));
 //   m.graph.outputs.push_back(nncheck::ValueInfo::tensor("y", nncheck::DType::Float32, {2, 3}));
 #pragma once
 
@@ -78,6 +78,8 @@ struct Node {
   std::vector<Attribute> attributes;
   std::string docString;
 
+  static Node make(std::string opType, std::vector<std::string> inputs,
+                   std::vector<std::string> outputs, std::string name = "");
   const Attribute* attribute(std::string_view name) const;
   bool hasInput(size_t i) const { return i < inputs.size() && !inputs[i].empty(); }
   // "Conv 'conv1'" or "Conv #3" when unnamed, for messages.

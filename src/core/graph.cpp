@@ -111,6 +111,16 @@ std::string attributeToString(const Attribute& a) {
   return os.str();
 }
 
+Node Node::make(std::string opType, std::vector<std::string> inputs,
+                std::vector<std::string> outputs, std::string name) {
+  Node n;
+  n.opType = std::move(opType);
+  n.inputs = std::move(inputs);
+  n.outputs = std::move(outputs);
+  n.name = std::move(name);
+  return n;
+}
+
 const Attribute* Node::attribute(std::string_view name) const {
   for (const Attribute& a : attributes)
     if (a.name == name) return &a;

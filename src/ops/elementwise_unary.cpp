@@ -29,14 +29,14 @@ OpSpec floatUnaryWithAttrs(std::string type, int64_t minVersion, std::vector<Att
 }
 
 // A unary op on any listed dtype: Y = f(X) in the element's arithmetic type.
-template <class F>
+template <bool AllowBool = false, class F>
 OpSpec typedUnary(std::string type, int64_t minVersion, std::vector<DType> dtypes, F f) {
   return std::move(OpSpec(std::move(type), minVersion)
                        .types("T", std::move(dtypes))
                        .input("X", "T")
                        .output("Y")
                        .shapeRule(sameShapeAsInput0)
-                       .kernel([f](KernelCall& k) { mapUnary(k, f); }));
+                       .kernel([f](KernelCall& k) { mapUnary<AllowBool>(k, f); }));
 }
 
 template <class A>
@@ -107,7 +107,7 @@ void registerElementwiseUnary(Registry& reg) {
     if constexpr (std::is_integral_v<A>) return static_cast<A>(std::erf(static_cast<double>(x)));
     else return static_cast<A>(std::erf(static_cast<double>(x)));
   }));
-  reg.add(typedUnary("Not", 1, boolTypes(), [](bool x) { return !x; }));
+  reg.add(typedUnary<true>("Not", 1, boolTypes(), [](bool x) { return !x; }));
 }
 
 }  // namespace nncheck::ops

@@ -79,14 +79,8 @@ void registerIndexing(Registry& reg) {
             r.output(0, out);
           })
           .kernel([](KernelCall& k) {
-            const Shape& s = k.in(0).shape();
-            int64_t axis = k.attrInt("axis");
-            if (axis < 0) axis += static_cast<int64_t>(s.size());
-            int64_t outer = 1, inner = 1, D = s[static_cast<size_t>(axis)];
-            for (size_t a = 0; a < s.size(); ++a) {
-              if (static_cast<int64_t>(a) < axis) outer *= s[a];
-              if (static_cast<int64_t>(a) > axis) inner *= s[a];
-            }
+            const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
+            const int64_t outer = sp.outer, inner = sp.inner, D = sp.size, axis = sp.axis;
             std::vector<int64_t> idx = k.in(1).toInt64s();
             for (int64_t& i : idx) {
               if (i < -D || i >= D)
@@ -123,19 +117,11 @@ void registerIndexing(Registry& reg) {
             Rule<int64_t> r = concreteRule(k);
             auto geo = sliceGeometry(r);
             Shape strides = stridesOf(k.in(0).shape());
-            const size_t sz = dtypeSize(k.in(0).dtype());
-            const Shape& os = k.out(0).shape();
-            std::vector<int64_t> idx(os.size(), 0);
-            uint8_t* y = k.out(0).bytes().data();
-            for (int64_t o = 0; o < k.out(0).size(); ++o) {
+            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
               int64_t off = 0;
-              for (size_t a = 0; a < os.size(); ++a) off += (geo[a].start + idx[a] * geo[a].step) * strides[a];
-              std::memcpy(y + o * sz, k.in(0).bytes().data() + off * sz, sz);
-              for (size_t a = os.size(); a-- > 0;) {
-                if (++idx[a] < os[a]) break;
-                idx[a] = 0;
-              }
-            }
+              for (size_t a = 0; a < o.size(); ++a) off += (geo[a].start + o[a] * geo[a].step) * strides[a];
+              return off;
+            });
           })));
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "ops/op_spec.h"
@@ -110,14 +111,29 @@ void forEachBroadcast(const Shape& out, const std::vector<const Shape*>& ins, F&
   }
 }
 
+// Only ops whose spec allows bool instantiate their arithmetic for it (numeric lambdas on
+// bool are meaningless and warn); the spec's dtype check keeps bool away from the rest.
+template <bool AllowBool, class T>
+constexpr bool skipType() {
+  return std::is_same_v<T, bool> && !AllowBool;
+}
+
+[[noreturn]] inline void unreachableDType(const KernelCall& k) {
+  throw std::logic_error(k.spec().type + ": kernel reached with dtype " +
+                         std::string(dtypeName(k.in(0).dtype())) + " its spec excludes");
+}
+
 // out(0) = f(in(0)) elementwise, with f generic over the element's arithmetic type.
-template <class F>
+template <bool AllowBool = false, class F>
 void mapUnary(KernelCall& k, F&& f) {
   visitCompute(k.in(0).dtype(), [&]<class T>() {
+    if constexpr (skipType<AllowBool, T>()) unreachableDType(k);
+    else {
     auto x = k.in(0).span<T>();
     auto y = k.out(0).span<T>();
     for (size_t i = 0; i < x.size(); ++i)
       y[i] = fromArith<T>(static_cast<Arith<T>>(f(static_cast<Arith<T>>(x[i]))));
+    }
   });
 }
 
@@ -153,10 +169,13 @@ void broadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
 template <class F>
 void mapBinary(KernelCall& k, F&& f) {
   visitCompute(k.in(0).dtype(), [&]<class T>() {
-    using A = Arith<T>;
-    broadcastBinary<T, T>(k.in(0), k.in(1), k.out(0), [&](T a, T b) {
-      return fromArith<T>(static_cast<A>(f(static_cast<A>(a), static_cast<A>(b))));
-    });
+    if constexpr (skipType<false, T>()) unreachableDType(k);
+    else {
+      using A = Arith<T>;
+      broadcastBinary<T, T>(k.in(0), k.in(1), k.out(0), [&](T a, T b) {
+        return fromArith<T>(static_cast<A>(f(static_cast<A>(a), static_cast<A>(b))));
+      });
+    }
   });
 }
 
@@ -168,6 +187,37 @@ void mapCompare(KernelCall& k, F&& f) {
       return f(static_cast<Arith<T>>(a), static_cast<Arith<T>>(b));
     });
   });
+}
+
+// A shape split around one axis into (outer, axis size, inner) extents; a negative axis
+// counts from the end.
+struct AxisSplit {
+  int64_t axis = 0, outer = 1, size = 1, inner = 1;
+  AxisSplit(const Shape& s, int64_t a) : axis(a < 0 ? a + static_cast<int64_t>(s.size()) : a) {
+    for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+      if (i < axis) outer *= s[static_cast<size_t>(i)];
+      else if (i == axis) size = s[static_cast<size_t>(i)];
+      else inner *= s[static_cast<size_t>(i)];
+    }
+  }
+};
+
+// out[o] = in[src(index of o)] for every output element, copying raw element bytes (so it
+// serves every dtype).
+template <class F>
+void gatherElements(const Tensor& in, Tensor& out, F src) {
+  const size_t sz = dtypeSize(in.dtype());
+  const uint8_t* x = in.bytes().data();
+  uint8_t* y = out.bytes().data();
+  const Shape& os = out.shape();
+  std::vector<int64_t> idx(os.size(), 0);
+  for (int64_t o = 0; o < out.size(); ++o) {
+    std::memcpy(y + o * sz, x + src(idx) * sz, sz);
+    for (size_t a = os.size(); a-- > 0;) {
+      if (++idx[a] < os[a]) break;
+      idx[a] = 0;
+    }
+  }
 }
 
 // The common shape rules.

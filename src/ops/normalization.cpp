@@ -6,18 +6,6 @@
 namespace nncheck::ops {
 namespace {
 
-// Splits a shape around `axis` into (outer, axis size, inner) extents.
-struct AxisSplit {
-  int64_t outer = 1, size = 1, inner = 1;
-  AxisSplit(const Shape& s, int64_t axis) {
-    for (int64_t a = 0; a < static_cast<int64_t>(s.size()); ++a) {
-      if (a < axis) outer *= s[static_cast<size_t>(a)];
-      else if (a == axis) size = s[static_cast<size_t>(a)];
-      else inner *= s[static_cast<size_t>(a)];
-    }
-  }
-};
-
 template <bool Log>
 OpSpec softmax(std::string type) {
   return std::move(
@@ -32,10 +20,7 @@ OpSpec softmax(std::string type) {
           })
           .kernel([](KernelCall& k) {
             visitCompute(k.in(0).dtype(), [&]<class T>() {
-              const Shape& s = k.in(0).shape();
-              int64_t axis = k.attrInt("axis");
-              if (axis < 0) axis += static_cast<int64_t>(s.size());
-              AxisSplit sp(s, axis);
+              const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
               auto x = k.in(0).span<T>();
               auto y = k.out(0).span<T>();
               for (int64_t o = 0; o < sp.outer; ++o)

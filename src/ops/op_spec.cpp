@@ -149,7 +149,9 @@ size_t OpSpec::maxInputs() const {
 // ---------------- attribute constructors ----------------
 
 AttrSpec intAttr(std::string name, int64_t def, int64_t lo, int64_t hi) {
-  AttrSpec a{.name = name, .kind = Attribute::Kind::Int};
+  AttrSpec a;
+  a.name = name;
+  a.kind = Attribute::Kind::Int;
   a.defaultValue = Attribute::ofInt(name, def);
   a.lo = lo;
   a.hi = hi;
@@ -163,7 +165,9 @@ AttrSpec intChoiceAttr(std::string name, int64_t def, std::vector<int64_t> suppo
 }
 
 AttrSpec floatAttr(std::string name, float def, double lo, double hi) {
-  AttrSpec a{.name = name, .kind = Attribute::Kind::Float};
+  AttrSpec a;
+  a.name = name;
+  a.kind = Attribute::Kind::Float;
   a.defaultValue = Attribute::ofFloat(name, def);
   a.flo = lo;
   a.fhi = hi;
@@ -171,18 +175,25 @@ AttrSpec floatAttr(std::string name, float def, double lo, double hi) {
 }
 
 AttrSpec stringAttr(std::string name, std::string def, std::vector<std::string> supported) {
-  AttrSpec a{.name = name, .kind = Attribute::Kind::String};
+  AttrSpec a;
+  a.name = name;
+  a.kind = Attribute::Kind::String;
   a.defaultValue = Attribute::ofString(name, std::move(def));
   a.choices = std::move(supported);
   return a;
 }
 
 AttrSpec intsAttr(std::string name) {
-  return AttrSpec{.name = std::move(name), .kind = Attribute::Kind::Ints};
+  AttrSpec a;
+  a.name = std::move(name);
+  a.kind = Attribute::Kind::Ints;
+  return a;
 }
 
 AttrSpec symbolicInts(std::string name, int64_t lo, int64_t hi) {
-  AttrSpec a{.name = std::move(name), .kind = Attribute::Kind::Ints};
+  AttrSpec a;
+  a.name = std::move(name);
+  a.kind = Attribute::Kind::Ints;
   a.symbolic = true;
   a.lo = lo;
   a.hi = hi;
@@ -196,7 +207,9 @@ AttrSpec symbolicInt(std::string name, int64_t def, int64_t lo, int64_t hi) {
 }
 
 AttrSpec requiredInt(std::string name, int64_t lo, int64_t hi) {
-  AttrSpec a{.name = std::move(name), .kind = Attribute::Kind::Int};
+  AttrSpec a;
+  a.name = std::move(name);
+  a.kind = Attribute::Kind::Int;
   a.required = true;
   a.lo = lo;
   a.hi = hi;

@@ -164,15 +164,9 @@ OpSpec argExtreme(std::string type) {
             r.output(0, reducedDims(r, {axis}, r.attrInt("keepdims") != 0), DType::Int64);
           })
           .kernel([](KernelCall& k) {
-            const Shape& s = k.in(0).shape();
-            int64_t axis = k.attrInt("axis");
-            if (axis < 0) axis += static_cast<int64_t>(s.size());
+            const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
             const bool last = k.attrInt("select_last_index") != 0;
-            int64_t outer = 1, inner = 1, n = s[static_cast<size_t>(axis)];
-            for (int64_t a = 0; a < static_cast<int64_t>(s.size()); ++a) {
-              if (a < axis) outer *= s[static_cast<size_t>(a)];
-              if (a > axis) inner *= s[static_cast<size_t>(a)];
-            }
+            const int64_t outer = sp.outer, inner = sp.inner, n = sp.size;
             auto y = k.out(0).span<int64_t>();
             for (int64_t o = 0; o < outer; ++o)
               for (int64_t i = 0; i < inner; ++i) {
@@ -217,15 +211,9 @@ void registerReductions(Registry& reg) {
             r.output(0, r.dims(0));
           })
           .kernel([](KernelCall& k) {
-            const Shape& s = k.in(0).shape();
-            int64_t axis = k.in(1).toInt64(0);
-            if (axis < 0) axis += static_cast<int64_t>(s.size());
+            const AxisSplit sp(k.in(0).shape(), k.in(1).toInt64(0));
             const bool exclusive = k.attrInt("exclusive") != 0, reverse = k.attrInt("reverse") != 0;
-            int64_t outer = 1, inner = 1, n = s[static_cast<size_t>(axis)];
-            for (int64_t a = 0; a < static_cast<int64_t>(s.size()); ++a) {
-              if (a < axis) outer *= s[static_cast<size_t>(a)];
-              if (a > axis) inner *= s[static_cast<size_t>(a)];
-            }
+            const int64_t outer = sp.outer, inner = sp.inner, n = sp.size;
             visitCompute(k.in(0).dtype(), [&]<class T>() {
               using Acc = std::conditional_t<isFloatLike<T>, double, int64_t>;
               auto x = k.in(0).span<T>();

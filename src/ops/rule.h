@@ -47,14 +47,15 @@ class Infeasible : public ShapeError {
 inline int64_t ite(bool c, int64_t a, int64_t b) { return c ? a : b; }
 inline int64_t imod(int64_t a, int64_t b) { return a % b; }
 inline z3::expr imod(const z3::expr& a, const z3::expr& b) { return z3::mod(a, b); }
-inline z3::expr imod(const z3::expr& a, int64_t b) { return z3::mod(a, a.ctx().int_val(b)); }
 template <class I>
 I imax(const I& a, const I& b) { return ite(a >= b, a, b); }
 template <class I>
 I imin(const I& a, const I& b) { return ite(a <= b, a, b); }
-// Ceiling division for a >= 0, b > 0.
-template <class I, class J>
-I ceilDiv(const I& a, const J& b) { return (a + b - 1) / b; }
+// Ceiling division for a >= 0, b > 0. (Mixing z3::expr with int64_t directly is ambiguous
+// with pointer arithmetic on Z3_ast, so the divisor is lifted explicitly.)
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline z3::expr ceilDiv(const z3::expr& a, const z3::expr& b) { return (a + b - 1) / b; }
+inline z3::expr ceilDiv(const z3::expr& a, int64_t b) { return ceilDiv(a, a.ctx().int_val(b)); }
 
 template <class I>
 class Rule {

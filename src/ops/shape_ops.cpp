@@ -13,24 +13,6 @@ namespace {
 inline int64_t safeDiv(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }
 inline z3::expr safeDiv(const z3::expr& a, const z3::expr& b) { return a / b; }
 
-// out[o] = in[src(o)] for every output element, copying raw element bytes.
-template <class F>
-void gatherElements(const Tensor& in, Tensor& out, F src) {
-  const size_t sz = dtypeSize(in.dtype());
-  const uint8_t* x = in.bytes().data();
-  uint8_t* y = out.bytes().data();
-  const int64_t n = out.size();
-  const Shape& os = out.shape();
-  std::vector<int64_t> idx(os.size(), 0);
-  for (int64_t o = 0; o < n; ++o) {
-    std::memcpy(y + o * sz, x + src(idx) * sz, sz);
-    for (size_t a = os.size(); a-- > 0;) {
-      if (++idx[a] < os[a]) break;
-      idx[a] = 0;
-    }
-  }
-}
-
 void copyAll(KernelCall& k) {
   k.out(0).bytes() = k.in(0).bytes();
 }
@@ -91,8 +73,8 @@ std::vector<I> splitSizes(Rule<I>& r, int64_t axis) {
     }
     r.require(sum == d, "split sizes add up to the split axis");
   } else {
-    r.require(imod(d, static_cast<int64_t>(n)) == 0, "the split axis divides into equal parts");
-    for (size_t i = 0; i < n; ++i) sizes.push_back(d / static_cast<int64_t>(n));
+    r.require(imod(d, r.lit(static_cast<int64_t>(n))) == 0, "the split axis divides into equal parts");
+    for (size_t i = 0; i < n; ++i) sizes.push_back(d / r.lit(static_cast<int64_t>(n)));
   }
   return sizes;
 }
@@ -246,21 +228,14 @@ void registerShapeOps(Registry& reg) {
             r.output(0, out);
           })
           .kernel([](KernelCall& k) {
-            const Shape& os = k.out(0).shape();
-            int64_t axis = k.attrInt("axis");
-            if (axis < 0) axis += static_cast<int64_t>(os.size());
-            int64_t outer = 1, inner = 1;
-            for (size_t a = 0; a < os.size(); ++a) {
-              if (static_cast<int64_t>(a) < axis) outer *= os[a];
-              if (static_cast<int64_t>(a) > axis) inner *= os[a];
-            }
+            const AxisSplit out(k.out(0).shape(), k.attrInt("axis"));
             const size_t sz = dtypeSize(k.out(0).dtype());
             uint8_t* y = k.out(0).bytes().data();
-            const int64_t outBlock = os[static_cast<size_t>(axis)] * inner;
+            const int64_t outBlock = out.size * out.inner;
             int64_t done = 0;
             for (size_t i = 0; i < k.inputCount(); ++i) {
-              const int64_t block = k.in(i).shape()[static_cast<size_t>(axis)] * inner;
-              for (int64_t o = 0; o < outer; ++o)
+              const int64_t block = k.in(i).shape()[static_cast<size_t>(out.axis)] * out.inner;
+              for (int64_t o = 0; o < out.outer; ++o)
                 std::memcpy(y + (o * outBlock + done) * sz, k.in(i).bytes().data() + o * block * sz,
                             static_cast<size_t>(block) * sz);
               done += block;
@@ -286,21 +261,14 @@ void registerShapeOps(Registry& reg) {
             }
           })
           .kernel([](KernelCall& k) {
-            const Shape& s = k.in(0).shape();
-            int64_t axis = k.attrInt("axis");
-            if (axis < 0) axis += static_cast<int64_t>(s.size());
-            int64_t outer = 1, inner = 1;
-            for (size_t a = 0; a < s.size(); ++a) {
-              if (static_cast<int64_t>(a) < axis) outer *= s[a];
-              if (static_cast<int64_t>(a) > axis) inner *= s[a];
-            }
+            const AxisSplit in(k.in(0).shape(), k.attrInt("axis"));
             const size_t sz = dtypeSize(k.in(0).dtype());
-            const int64_t inBlock = s[static_cast<size_t>(axis)] * inner;
+            const int64_t inBlock = in.size * in.inner;
             int64_t done = 0;
             for (size_t i = 0; i < k.outputCount(); ++i) {
               Tensor& out = k.out(i);
-              const int64_t block = out.shape()[static_cast<size_t>(axis)] * inner;
-              for (int64_t o = 0; o < outer; ++o)
+              const int64_t block = out.shape()[static_cast<size_t>(in.axis)] * in.inner;
+              for (int64_t o = 0; o < in.outer; ++o)
                 std::memcpy(out.bytes().data() + o * block * sz,
                             k.in(0).bytes().data() + (o * inBlock + done) * sz,
                             static_cast<size_t>(block) * sz);

@@ -35,7 +35,7 @@ Model matmulModel(Shape a, Shape b, Shape out) {
   m.opsets = {{"", 14}};
   m.graph.name = "g";
   m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, a), ValueInfo::tensor("b", DType::Float32, b)};
-  m.graph.nodes.push_back({.opType = "MatMul", .name = "mm", .inputs = {"a", "b"}, .outputs = {"y"}});
+  m.graph.nodes.push_back(Node::make("MatMul", {"a", "b"}, {"y"}, "mm"));
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, out)};
   return m;
 }
@@ -63,7 +63,7 @@ TEST(Validity, OurRuleRejectionNamesNodeOpAndShapes) {
   m.graph.name = "g";
   m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2, 3}),
                     ValueInfo::tensor("s", DType::Int64, {1})};
-  m.graph.nodes.push_back({.opType = "Reshape", .name = "r", .inputs = {"x", "s"}, .outputs = {"y"}});
+  m.graph.nodes.push_back(Node::make("Reshape", {"x", "s"}, {"y"}, "r"));
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {6})};
   auto why = whyInvalid(m);
   ASSERT_TRUE(why);

@@ -91,7 +91,7 @@ TEST(Registry, ConcreteAndSymbolicRulesAgreeOnEveryRegisteredNodeTest) {
 // A violated constraint: concrete checking throws naming op, node and shapes; the symbolic
 // rule, pinned to the same values, is unsatisfiable.
 TEST(Registry, ViolationsAreCaughtByBothInstantiations) {
-  Node node{.opType = "MatMul", .name = "mm", .inputs = {"a", "b"}, .outputs = {"y"}};
+  Node node = Node::make("MatMul", {"a", "b"}, {"y"}, "mm");
   const OpSpec& spec = *Registry::instance().find("MatMul");
   Tensor a(DType::Float32, {2, 3}), b(DType::Float32, {4, 5});
   std::vector<InputFacts> facts{{true, DType::Float32, a.shape(), &a}, {true, DType::Float32, b.shape(), &b}};
