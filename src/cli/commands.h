@@ -7,6 +7,7 @@
 namespace nncheck::cli {
 
 void addRunCommand(CLI::App& app);
+void addGenCommand(CLI::App& app);
 
 void setExitCode(int code);
 int exitCode();

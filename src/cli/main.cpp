@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("nncheck ") + NNCHECK_VERSION);
   app.require_subcommand(1);
   nncheck::cli::addRunCommand(app);
+  nncheck::cli::addGenCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

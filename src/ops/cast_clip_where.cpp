@@ -32,6 +32,7 @@ void registerCastClipWhere(Registry& reg) {
           .attr([] {
             AttrSpec a = requiredInt("to", 1, 11);
             a.intChoices = computeDTypeCodes();
+            a.sampling = AttrSampling::DType;
             return a;
           }())
           .shapeRule([](auto& r) {
@@ -52,7 +53,11 @@ void registerCastClipWhere(Registry& reg) {
           .types("T", numericTypes())
           .input("input", "T")
           .optionalInput("min", "T")
+          .weight()
+          .sampleShape([](SampleContext&) { return Shape{}; })
           .optionalInput("max", "T")
+          .weight()
+          .sampleShape([](SampleContext&) { return Shape{}; })
           .output("output")
           .shapeRule([](auto& r) {
             for (size_t i = 1; i < 3; ++i)

@@ -35,22 +35,24 @@ Window<I> slidingWindow(Rule<I>& r, const std::vector<I>& in, std::vector<I> ker
   w.dilations = withDilations ? intsOr(r, "dilations", s, 1) : std::vector<I>(s, r.lit(1));
   std::vector<I> pads = intsOr(r, "pads", 2 * s, 0);
   const std::string autoPad = r.attrString("auto_pad");
+  // ONNX 1.12's inference silently prefers pads over auto_pad; the spec forbids both.
+  r.check(!r.hasAttr("pads") || autoPad == "NOTSET", "pads is not set together with auto_pad");
   for (size_t i = 0; i < s; ++i) {
     r.require(w.kernel[i] >= 1, "kernel size >= 1 at spatial axis " + std::to_string(i));
     r.require(w.strides[i] >= 1, "stride >= 1 at spatial axis " + std::to_string(i));
     r.require(w.dilations[i] >= 1, "dilation >= 1 at spatial axis " + std::to_string(i));
     I eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    I pb = r.lit(0), pe = r.lit(0);
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      I out = ceilDiv(in[i], w.strides[i]);
-      I total = imax((out - 1) * w.strides[i] + eff - in[i], r.lit(0));
+      // The total padding that makes ceil(in / stride) windows, split as ONNX splits it.
+      I total = imax((ceilDiv(in[i], w.strides[i]) - 1) * w.strides[i] + eff - in[i], r.lit(0));
       I half = total / 2;
-      w.padsBegin.push_back(autoPad == "SAME_UPPER" ? half : total - half);
-      w.padsEnd.push_back(autoPad == "SAME_UPPER" ? total - half : half);
-      w.out.push_back(out);
-      continue;
+      pb = autoPad == "SAME_UPPER" ? half : total - half;
+      pe = autoPad == "SAME_UPPER" ? total - half : half;
+    } else if (autoPad == "NOTSET") {
+      pb = pads[i];
+      pe = pads[i + s];
     }
-    I pb = autoPad == "VALID" ? r.lit(0) : pads[i];
-    I pe = autoPad == "VALID" ? r.lit(0) : pads[i + s];
     r.require(pb >= 0 && pe >= 0, "pads >= 0 at spatial axis " + std::to_string(i));
     I span = in[i] + pb + pe - eff;
     r.require(span >= 0, "the (dilated) window fits the padded input at spatial axis " +
@@ -110,6 +112,7 @@ Window<I> convTransposeWindow(Rule<I>& r) {
   auto outPad = intsOr(r, "output_padding", s, 0);
   auto pads = intsOr(r, "pads", 2 * s, 0);
   const std::string autoPad = r.attrString("auto_pad");
+  r.check(!r.hasAttr("pads") || autoPad == "NOTSET", "pads is not set together with auto_pad");
   std::vector<I> outShape;
   if (r.hasAttr("output_shape")) {
     for (int64_t v : r.attrInts("output_shape")) outShape.push_back(r.lit(v));
@@ -120,11 +123,13 @@ Window<I> convTransposeWindow(Rule<I>& r) {
               "kernel, stride and dilation >= 1 at spatial axis " + std::to_string(i));
     r.require(outPad[i] >= 0 && (outPad[i] < w.strides[i] || outPad[i] < w.dilations[i]),
               "output_padding below stride or dilation at spatial axis " + std::to_string(i));
-    I full = w.strides[i] * (in[i] - 1) + outPad[i] + (w.kernel[i] - 1) * w.dilations[i] + 1;
+    const I eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    I full = w.strides[i] * (in[i] - 1) + outPad[i] + eff;
     if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      I out = outShape.empty() ? in[i] * w.strides[i] : outShape[i];
-      // A negative total padding (an output_shape past the full size) appends outputs that
-      // only the bias reaches.
+      // With output_shape, the pads that reach it; a negative total (an output_shape past the
+      // full size) appends outputs that only the bias reaches. With SAME, ONNX 1.12 pads
+      // max(0, eff - stride) in all, whatever the input size.
+      I out = outShape.empty() ? full - imax(eff - w.strides[i], r.lit(0)) : outShape[i];
       r.require(out >= 1, "output size >= 1 at spatial axis " + std::to_string(i));
       I total = imax(full - out, r.lit(0));
       I half = total / 2;
@@ -151,6 +156,40 @@ void requireGroups(Rule<I>& r, const I& channels, const I& wChannels, const I& o
   r.require(group >= 1, "group >= 1");
   r.require(channels == wChannels * group, "input channels equal W's channels times group");
   r.require(imod(outChannels, group) == 0, "output channels divisible by group");
+}
+
+int64_t attrOr(const Node& n, std::string_view name, int64_t def) {
+  const Attribute* a = n.attribute(name);
+  return a ? a->i : def;
+}
+
+// A kernel size per spatial axis: kernel_shape when the node has it, else small sizes.
+Shape sampledKernel(SampleContext& c, size_t spatial) {  // spatial: rank - 2, rank >= 3
+  if (const Attribute* k = c.node.attribute("kernel_shape")) return k->ints;
+  Shape k;
+  for (size_t i = 0; i < spatial; ++i) k.push_back(c.rng.uniform(1, 3));
+  return k;
+}
+
+// Conv's W: [M, C / group, kernel...] with M a multiple of group.
+Shape convWeightShape(SampleContext& c) {
+  const Shape& x = c.shape(0);
+  if (x.size() < 3) return x;  // the rule rejects it
+  const int64_t g = attrOr(c.node, "group", 1);
+  Shape w{g * c.rng.uniform(1, std::max<int64_t>(1, c.maxDim / g)), std::max<int64_t>(1, x[1] / g)};
+  Shape k = sampledKernel(c, x.size() - 2);
+  w.insert(w.end(), k.begin(), k.end());
+  return w;
+}
+
+// ConvTranspose's W: [C, M / group, kernel...].
+Shape convTransposeWeightShape(SampleContext& c) {
+  const Shape& x = c.shape(0);
+  if (x.size() < 3) return x;
+  Shape w{x[1], c.rng.uniform(1, 4)};
+  Shape k = sampledKernel(c, x.size() - 2);
+  w.insert(w.end(), k.begin(), k.end());
+  return w;
 }
 
 AttrSpec autoPadAttr() {
@@ -365,14 +404,18 @@ void registerConvPool(Registry& reg) {
           .types("T", floatTypes())
           .input("X", "T")
           .input("W", "T")
+          .weight()
+          .sampleShape(convWeightShape)
           .optionalInput("B", "T")
+          .weight()
+          .sampleShape([](SampleContext& c) { return Shape{c.dim(1, 0)}; })
           .output("Y")
           .attr(autoPadAttr())
-          .attr(symbolicInts("dilations", 1, 3))
+          .attr(spatialInts("dilations", 1, 1, 2))
           .attr(symbolicInt("group", 1, 1, 4))
-          .attr(symbolicInts("kernel_shape", 1, 5))
-          .attr(symbolicInts("pads", 0, 3))
-          .attr(symbolicInts("strides", 1, 3))
+          .attr(spatialInts("kernel_shape", 1, 1, 5))
+          .attr(spatialInts("pads", 2, 0, 2))
+          .attr(spatialInts("strides", 1, 1, 3))
           .shapeRule([](auto& r) {
             Window w = convWindow(r);
             requireGroups(r, r.dim(0, 1), r.dim(1, 1), r.dim(1, 0));
@@ -391,16 +434,22 @@ void registerConvPool(Registry& reg) {
           .types("T", floatTypes())
           .input("X", "T")
           .input("W", "T")
+          .weight()
+          .sampleShape(convTransposeWeightShape)
           .optionalInput("B", "T")
+          .weight()
+          .sampleShape([](SampleContext& c) {
+            return Shape{c.dim(1, 1) * attrOr(c.node, "group", 1)};
+          })
           .output("Y")
           .attr(autoPadAttr())
-          .attr(symbolicInts("dilations", 1, 3))
+          .attr(spatialInts("dilations", 1, 1, 2))
           .attr(symbolicInt("group", 1, 1, 4))
-          .attr(symbolicInts("kernel_shape", 1, 5))
-          .attr(intsAttr("output_shape"))
-          .attr(symbolicInts("output_padding", 0, 2))
-          .attr(symbolicInts("pads", 0, 3))
-          .attr(symbolicInts("strides", 1, 3))
+          .attr(spatialInts("kernel_shape", 1, 1, 5))
+          .attr(withSampling(intsAttr("output_shape"), AttrSampling::Never))
+          .attr(spatialInts("output_padding", 1, 0, 1))
+          .attr(spatialInts("pads", 2, 0, 2))
+          .attr(spatialInts("strides", 1, 1, 3))
           .shapeRule([](auto& r) {
             Window w = convTransposeWindow(r);
             auto group = r.symInt("group");
@@ -426,15 +475,15 @@ void registerConvPool(Registry& reg) {
           .optionalOutput("Indices")
           .attr(autoPadAttr())
           .attr(intChoiceAttr("ceil_mode", 0, {0, 1}))
-          .attr(symbolicInts("dilations", 1, 3))
+          .attr(spatialInts("dilations", 1, 1, 2))
           .attr([] {
-            AttrSpec a = symbolicInts("kernel_shape", 1, 5);
+            AttrSpec a = spatialInts("kernel_shape", 1, 1, 4);
             a.required = true;
             return a;
           }())
-          .attr(symbolicInts("pads", 0, 3))
+          .attr(spatialInts("pads", 2, 0, 2))
           .attr(intChoiceAttr("storage_order", 0, {0, 1}))
-          .attr(symbolicInts("strides", 1, 3))
+          .attr(spatialInts("strides", 1, 1, 3))
           .shapeRule([](auto& r) {
             Window w = poolWindow(r, true);
             for (size_t i = 0; i < w.kernel.size(); ++i)
@@ -457,12 +506,12 @@ void registerConvPool(Registry& reg) {
           .attr(intChoiceAttr("ceil_mode", 0, {0, 1}))
           .attr(intChoiceAttr("count_include_pad", 0, {0, 1}))
           .attr([] {
-            AttrSpec a = symbolicInts("kernel_shape", 1, 5);
+            AttrSpec a = spatialInts("kernel_shape", 1, 1, 4);
             a.required = true;
             return a;
           }())
-          .attr(symbolicInts("pads", 0, 3))
-          .attr(symbolicInts("strides", 1, 3))
+          .attr(spatialInts("pads", 2, 0, 2))
+          .attr(spatialInts("strides", 1, 1, 3))
           .shapeRule([](auto& r) {
             Window w = poolWindow(r, false);
             for (size_t i = 0; i < w.kernel.size(); ++i)

@@ -98,13 +98,15 @@ void registerElementwiseBinary(Registry& reg) {
     if constexpr (std::is_integral_v<decltype(a)>) return wrapMul(a, b);
     else return a * b;
   }));
-  reg.add(binary("Div", 7, numericTypes(), [](auto a, auto b) { return divide(a, b); }));
+  reg.add(std::move(binary("Div", 7, numericTypes(), [](auto a, auto b) { return divide(a, b); })
+                        .domain(ValueDomain::NonZeroIfInteger)));
 
   reg.add(std::move(
       OpSpec("Mod", 10)
           .types("T", numericTypes())
           .input("A", "T")
           .input("B", "T")
+          .domain(ValueDomain::NonZeroIfInteger)
           .output("C")
           .attr(intChoiceAttr("fmod", 0, {0, 1}))
           .shapeRule([](auto& r) {
@@ -169,6 +171,20 @@ void registerElementwiseBinary(Registry& reg) {
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .input("X", "T")
           .input("slope", "T")
+          .weight()
+          .sampleShape([](SampleContext& c) {
+            // One slope per channel, one for all, or one per element.
+            const Shape& x = c.shape(0);
+            switch (c.rng.uniform(0, 2)) {
+              case 0: if (x.size() >= 2) {
+                Shape s(x.size() - 1, 1);
+                s[0] = x[1];
+                return s;
+              } [[fallthrough]];
+              case 1: return Shape{1};
+              default: return x;
+            }
+          })
           .output("Y")
           .shapeRule([](auto& r) {
             requireUnidirectional(r, 1, r.dims(0), "slope");

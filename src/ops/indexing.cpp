@@ -7,6 +7,10 @@
 namespace nncheck::ops {
 namespace {
 
+Tensor int64Vector(const std::vector<int64_t>& v) {
+  return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+}
+
 template <class I>
 struct SliceAxis {
   I start, length;
@@ -17,6 +21,7 @@ struct SliceAxis {
 // for axes it does not name). Start and end clamp as the ONNX spec says.
 template <class I>
 std::vector<SliceAxis<I>> sliceGeometry(Rule<I>& r) {
+  r.check(r.rank(0) >= 1, "the input is not a scalar (ONNX infers no shape for that)");
   const auto& starts = r.values(1);
   const auto& ends = r.values(2);
   const size_t n = starts.size();
@@ -67,8 +72,14 @@ void registerIndexing(Registry& reg) {
           .types("Tind", indexTypes())
           .input("data", "T")
           .input("indices", "Tind")
+          .domain(ValueDomain::Indices)
+          .sampleShape([](SampleContext& c) {
+            Shape s;
+            for (int64_t r = c.rng.uniform(0, 2); r > 0; --r) s.push_back(c.rng.uniform(1, 4));
+            return s;
+          })
           .output("output")
-          .attr(intAttr("axis", 0, -4, 3))
+          .attr(axisAttr("axis", 0))
           .shapeRule([](auto& r) {
             r.check(r.rank(0) >= 1, "data has rank >= 1");
             const int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
@@ -104,9 +115,37 @@ void registerIndexing(Registry& reg) {
           .types("Tind", indexTypes())
           .input("data", "T")
           .input("starts", "Tind", InputRole::ShapeValues)
+          .sampleValues([](SampleContext& c) {
+            std::vector<int64_t> starts;
+            for (int64_t d : c.shape(0)) starts.push_back(c.rng.chance(0.5) ? 0 : c.rng.uniform(-d, d - 1));
+            return int64Vector(starts);
+          })
           .input("ends", "Tind", InputRole::ShapeValues)
+          .sampleValues([](SampleContext& c) {
+            // A non-empty slice of each axis (for positive steps).
+            const Shape& in = c.shape(0);
+            auto starts = c.inputValues.at(1)->toInt64s();
+            std::vector<int64_t> ends;
+            for (size_t a = 0; a < in.size(); ++a) {
+              int64_t s = starts[a] < 0 ? starts[a] + in[a] : starts[a];
+              int64_t e = c.rng.uniform(s + 1, in[a]);
+              ends.push_back(c.rng.chance(0.2) && e < in[a] ? e - in[a] : e);  // at times from the end
+            }
+            return int64Vector(ends);
+          })
           .optionalInput("axes", "Tind", InputRole::AxesValues)
+          .sampleValues([](SampleContext& c) {
+            std::vector<int64_t> axes;
+            const int64_t r = static_cast<int64_t>(c.shape(0).size());
+            for (int64_t a = 0; a < r; ++a) axes.push_back(c.rng.chance(0.3) ? a - r : a);
+            return int64Vector(axes);
+          })
           .optionalInput("steps", "Tind", InputRole::AxesValues)
+          .sampleValues([](SampleContext& c) {
+            std::vector<int64_t> steps;
+            for (size_t a = 0; a < c.shape(0).size(); ++a) steps.push_back(c.rng.chance(0.75) ? 1 : 2);
+            return int64Vector(steps);
+          })
           .output("output")
           .shapeRule([](auto& r) {
             std::vector<std::decay_t<decltype(r.lit(0))>> out;

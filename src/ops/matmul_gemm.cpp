@@ -73,6 +73,17 @@ void registerMatMulGemm(Registry& reg) {
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .input("A", "T")
           .input("B", "T")
+          .sampleShape([](SampleContext& c) {
+            // [..., k, n] for A = [..., m, k]: sometimes a plain matrix, sometimes a vector.
+            Shape a = c.shape(0), b;
+            if (a.empty()) return a;
+            const int64_t k = a.back(), n = c.rng.uniform(1, c.maxDim);
+            if (a.size() >= 3 && c.rng.chance(0.5)) b.assign(a.begin(), a.end() - 2);
+            if (c.rng.chance(0.15)) return Shape{k};
+            b.push_back(k);
+            b.push_back(n);
+            return b;
+          })
           .output("Y")
           .shapeRule([](auto& r) {
             r.check(r.rank(0) >= 1 && r.rank(1) >= 1, "MatMul operands have rank >= 1");
@@ -93,7 +104,21 @@ void registerMatMulGemm(Registry& reg) {
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .input("A", "T")
           .input("B", "T")
+          .weight()
+          .sampleShape([](SampleContext& c) {
+            const bool ta = c.node.attribute("transA") && c.node.attribute("transA")->i;
+            const int64_t k = c.dim(0, ta ? 0 : 1);
+            const int64_t n = c.rng.uniform(1, c.maxDim);
+            bool tb = c.node.attribute("transB") && c.node.attribute("transB")->i;
+            return tb ? Shape{n, k} : Shape{k, n};
+          })
           .optionalInput("C", "T")
+          .weight()
+          .sampleShape([](SampleContext& c) {
+            bool tb = c.node.attribute("transB") && c.node.attribute("transB")->i;
+            const int64_t n = c.dim(1, tb ? 0 : 1);
+            return c.rng.chance(0.7) ? Shape{n} : Shape{1};
+          })
           .output("Y")
           .attr(floatAttr("alpha", 1.0f, 0.5, 2.0))
           .attr(floatAttr("beta", 1.0f, 0.5, 2.0))

@@ -13,7 +13,7 @@ OpSpec softmax(std::string type) {
           .types("T", floatTypes())
           .input("input", "T")
           .output("output")
-          .attr(intAttr("axis", -1, -4, 3))
+          .attr(axisAttr("axis", -1))
           .shapeRule([](auto& r) {
             r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
             r.output(0, r.dims(0));
@@ -61,6 +61,8 @@ void normalizeChannels(KernelCall& k, const std::vector<double>& mean,
     }
 }
 
+Shape channelVector(SampleContext& c) { return {c.dim(0, 1)}; }
+
 template <class I>
 void requireChannelVector(Rule<I>& r, size_t i, const std::string& what) {
   r.check(r.rank(i) == 1, what + " is a vector");
@@ -77,9 +79,18 @@ void registerNormalization(Registry& reg) {
           .types("T2", floatTypes())
           .input("X", "T")
           .input("scale", "T1")
+          .weight()
+          .sampleShape(channelVector)
           .input("B", "T1")
+          .weight()
+          .sampleShape(channelVector)
           .input("input_mean", "T2")
+          .weight()
+          .sampleShape(channelVector)
           .input("input_var", "T2")
+          .weight()
+          .domain(ValueDomain::Positive)
+          .sampleShape(channelVector)
           .output("Y")
           .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
           .attr(floatAttr("momentum", 0.9f, 0.5, 0.99))
@@ -108,7 +119,11 @@ void registerNormalization(Registry& reg) {
           .types("T", floatTypes())
           .input("input", "T")
           .input("scale", "T")
+          .weight()
+          .sampleShape(channelVector)
           .input("B", "T")
+          .weight()
+          .sampleShape(channelVector)
           .output("output")
           .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
           .shapeRule([](auto& r) {

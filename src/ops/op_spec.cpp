@@ -216,6 +216,35 @@ AttrSpec requiredInt(std::string name, int64_t lo, int64_t hi) {
   return a;
 }
 
+AttrSpec axisAttr(std::string name, int64_t def) {
+  return withSampling(intAttr(std::move(name), def, -4, 3), AttrSampling::Axis);
+}
+
+AttrSpec spatialInts(std::string name, int perAxis, int64_t lo, int64_t hi) {
+  AttrSpec a = symbolicInts(std::move(name), lo, hi);
+  a.perSpatialAxis = perAxis;
+  return a;
+}
+
+AttrSpec withSampling(AttrSpec a, AttrSampling s) {
+  a.sampling = s;
+  return a;
+}
+
+const Shape& SampleContext::shape(size_t i) const {
+  if (i >= inputShapes.size() || !inputShapes[i])
+    throw std::logic_error(node.opType + ": sampler asked for input " + std::to_string(i) +
+                           " before it was chosen");
+  return *inputShapes[i];
+}
+
+int64_t SampleContext::dim(size_t i, int64_t axis, int64_t fallback) const {
+  const Shape& s = shape(i);
+  const int64_t r = static_cast<int64_t>(s.size());
+  if (axis < 0) axis += r;
+  return axis >= 0 && axis < r ? s[static_cast<size_t>(axis)] : fallback;
+}
+
 // ---------------- dtype sets ----------------
 
 std::vector<DType> floatTypes() { return {DType::Float32, DType::Float64, DType::Float16}; }

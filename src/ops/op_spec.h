@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
 #include "nncheck/graph.h"
 #include "ops/rule.h"
 
@@ -28,17 +29,51 @@ enum class InputRole {
   FloatValues,  // float values that scale dims (Resize's scales): concrete
 };
 
+// Values an input needs so that the kernel runs without error.
+enum class ValueDomain {
+  Any,
+  NonZeroIfInteger,  // a divisor: integer division by zero is an error
+  Indices,           // valid indices into input 0 along the "axis" attribute (Gather)
+  Positive,          // variances and the like
+};
+
+// What a generator knows when it asks an op for a hint: the node so far (structural
+// attributes chosen), the shapes of the inputs chosen so far, and the size limits.
+struct SampleContext {
+  Rng& rng;
+  const Node& node;
+  std::vector<std::optional<Shape>> inputShapes;  // by input index; nullopt: not chosen yet
+  std::vector<const Tensor*> inputValues;         // contents of shape operands sampled so far
+  int64_t maxDim = 8;
+  int64_t maxRank = 5;
+  const Shape& shape(size_t i) const;  // throws when input i has no shape yet
+  // Dim `axis` of input i (negative counts from the end), or `fallback` when there is none:
+  // hints must cope with any draw, the rule rejects the bad ones.
+  int64_t dim(size_t i, int64_t axis, int64_t fallback = 1) const;
+};
+
+// Generation hints, written in the op's one place: the contents of a shape operand, or the
+// shape of a fresh weight. A hint proposes; the shape rule decides.
+using ValueSampler = std::function<Tensor(SampleContext&)>;
+using ShapeSampler = std::function<Shape(SampleContext&)>;
+
 struct InputSpec {
   std::string name;
   std::string typeVar;
   bool optional = false;
   bool variadic = false;  // this and every later input (at least one)
   InputRole role = InputRole::Data;
+  bool weight = false;    // a parameter: an initializer when the generator is told so
+  ValueDomain domain = ValueDomain::Any;
+  ValueSampler values;    // shape operands: their contents
+  ShapeSampler shape;     // fresh inputs: their shape (default: input 0's shape)
+  bool generated = true;  // optional inputs a generator never sets (Resize's roi)
 };
 
 struct OutputSpec {
   std::string name;
   bool optional = false;
+  int maxCount = 1;  // > 1: a variadic output list of 1..maxCount outputs (Split)
 };
 
 struct TypeVarSpec {
@@ -48,6 +83,17 @@ struct TypeVarSpec {
 
 // An attribute's declaration. `choices`/`intChoices`, when set, are the values the kernel
 // supports (others are Unsupported); [lo, hi] is only where a generator samples.
+// How a generator draws an attribute's value, beyond [lo, hi] and the choices.
+enum class AttrSampling {
+  Range,          // ints in [lo, hi] by bins, floats in [flo, fhi], strings and ints from choices
+  Axis,           // an axis of input 0: [-rank, rank)
+  AxisInclusive,  // [-rank, rank] (Flatten)
+  Permutation,    // of input 0's axes (Transpose)
+  AxesSubset,     // distinct axes of input 0 (Reduce*)
+  DType,          // a dtype code among the generator's dtypes (Cast)
+  Never,          // left unset by generators
+};
+
 struct AttrSpec {
   std::string name;
   Attribute::Kind kind = Attribute::Kind::Int;
@@ -58,6 +104,8 @@ struct AttrSpec {
   double flo = 0, fhi = 0;
   std::vector<std::string> choices;
   std::vector<int64_t> intChoices;
+  AttrSampling sampling = AttrSampling::Range;
+  int perSpatialAxis = 0;  // int lists: values per spatial axis of input 0 (rank - 2)
 };
 
 // What a kernel sees: the node, its inputs, and outputs already shaped by the shape rule.
@@ -111,23 +159,45 @@ struct OpSpec {
     return *this;
   }
   OpSpec& input(std::string name, std::string typeVar, InputRole role = InputRole::Data) {
-    inputs.push_back({std::move(name), std::move(typeVar), false, false, role});
-    return *this;
+    return addInput(std::move(name), std::move(typeVar), false, false, role);
   }
   OpSpec& optionalInput(std::string name, std::string typeVar, InputRole role = InputRole::Data) {
-    inputs.push_back({std::move(name), std::move(typeVar), true, false, role});
-    return *this;
+    return addInput(std::move(name), std::move(typeVar), true, false, role);
   }
   OpSpec& variadicInput(std::string name, std::string typeVar) {
-    inputs.push_back({std::move(name), std::move(typeVar), false, true, InputRole::Data});
+    return addInput(std::move(name), std::move(typeVar), false, true, InputRole::Data);
+  }
+  // Modifiers of the input declared last.
+  OpSpec& weight() {
+    inputs.back().weight = true;
+    return *this;
+  }
+  OpSpec& domain(ValueDomain d) {
+    inputs.back().domain = d;
+    return *this;
+  }
+  OpSpec& sampleValues(ValueSampler f) {
+    inputs.back().values = std::move(f);
+    return *this;
+  }
+  OpSpec& sampleShape(ShapeSampler f) {
+    inputs.back().shape = std::move(f);
+    return *this;
+  }
+  OpSpec& notGenerated() {
+    inputs.back().generated = false;
+    return *this;
+  }
+  OpSpec& variadicOutput(std::string name, int maxCount) {
+    outputs.push_back(OutputSpec{std::move(name), false, maxCount});
     return *this;
   }
   OpSpec& output(std::string name) {
-    outputs.push_back({std::move(name), false});
+    outputs.push_back(OutputSpec{std::move(name), false, 1});
     return *this;
   }
   OpSpec& optionalOutput(std::string name) {
-    outputs.push_back({std::move(name), true});
+    outputs.push_back(OutputSpec{std::move(name), true, 1});
     return *this;
   }
   OpSpec& attr(AttrSpec a) {
@@ -147,6 +217,19 @@ struct OpSpec {
   }
 
   // --- queries ---
+ private:
+  OpSpec& addInput(std::string name, std::string typeVar, bool optional, bool variadic, InputRole role) {
+    InputSpec in;
+    in.name = std::move(name);
+    in.typeVar = std::move(typeVar);
+    in.optional = optional;
+    in.variadic = variadic;
+    in.role = role;
+    inputs.push_back(std::move(in));
+    return *this;
+  }
+
+ public:
   const AttrSpec* attrSpec(std::string_view name) const;
   const TypeVarSpec* typeVar(std::string_view name) const;
   const InputSpec& inputSpec(size_t i) const;  // variadic inputs repeat the last spec
@@ -164,6 +247,9 @@ AttrSpec intsAttr(std::string name);                // optional, no default
 AttrSpec symbolicInts(std::string name, int64_t lo, int64_t hi);  // optional, symbolic
 AttrSpec symbolicInt(std::string name, int64_t def, int64_t lo, int64_t hi);
 AttrSpec requiredInt(std::string name, int64_t lo, int64_t hi);
+AttrSpec axisAttr(std::string name, int64_t def);             // sampled as an axis of input 0
+AttrSpec spatialInts(std::string name, int perAxis, int64_t lo, int64_t hi);  // symbolic, per spatial axis
+AttrSpec withSampling(AttrSpec a, AttrSampling s);
 
 // Dtype sets used by many specs, in ONNX's type-constraint terms.
 std::vector<DType> floatTypes();             // float16, float32, float64

@@ -62,6 +62,16 @@ std::vector<int64_t> reductionMap(const Shape& in, const std::vector<int64_t>& a
 
 enum class Reduce { Sum, Mean, Max, Min, Prod };
 
+// Distinct axes of input 0, some of them negative, at least one.
+Tensor sampleAxesSubset(SampleContext& c) {
+  std::vector<int64_t> axes;
+  const int64_t r = static_cast<int64_t>(c.shape(0).size());
+  for (int64_t a = 0; a < r; ++a)
+    if (c.rng.chance(0.4)) axes.push_back(c.rng.chance(0.3) ? a - r : a);
+  if (axes.empty() && r > 0) axes.push_back(c.rng.uniform(0, r - 1));
+  return Tensor::fromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
+}
+
 template <class T>
 void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) {
   using Acc = std::conditional_t<isFloatLike<T>, double, int64_t>;
@@ -128,9 +138,10 @@ OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsI
   if (axesAsInput) {
     s.types("tensor(int64)", {DType::Int64});
     s.optionalInput("axes", "tensor(int64)", InputRole::AxesValues);
+    s.sampleValues(sampleAxesSubset);
     s.attr(intChoiceAttr("noop_with_empty_axes", 0, {0, 1}));
   } else {
-    s.attr(intsAttr("axes"));
+    s.attr(withSampling(intsAttr("axes"), AttrSampling::AxesSubset));
   }
   s.output("reduced").attr(intChoiceAttr("keepdims", 1, {0, 1}));
   auto rule = [axesAsInput](auto& r) {
@@ -155,7 +166,7 @@ OpSpec argExtreme(std::string type) {
           .types("T", numericTypes())
           .input("data", "T")
           .output("reduced")
-          .attr(intAttr("axis", 0, -4, 3))
+          .attr(axisAttr("axis", 0))
           .attr(intChoiceAttr("keepdims", 1, {0, 1}))
           .attr(intChoiceAttr("select_last_index", 0, {0, 1}))
           .shapeRule([](auto& r) {
@@ -202,6 +213,10 @@ void registerReductions(Registry& reg) {
           .types("T2", indexTypes())
           .input("x", "T")
           .input("axis", "T2", InputRole::AxesValues)
+          .sampleValues([](SampleContext& c) {
+            const int64_t r = static_cast<int64_t>(c.shape(0).size());
+            return Tensor::scalar<int64_t>(r == 0 ? 0 : c.rng.uniform(-r, r - 1));
+          })
           .output("y")
           .attr(intChoiceAttr("exclusive", 0, {0, 1}))
           .attr(intChoiceAttr("reverse", 0, {0, 1}))

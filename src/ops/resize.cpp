@@ -135,8 +135,24 @@ void registerResize(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("X", "T1")
           .optionalInput("roi", "T2")
+          .notGenerated()
           .optionalInput("scales", "tensor(float)", InputRole::FloatValues)
+          .sampleValues([](SampleContext& c) {
+            // Batch and channels keep their size; spatial axes scale by simple factors.
+            const Shape& in = c.shape(0);
+            std::vector<float> scales;
+            for (size_t a = 0; a < in.size(); ++a)
+              scales.push_back(a < 2 && in.size() > 2 ? 1.0f : c.rng.pick(std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f, 3.0f}));
+            return Tensor::fromVector<float>({static_cast<int64_t>(scales.size())}, scales);
+          })
           .optionalInput("sizes", "tensor(int64)", InputRole::ShapeValues)
+          .sampleValues([](SampleContext& c) {
+            const Shape& in = c.shape(0);
+            std::vector<int64_t> sizes;
+            for (size_t a = 0; a < in.size(); ++a)
+              sizes.push_back(a < 2 && in.size() > 2 ? in[a] : c.rng.uniform(1, 2 * in[a]));
+            return Tensor::fromVector<int64_t>({static_cast<int64_t>(sizes.size())}, sizes);
+          })
           .output("Y")
           .attr(stringAttr("coordinate_transformation_mode", "half_pixel",
                            {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",

@@ -43,6 +43,7 @@ std::vector<int64_t> squeezeAxes(Rule<I>& r) {
 
 template <class I>
 std::vector<int64_t> transposePerm(Rule<I>& r) {
+  r.check(r.rank(0) >= 1, "the input is not a scalar (ONNX infers no shape for that)");
   std::vector<int64_t> perm;
   if (r.hasAttr("perm")) {
     perm = r.attrInts("perm");
@@ -91,6 +92,42 @@ int64_t padSource(int64_t x, int64_t d, const std::string& mode) {
   return x < d ? x : period - x;
 }
 
+// --- generation hints ---
+
+Tensor int64Vector(const std::vector<int64_t>& v) {
+  return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+}
+
+// A new shape with the same element count: a random factorization, at times with -1 or 0.
+Tensor sampleReshape(SampleContext& c) {
+  const Shape& in = c.shape(0);
+  int64_t rest = elementCount(in);
+  const int64_t rank = c.rng.uniform(1, c.maxRank);
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i + 1 < rank; ++i) {
+    std::vector<int64_t> divisors;
+    for (int64_t d = 1; d <= rest && d <= c.maxDim * 4; ++d)
+      if (rest % d == 0) divisors.push_back(d);
+    out.push_back(c.rng.pick(divisors));
+    rest /= out.back();
+  }
+  out.push_back(rest);
+  c.rng.shuffle(out);
+  if (c.rng.chance(0.3)) out[c.rng.index(out.size())] = -1;
+  else if (c.rng.chance(0.2) && out[0] == (in.empty() ? -2 : in[0])) out[0] = 0;
+  return int64Vector(out);
+}
+
+// A shape input 0 broadcasts to: its 1s widened, at times with new leading axes.
+Tensor sampleExpand(SampleContext& c) {
+  std::vector<int64_t> out;
+  const Shape& in = c.shape(0);
+  const int64_t extra = c.rng.chance(0.3) ? c.rng.uniform(0, std::max<int64_t>(0, c.maxRank - static_cast<int64_t>(in.size()))) : 0;
+  for (int64_t i = 0; i < extra; ++i) out.push_back(c.rng.uniform(1, 3));
+  for (int64_t d : in) out.push_back(d == 1 && c.rng.chance(0.6) ? c.rng.uniform(1, c.maxDim) : (c.rng.chance(0.2) ? 1 : d));
+  return int64Vector(out);
+}
+
 }  // namespace
 
 void registerShapeOps(Registry& reg) {
@@ -100,6 +137,7 @@ void registerShapeOps(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("data", "T")
           .input("shape", "tensor(int64)", InputRole::ShapeValues)
+          .sampleValues(sampleReshape)
           .output("reshaped")
           .attr(intChoiceAttr("allowzero", 0, {0, 1}))
           .shapeRule([](auto& r) {
@@ -134,7 +172,7 @@ void registerShapeOps(Registry& reg) {
           .types("T", allTypes())
           .input("input", "T")
           .output("output")
-          .attr(intAttr("axis", 1, 0, 4))
+          .attr(withSampling(intAttr("axis", 1, 0, 4), AttrSampling::AxisInclusive))
           .shapeRule([](auto& r) {
             int64_t axis = r.attrInt("axis");
             r.check(axis >= -r.rank(0) && axis <= r.rank(0), "axis within [-rank, rank]");
@@ -150,6 +188,15 @@ void registerShapeOps(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("data", "T")
           .optionalInput("axes", "tensor(int64)", InputRole::AxesValues)
+          .sampleValues([](SampleContext& c) {
+            // Some of the axes of size 1 (an axis of another size when there is none).
+            std::vector<int64_t> axes;
+            const Shape& in = c.shape(0);
+            for (size_t a = 0; a < in.size(); ++a)
+              if (in[a] == 1 && c.rng.chance(0.7)) axes.push_back(static_cast<int64_t>(a));
+            if (axes.empty()) axes.push_back(in.empty() ? 0 : c.rng.uniform(0, static_cast<int64_t>(in.size()) - 1));
+            return int64Vector(axes);
+          })
           .output("squeezed")
           .shapeRule([](auto& r) {
             auto axes = squeezeAxes(r);
@@ -171,6 +218,17 @@ void registerShapeOps(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("data", "T")
           .input("axes", "tensor(int64)", InputRole::AxesValues)
+          .sampleValues([](SampleContext& c) {
+            const int64_t r = static_cast<int64_t>(c.shape(0).size());
+            const int64_t n = std::max<int64_t>(1, std::min<int64_t>(c.rng.uniform(1, 2), c.maxRank - r));
+            std::vector<int64_t> axes;
+            for (int64_t a = 0; a < r + n; ++a) axes.push_back(a);
+            c.rng.shuffle(axes);
+            axes.resize(static_cast<size_t>(n));
+            for (int64_t& a : axes)
+              if (c.rng.chance(0.3)) a -= r + n;
+            return int64Vector(axes);
+          })
           .output("expanded")
           .shapeRule([](auto& r) {
             const int64_t outRank = r.rank(0) + static_cast<int64_t>(r.axes(1).size());
@@ -189,7 +247,7 @@ void registerShapeOps(Registry& reg) {
           .types("T", allTypes())
           .input("data", "T")
           .output("transposed")
-          .attr(intsAttr("perm"))
+          .attr(withSampling(intsAttr("perm"), AttrSampling::Permutation))
           .shapeRule([](auto& r) {
             auto perm = transposePerm(r);
             std::vector<std::decay_t<decltype(r.lit(0))>> out;
@@ -211,8 +269,17 @@ void registerShapeOps(Registry& reg) {
       OpSpec("Concat", 4)
           .types("T", allTypes())
           .variadicInput("inputs", "T")
+          .sampleShape([](SampleContext& c) {
+            // Input 0's shape with another size along the axis.
+            Shape s = c.shape(0);
+            const int64_t r = static_cast<int64_t>(s.size());
+            int64_t axis = c.node.attribute("axis") ? c.node.attribute("axis")->i : 0;
+            if (axis < 0) axis += r;
+            if (axis >= 0 && axis < r) s[static_cast<size_t>(axis)] = c.rng.uniform(1, c.maxDim);
+            return s;
+          })
           .output("concat_result")
-          .attr(requiredInt("axis", -4, 3))
+          .attr(withSampling(requiredInt("axis", -4, 3), AttrSampling::Axis))
           .shapeRule([](auto& r) {
             int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
             auto out = r.dims(0);
@@ -248,8 +315,24 @@ void registerShapeOps(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("input", "T")
           .optionalInput("split", "tensor(int64)", InputRole::ShapeValues)
-          .output("outputs")
-          .attr(intAttr("axis", 0, -4, 3))
+          .sampleValues([](SampleContext& c) {
+            // A random composition of the axis into one part per output.
+            const Shape& in = c.shape(0);
+            int64_t axis = c.node.attribute("axis") ? c.node.attribute("axis")->i : 0;
+            if (axis < 0) axis += static_cast<int64_t>(in.size());
+            const int64_t n = static_cast<int64_t>(c.node.outputs.size());
+            int64_t rest = axis >= 0 && axis < static_cast<int64_t>(in.size()) ? in[static_cast<size_t>(axis)] : n;
+            std::vector<int64_t> parts;
+            for (int64_t i = 0; i + 1 < n; ++i) {
+              int64_t p = c.rng.uniform(1, std::max<int64_t>(1, rest - (n - 1 - i)));
+              parts.push_back(p);
+              rest -= p;
+            }
+            parts.push_back(rest);
+            return int64Vector(parts);
+          })
+          .variadicOutput("outputs", 3)
+          .attr(axisAttr("axis", 0))
           .shapeRule([](auto& r) {
             int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
             r.check(!r.node().outputs.empty(), "Split has at least one output");
@@ -282,7 +365,14 @@ void registerShapeOps(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("data", "T")
           .input("pads", "tensor(int64)", InputRole::ShapeValues)
+          .sampleValues([](SampleContext& c) {
+            std::vector<int64_t> pads;
+            for (size_t i = 0; i < 2 * c.shape(0).size(); ++i) pads.push_back(c.rng.chance(0.5) ? 0 : c.rng.uniform(1, 2));
+            return int64Vector(pads);
+          })
           .optionalInput("constant_value", "T")
+          .weight()
+          .sampleShape([](SampleContext&) { return Shape{}; })
           .output("output")
           .attr(stringAttr("mode", "constant", {"constant", "reflect", "edge"}))
           .shapeRule([](auto& r) {
@@ -335,6 +425,7 @@ void registerShapeOps(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("input", "T")
           .input("shape", "tensor(int64)", InputRole::ShapeValues)
+          .sampleValues(sampleExpand)
           .output("output")
           .shapeRule([](auto& r) {
             r.check(r.rank(1) == 1, "shape is a vector");
@@ -356,6 +447,11 @@ void registerShapeOps(Registry& reg) {
           .types("tensor(int64)", {DType::Int64})
           .input("input", "T")
           .input("repeats", "tensor(int64)", InputRole::ShapeValues)
+          .sampleValues([](SampleContext& c) {
+            std::vector<int64_t> reps;
+            for (size_t i = 0; i < c.shape(0).size(); ++i) reps.push_back(c.rng.chance(0.6) ? 1 : c.rng.uniform(2, 3));
+            return int64Vector(reps);
+          })
           .output("output")
           .shapeRule([](auto& r) {
             const auto& rep = r.values(1);

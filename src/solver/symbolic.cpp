@@ -6,9 +6,11 @@ SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& no
                        const std::vector<ops::InputFacts>& facts) {
   SymbolicNode s;
   s.ctx = &ctx;
-  auto var = [&](const std::string& name, int64_t value) {
+  using Kind = SymbolicNode::Binding::Kind;
+  auto var = [&](const std::string& name, int64_t value, Kind kind, size_t input, size_t pos,
+                 const std::string& attr = "") {
     z3::expr v = ctx.int_const(name.c_str());
-    s.bindings.emplace_back(v, value);
+    s.bindings.push_back({v, value, kind, input, pos, attr});
     return v;
   };
   for (size_t i = 0; i < facts.size(); ++i) {
@@ -18,7 +20,7 @@ SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& no
     in.dtype = f.dtype;
     if (f.present) {
       for (size_t a = 0; a < f.shape.size(); ++a)
-        in.dims.push_back(var("in" + std::to_string(i) + "_d" + std::to_string(a), f.shape[a]));
+        in.dims.push_back(var("in" + std::to_string(i) + "_d" + std::to_string(a), f.shape[a], Kind::Dim, i, a));
       if (f.value) {
         switch (spec.inputSpec(i).role) {
           case ops::InputRole::Data: break;
@@ -26,7 +28,7 @@ SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& no
             std::vector<z3::expr> vals;
             auto concrete = f.value->toInt64s();
             for (size_t k = 0; k < concrete.size(); ++k)
-              vals.push_back(var("in" + std::to_string(i) + "_v" + std::to_string(k), concrete[k]));
+              vals.push_back(var("in" + std::to_string(i) + "_v" + std::to_string(k), concrete[k], Kind::Value, i, k));
             in.values = vals;
             break;
           }
@@ -49,7 +51,7 @@ SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& no
     std::vector<int64_t> values = a->kind == Attribute::Kind::Int ? std::vector<int64_t>{a->i} : a->ints;
     std::vector<z3::expr> vars;
     for (size_t k = 0; k < values.size(); ++k)
-      vars.push_back(var(as.name + "_" + std::to_string(k), values[k]));
+      vars.push_back(var(as.name + "_" + std::to_string(k), values[k], Kind::Attr, 0, k, as.name));
     s.attrs.emplace(as.name, std::move(vars));
   }
   return s;

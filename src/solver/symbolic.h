@@ -19,8 +19,17 @@ struct SymbolicNode {
   z3::context* ctx = nullptr;
   std::vector<ops::Rule<z3::expr>::Input> inputs;
   std::map<std::string, std::vector<z3::expr>> attrs;
-  // Each variable with the value the concrete node gives it.
-  std::vector<std::pair<z3::expr, int64_t>> bindings;
+  // Each variable with the value the concrete node gives it, and what it stands for.
+  struct Binding {
+    enum class Kind { Dim, Value, Attr };
+    z3::expr var;
+    int64_t value;
+    Kind kind;
+    size_t input;      // Dim, Value: the input index
+    size_t position;   // the axis, the value's index, or the attribute's index
+    std::string attr;  // Attr: its name
+  };
+  std::vector<Binding> bindings;
 
   ops::Rule<z3::expr> rule(const ops::OpSpec& spec, const Node& node) const {
     return ops::Rule<z3::expr>(spec, node, inputs, attrs, ctx);

@@ -68,7 +68,7 @@ TEST(Registry, ConcreteAndSymbolicRulesAgreeOnEveryRegisteredNodeTest) {
     ASSERT_EQ(free.check(), z3::sat) << c.dir;
     z3::solver pinned(ctx);
     for (const auto& k : rule.constraints()) pinned.add(k);
-    for (const auto& [v, value] : sym.bindings) pinned.add(v == ctx.int_val(value));
+    for (const auto& b : sym.bindings) pinned.add(b.var == ctx.int_val(b.value));
     ASSERT_EQ(pinned.check(), z3::sat) << c.dir << ": the concrete node violates the symbolic rule";
     z3::model model = pinned.get_model();
     for (size_t i = 0; i < node.outputs.size(); ++i) {
@@ -110,7 +110,7 @@ TEST(Registry, ViolationsAreCaughtByBothInstantiations) {
   spec.ruleSymbolic(rule);
   z3::solver s(ctx);
   for (const auto& k : rule.constraints()) s.add(k);
-  for (const auto& [v, value] : sym.bindings) s.add(v == ctx.int_val(value));
+  for (const auto& b : sym.bindings) s.add(b.var == ctx.int_val(b.value));
   EXPECT_EQ(s.check(), z3::unsat);
 }
 

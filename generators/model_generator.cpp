@@ -1,0 +1,589 @@
+// Grows a model node by node. Each insertion draws a candidate concretely (op, inputs,
+// attributes, fresh leaves, shape-operand contents) and lets the op's own shape rule judge it;
+// after a few rejected draws, z3 solves the same rule with the draw's structure kept and its
+// numbers freed. See generator.h for the contract.
+#include "nncheck/generator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <map>
+#include <optional>
+
+#include "core/rng.h"
+#include "generators/op_table.h"
+#include "generators/values.h"
+#include "nncheck/error.h"
+#include "ops/infer.h"
+#include "solver/symbolic.h"
+
+namespace nncheck {
+namespace {
+
+using gen::OpEntry;
+using ops::AttrSampling;
+using ops::AttrSpec;
+using ops::InputRole;
+using ops::OpSpec;
+using ops::ValueDomain;
+
+constexpr int kDrawsBeforeSolving = 4;
+constexpr int kOpsPerInsertion = 12;
+
+struct Value {
+  std::string name;
+  DType dtype = DType::Undefined;
+  Shape shape;
+  enum class Kind { Input, Initializer, Computed } kind = Kind::Input;
+  Tensor data;  // initializers
+};
+
+// One input of a candidate: absent, an existing value, or a fresh leaf.
+struct InputChoice {
+  bool present = false;
+  int existing = -1;  // index into values, or -1 for a fresh leaf
+  Value leaf;         // fresh leaves; data set now only for shape operands
+  bool leafIsInitializer = false;
+  bool valuesFixed = false;  // shape operands: contents drawn by the op's sampler
+};
+
+struct Candidate {
+  const OpEntry* entry = nullptr;
+  Node node;
+  std::vector<InputChoice> inputs;
+  int outputCount = 1;
+  std::vector<ops::TensorType> outputs;  // after the rule accepted it
+  bool numbersWrong = false;             // rejected by a requirement on numbers, not structure
+};
+
+class Builder {
+ public:
+  Builder(const GeneratorConfig& cfg, const std::vector<OpEntry>& table, uint64_t seed,
+          GenerationStats& stats)
+      : cfg_(cfg), table_(table), seed_(seed), rng_(seed), stats_(stats) {}
+
+  Model build();
+
+ private:
+  // --- drawing ---
+  int64_t drawDim() {
+    int64_t lo = cfg_.minDim, hi = cfg_.maxDim;
+    switch (rng_.uniform(0, 3)) {  // bins, so that 1s and large dims both appear
+      case 0: return lo;
+      case 1: return rng_.uniform(lo, std::min(hi, lo + 2));
+      default: return rng_.uniform(lo, hi);
+    }
+  }
+  Shape drawShape(int64_t rank) {
+    Shape s;
+    for (int64_t i = 0; i < rank; ++i) s.push_back(drawDim());
+    while (elementCount(s) > cfg_.maxElements)
+      for (int64_t& d : s) d = std::max<int64_t>(1, d / 2);
+    return s;
+  }
+  DType drawLeafDType(const std::vector<DType>& allowed) {
+    std::vector<double> w;
+    for (DType t : allowed) w.push_back(t == DType::Float32 ? 6.0 : 1.0);
+    return allowed[rng_.weighted(w)];
+  }
+  std::string fresh(const char* prefix) { return prefix + std::to_string(counter_++); }
+
+  void drawAttributes(Candidate& c, int64_t rank0);
+  std::optional<Candidate> drawCandidate(const OpEntry& e, bool backward, int placeholder);
+  std::optional<Candidate> drawUnchecked(const OpEntry& e, bool backward, int placeholder);
+  bool judge(Candidate& c, bool backward, int placeholder);
+  bool solve(Candidate& c, bool backward, int placeholder);
+  void commit(Candidate& c, bool backward, int placeholder);
+  bool insert(bool backward);
+  std::vector<ops::InputFacts> facts(const Candidate& c) const;
+  bool withinLimits(const Shape& s) const {
+    if (static_cast<int64_t>(s.size()) > cfg_.maxRank) return false;
+    for (int64_t d : s)
+      if (d < 1) return false;
+    return elementCount(s) <= cfg_.maxElements;
+  }
+  z3::context& z3ctx() {
+    if (!z3_) {
+      // Fresh per model and seeded: z3 state never crosses models.
+      z3_ = std::make_unique<z3::context>();
+      ++stats_.z3Contexts;
+    }
+    return *z3_;
+  }
+
+  const GeneratorConfig& cfg_;
+  const std::vector<OpEntry>& table_;
+  uint64_t seed_;
+  Rng rng_;
+  GenerationStats& stats_;
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  int counter_ = 0;
+  std::unique_ptr<z3::context> z3_;
+};
+
+void Builder::drawAttributes(Candidate& c, int64_t rank0) {
+  const OpSpec& spec = *c.entry->spec;
+  const int64_t spatial = std::max<int64_t>(0, rank0 - 2);
+  for (const AttrSpec& a : spec.attrs) {
+    if (a.sampling == AttrSampling::Never || !c.entry->knowsAttribute(a.name)) continue;
+    // Optional attributes and those with defaults are set about half the time, so defaults
+    // are exercised too.
+    if (!a.required && !rng_.chance(a.defaultValue ? 0.5 : 0.6)) continue;
+    Attribute v;
+    v.name = a.name;
+    v.kind = a.kind;
+    switch (a.sampling) {
+      case AttrSampling::Axis:
+        if (rank0 == 0) continue;
+        v.i = rng_.uniform(-rank0, rank0 - 1);
+        break;
+      case AttrSampling::AxisInclusive:
+        v.i = rng_.uniform(-rank0, rank0);
+        break;
+      case AttrSampling::Permutation:
+        for (int64_t i = 0; i < rank0; ++i) v.ints.push_back(i);
+        rng_.shuffle(v.ints);
+        break;
+      case AttrSampling::AxesSubset:
+        for (int64_t i = 0; i < rank0; ++i)
+          if (rng_.chance(0.4)) v.ints.push_back(rng_.chance(0.3) ? i - rank0 : i);
+        if (v.ints.empty() && rank0 > 0) v.ints.push_back(rng_.uniform(0, rank0 - 1));
+        break;
+      case AttrSampling::DType:
+        v.i = static_cast<int64_t>(rng_.pick(cfg_.dtypes));
+        break;
+      case AttrSampling::Range:
+      case AttrSampling::Never:
+        if (a.kind == Attribute::Kind::String) {
+          v.s = rng_.pick(a.choices);
+        } else if (a.kind == Attribute::Kind::Float) {
+          v.f = static_cast<float>(rng_.real(a.flo, a.fhi));
+        } else if (a.kind == Attribute::Kind::Int) {
+          v.i = a.intChoices.empty() ? (rng_.chance(0.5) ? a.lo : rng_.uniform(a.lo, a.hi))
+                                     : rng_.pick(a.intChoices);
+        } else if (a.kind == Attribute::Kind::Ints && a.perSpatialAxis > 0) {
+          if (spatial == 0) continue;
+          for (int64_t i = 0; i < spatial * a.perSpatialAxis; ++i)
+            v.ints.push_back(rng_.chance(0.5) ? a.lo : rng_.uniform(a.lo, a.hi));
+        } else {
+          continue;  // lists without a sampling rule stay unset
+        }
+        break;
+    }
+    if (v.kind == Attribute::Kind::Ints && v.ints.empty()) continue;  // ONNX rejects empty lists
+    c.node.attributes.push_back(std::move(v));
+  }
+}
+
+std::optional<Candidate> Builder::drawCandidate(const OpEntry& e, bool backward, int placeholder) {
+  // A hint that cannot cope with a draw (say, a rank too small for it) rejects the draw.
+  try {
+    return drawUnchecked(e, backward, placeholder);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward, int placeholder) {
+  const OpSpec& spec = *e.spec;
+  Candidate c;
+  c.entry = &e;
+  c.node.opType = spec.type;
+  std::vector<std::optional<DType>> bound(spec.typeVars.size());
+  std::map<std::string, DType> onnxBound;  // by ONNX's type parameter at the opset
+  auto dtypeFor = [&](size_t i) {
+    size_t t = e.typeVarIndex(i);
+    auto tied = onnxBound.find(e.onnxTypeParam(i));
+    if (!bound[t]) bound[t] = tied != onnxBound.end() ? tied->second : drawLeafDType(e.typeVarDTypes[t]);
+    onnxBound.emplace(e.onnxTypeParam(i), *bound[t]);
+    return *bound[t];
+  };
+
+  // Input 0: an existing value (forward), or a fresh graph input shaped like the placeholder.
+  InputChoice first;
+  first.present = true;
+  if (!backward) {
+    std::vector<int> ok;
+    const auto& allowed = e.dtypesOfInput(0);
+    for (size_t v = 0; v < values_.size(); ++v)
+      if (std::find(allowed.begin(), allowed.end(), values_[v].dtype) != allowed.end() &&
+          values_[v].kind != Value::Kind::Initializer)
+        ok.push_back(static_cast<int>(v));
+    if (ok.empty()) return std::nullopt;
+    // Prefer computed values, and recent ones, so graphs grow deep rather than wide.
+    std::vector<double> w;
+    for (int v : ok) w.push_back(values_[static_cast<size_t>(v)].kind == Value::Kind::Computed ? 1.0 + v : 1.0);
+    first.existing = ok[rng_.weighted(w)];
+    bound[e.typeVarIndex(0)] = values_[static_cast<size_t>(first.existing)].dtype;
+    onnxBound.emplace(e.onnxTypeParam(0), *bound[e.typeVarIndex(0)]);
+  } else {
+    const Value& p = values_[static_cast<size_t>(placeholder)];
+    const auto& allowed = e.dtypesOfInput(0);
+    DType t = std::find(allowed.begin(), allowed.end(), p.dtype) != allowed.end() ? p.dtype : drawLeafDType(allowed);
+    bound[e.typeVarIndex(0)] = t;
+    onnxBound.emplace(e.onnxTypeParam(0), t);
+    first.leaf = {fresh("x"), t, p.shape, Value::Kind::Input, {}};
+  }
+  c.inputs.push_back(first);
+  const Shape shape0 = first.existing >= 0 ? values_[static_cast<size_t>(first.existing)].shape : first.leaf.shape;
+  drawAttributes(c, static_cast<int64_t>(shape0.size()));
+
+  // Outputs first: Split's sampler divides its axis among them.
+  int outs = static_cast<int>(spec.outputs.size());
+  if (spec.outputs.size() == 1 && spec.outputs[0].maxCount > 1)
+    outs = static_cast<int>(rng_.uniform(1, spec.outputs[0].maxCount));
+  while (outs > 1 && spec.outputs[static_cast<size_t>(outs) - 1].optional && (backward || !rng_.chance(0.25)))
+    --outs;
+  c.outputCount = outs;
+  c.node.outputs.assign(static_cast<size_t>(outs), "?");
+
+  // Which inputs are present.
+  size_t count = spec.inputs.size();
+  if (spec.isVariadic()) count = spec.inputs.size() - 1 + static_cast<size_t>(rng_.uniform(1, 3));
+  std::vector<bool> present(count, true);
+  for (size_t i = 1; i < count; ++i) {
+    const ops::InputSpec& is = spec.inputSpec(i);
+    if (is.optional) present[i] = is.generated && rng_.chance(0.5);
+  }
+  while (count > 1 && !present[count - 1]) --count;
+
+  c.inputs.reserve(count);  // samplers keep pointers to earlier inputs' contents
+  ops::SampleContext ctx{rng_, c.node, {shape0}, {nullptr}, cfg_.maxDim, cfg_.maxRank};
+  for (size_t i = 1; i < count; ++i) {
+    InputChoice in;
+    ctx.inputShapes.emplace_back();
+    ctx.inputValues.push_back(nullptr);
+    if (!present[i]) {
+      c.inputs.push_back(in);
+      continue;
+    }
+    in.present = true;
+    const ops::InputSpec& is = spec.inputSpec(i);
+    const DType t = dtypeFor(i);
+    if (is.role != InputRole::Data) {
+      if (!is.values) return std::nullopt;
+      Tensor v = is.values(ctx);
+      if (v.dtype() != t) v = castTensor(v, t);
+      in.leaf = {fresh("s"), t, v.shape(), Value::Kind::Initializer, v};
+      in.leafIsInitializer = true;
+      in.valuesFixed = true;
+    } else {
+      Shape s = is.shape ? is.shape(ctx) : defaultLeafShape(rng_, shape0);
+      const bool needsValues = is.domain == ValueDomain::Indices || is.domain == ValueDomain::Positive ||
+                               (is.domain == ValueDomain::NonZeroIfInteger && !isFloatDType(t));
+      const bool asWeight = is.weight && cfg_.weightsAsInitializers;
+      if (!needsValues && !asWeight && !backward && rng_.chance(0.5)) {
+        // An existing value of the dtype, preferably of the wanted shape.
+        std::vector<int> same, any;
+        for (size_t v = 0; v < values_.size(); ++v) {
+          if (values_[v].dtype != t || values_[v].kind == Value::Kind::Initializer) continue;
+          any.push_back(static_cast<int>(v));
+          if (values_[v].shape == s) same.push_back(static_cast<int>(v));
+        }
+        if (!same.empty() || !any.empty()) {
+          in.existing = !same.empty() && rng_.chance(0.8) ? rng_.pick(same) : rng_.pick(any.empty() ? same : any);
+          ctx.inputShapes.back() = values_[static_cast<size_t>(in.existing)].shape;
+          c.inputs.push_back(in);
+          continue;
+        }
+      }
+      in.leafIsInitializer = needsValues || asWeight || rng_.chance(0.2);
+      in.leaf = {fresh(in.leafIsInitializer ? "w" : "x"), t, s,
+                 in.leafIsInitializer ? Value::Kind::Initializer : Value::Kind::Input, {}};
+    }
+    ctx.inputShapes.back() = in.leaf.shape;
+    c.inputs.push_back(in);
+    if (in.valuesFixed) ctx.inputValues.back() = &c.inputs.back().leaf.data;
+  }
+
+  return c;
+}
+
+std::vector<ops::InputFacts> Builder::facts(const Candidate& c) const {
+  std::vector<ops::InputFacts> f;
+  for (const InputChoice& in : c.inputs) {
+    if (!in.present) {
+      f.push_back({});
+      continue;
+    }
+    // Only shape operands have contents before commit; existing values are never initializers.
+    const Value& v = in.existing >= 0 ? values_[static_cast<size_t>(in.existing)] : in.leaf;
+    f.push_back({true, v.dtype, v.shape, in.valuesFixed ? &in.leaf.data : nullptr});
+  }
+  return f;
+}
+
+bool Builder::judge(Candidate& c, bool backward, int placeholder) {
+  ++stats_.attempts;
+  for (const InputChoice& in : c.inputs)
+    if (in.present && in.existing < 0 && !in.valuesFixed && !withinLimits(in.leaf.shape)) return false;
+  c.numbersWrong = false;
+  try {
+    c.outputs = ops::inferNode(*c.entry->spec, c.node, facts(c));
+  } catch (const ops::Infeasible&) {
+    return false;  // ranks or structural attributes: no numbers can fix it
+  } catch (const ops::ShapeError&) {
+    c.numbersWrong = true;  // dims, contents or symbolic attributes: z3 may find some that fit
+    return false;
+  } catch (const Error&) {
+    return false;
+  }
+  for (size_t i = 0; i < c.outputs.size(); ++i) {
+    const auto& o = c.outputs[i];
+    if (!withinLimits(o.shape)) return false;
+    if (std::find(cfg_.dtypes.begin(), cfg_.dtypes.end(), o.dtype) == cfg_.dtypes.end()) return false;
+  }
+  if (backward) {
+    const Value& p = values_[static_cast<size_t>(placeholder)];
+    if (c.outputs[0].dtype != p.dtype || c.outputs[0].shape != p.shape) return false;
+  }
+  return true;
+}
+
+// Keeps the candidate's structure (op, inputs, ranks, which attributes are set) and lets z3
+// choose its numbers: dims of fresh leaves, shape-operand contents and symbolic attributes.
+bool Builder::solve(Candidate& c, bool backward, int placeholder) {
+  const OpSpec& spec = *c.entry->spec;
+  z3::context& ctx = z3ctx();
+  auto f = facts(c);
+  // Shape operands expose their contents to the solver even though they were sampled.
+  solver::SymbolicNode sym = solver::symbolize(ctx, spec, c.node, f);
+  ops::Rule<z3::expr> rule = sym.rule(spec, c.node);
+  try {
+    spec.ruleSymbolic(rule);
+  } catch (const Error&) {
+    return false;  // infeasible structure: no numbers can fix it
+  }
+  z3::solver s(ctx, "QF_NIA");
+  z3::params p(ctx);
+  p.set("random_seed", static_cast<unsigned>(rng_.next() & 0x7fffffff));
+  p.set("timeout", 20u);  // ms: a hard nonlinear instance is not worth more than a few draws
+  s.set(p);
+  for (const auto& k : rule.constraints()) s.add(k);
+  z3::expr_vector prefer(ctx);
+  using Kind = solver::SymbolicNode::Binding::Kind;
+  for (const auto& b : sym.bindings) {
+    const InputChoice* in = b.kind == Kind::Attr ? nullptr : &c.inputs[b.input];
+    const bool fixed = in && in->existing >= 0;
+    if (fixed || (b.kind == Kind::Dim && in->valuesFixed)) {
+      s.add(b.var == ctx.int_val(b.value));
+      continue;
+    }
+    if (b.kind == Kind::Dim) {
+      s.add(b.var >= ctx.int_val(cfg_.minDim) && b.var <= ctx.int_val(cfg_.maxDim));
+    } else if (b.kind == Kind::Attr) {
+      const AttrSpec* as = spec.attrSpec(b.attr);
+      s.add(b.var >= ctx.int_val(as->lo) && b.var <= ctx.int_val(as->hi));
+    } else {
+      s.add(b.var >= ctx.int_val(-cfg_.maxElements) && b.var <= ctx.int_val(cfg_.maxElements));
+    }
+    if (rng_.chance(0.5)) prefer.push_back(b.var == ctx.int_val(b.value));  // stay near the draw
+  }
+  const Value* target = backward ? &values_[static_cast<size_t>(placeholder)] : nullptr;
+  for (size_t i = 0; i < rule.outputs().size(); ++i) {
+    if (!rule.outputs()[i]) continue;
+    const auto& dims = rule.outputs()[i]->dims;
+    for (size_t a = 0; a < dims.size(); ++a) {
+      if (target && i == 0) {
+        if (dims.size() != target->shape.size()) return false;
+        s.add(dims[a] == ctx.int_val(target->shape[a]));
+      } else {
+        s.add(dims[a] >= 1 && dims[a] <= ctx.int_val(cfg_.maxElements));
+      }
+    }
+  }
+  ++stats_.z3Checks;
+  ++stats_.z3ChecksByOp[spec.type];
+  if (s.check(prefer) != z3::sat) return false;
+  z3::model m = s.get_model();
+  auto eval = [&](const z3::expr& v) { return m.eval(v, true).get_numeral_int64(); };
+  std::map<size_t, std::vector<int64_t>> contents;  // solved shape-operand contents by input
+  for (const auto& b : sym.bindings) {
+    const int64_t v = eval(b.var);
+    if (b.kind == Kind::Attr) {
+      for (Attribute& a : c.node.attributes)
+        if (a.name == b.attr) {
+          if (a.kind == Attribute::Kind::Int) a.i = v;
+          else a.ints[b.position] = v;
+        }
+      continue;
+    }
+    InputChoice& in = c.inputs[b.input];
+    if (in.existing >= 0) continue;
+    if (b.kind == Kind::Dim && !in.valuesFixed) in.leaf.shape[b.position] = v;
+    if (b.kind == Kind::Value) {
+      auto& vals = contents.try_emplace(b.input, in.leaf.data.toInt64s()).first->second;
+      vals[b.position] = v;
+    }
+  }
+  for (auto& [i, vals] : contents) {
+    Value& leaf = c.inputs[i].leaf;
+    leaf.data = castTensor(Tensor::fromVector<int64_t>(leaf.data.shape(), vals), leaf.dtype);
+  }
+  ++stats_.solvedInsertions;
+  return judge(c, backward, placeholder);
+}
+
+void Builder::commit(Candidate& c, bool backward, int placeholder) {
+  const OpSpec& spec = *c.entry->spec;
+  Rng valueRng = rng_.fork(static_cast<uint64_t>(nodes_.size()));
+  c.node.inputs.clear();
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    InputChoice& in = c.inputs[i];
+    if (!in.present) {
+      c.node.inputs.emplace_back();
+      continue;
+    }
+    if (in.existing >= 0) {
+      c.node.inputs.push_back(values_[static_cast<size_t>(in.existing)].name);
+      continue;
+    }
+    if (in.leafIsInitializer && !in.valuesFixed) {
+      const ops::InputSpec& is = spec.inputSpec(i);
+      int64_t bound = 0;
+      if (is.domain == ValueDomain::Indices) {
+        const Shape& s0 = c.inputs[0].existing >= 0 ? values_[static_cast<size_t>(c.inputs[0].existing)].shape : c.inputs[0].leaf.shape;
+        const Attribute* ax = c.node.attribute("axis");
+        int64_t axis = ax ? ax->i : 0;
+        if (axis < 0) axis += static_cast<int64_t>(s0.size());
+        bound = s0[static_cast<size_t>(axis)];
+      }
+      in.leaf.data = randomTensor(valueRng, in.leaf.dtype, in.leaf.shape, is.domain, bound);
+    }
+    c.node.inputs.push_back(in.leaf.name);
+    values_.push_back(in.leaf);
+  }
+  c.node.name = spec.type + "_" + std::to_string(nodes_.size());
+  c.node.outputs.clear();
+  for (int o = 0; o < c.outputCount; ++o) {
+    if (backward && o == 0) {
+      Value& p = values_[static_cast<size_t>(placeholder)];
+      p.kind = Value::Kind::Computed;
+      c.node.outputs.push_back(p.name);
+      continue;
+    }
+    Value v{fresh("v"), c.outputs[static_cast<size_t>(o)].dtype, c.outputs[static_cast<size_t>(o)].shape, Value::Kind::Computed, {}};
+    c.node.outputs.push_back(v.name);
+    values_.push_back(v);
+  }
+  // A backward node reads only fresh leaves, so the front keeps the order topological.
+  if (backward) nodes_.insert(nodes_.begin(), c.node);
+  else nodes_.push_back(c.node);
+}
+
+bool Builder::insert(bool backward) {
+  int placeholder = -1;
+  if (backward) {
+    std::vector<int> inputs;
+    for (size_t v = 0; v < values_.size(); ++v)
+      if (values_[v].kind == Value::Kind::Input) inputs.push_back(static_cast<int>(v));
+    if (inputs.empty()) return false;
+    placeholder = rng_.pick(inputs);
+  }
+  std::vector<double> w;
+  for (const OpEntry& e : table_) w.push_back(e.weight);
+  for (int tries = 0; tries < kOpsPerInsertion; ++tries) {
+    const OpEntry& e = table_[rng_.weighted(w)];
+    std::optional<Candidate> last;
+    for (int draw = 0; draw < kDrawsBeforeSolving; ++draw) {
+      auto c = drawCandidate(e, backward, placeholder);
+      if (!c) break;
+      if (judge(*c, backward, placeholder)) {
+        commit(*c, backward, placeholder);
+        return true;
+      }
+      ++stats_.rejected;
+      if (c->numbersWrong) last = std::move(c);
+    }
+    // z3 costs as much as hundreds of draws: it gets a share of the ops that sampling fails.
+    if (last && cfg_.useSolver && rng_.chance(cfg_.solverShare) && solve(*last, backward, placeholder)) {
+      commit(*last, backward, placeholder);
+      return true;
+    }
+  }
+  return false;
+}
+
+Model Builder::build() {
+  // The first leaf: a graph input of a dtype some op can consume.
+  {
+    const int64_t rank = rng_.uniform(std::min<int64_t>(2, cfg_.maxRank), std::min<int64_t>(4, cfg_.maxRank));
+    DType t = drawLeafDType(cfg_.dtypes);
+    values_.push_back({fresh("x"), t, drawShape(rank), Value::Kind::Input, {}});
+  }
+  int failures = 0;
+  while (static_cast<int>(nodes_.size()) < cfg_.nodes) {
+    bool backward = !nodes_.empty() && rng_.chance(cfg_.backwardProbability);
+    if (insert(backward)) continue;
+    // A dead end (say, only bool values and no op takes them): a fresh input opens new paths.
+    if (++failures > 64)
+      throw Error("generator: cannot grow the model past " + std::to_string(nodes_.size()) +
+                  " nodes with this config (seed " + std::to_string(seed_) + ")");
+    const int64_t rank = rng_.uniform(1, std::min<int64_t>(4, cfg_.maxRank));
+    values_.push_back({fresh("x"), drawLeafDType(cfg_.dtypes), drawShape(rank), Value::Kind::Input, {}});
+  }
+
+  Model m;
+  m.irVersion = 8;
+  m.opsets = {{"", cfg_.opset}};
+  m.producerName = "nncheck";
+  m.graph.name = "nncheck_" + std::to_string(seed_);
+  m.graph.nodes = nodes_;
+  std::vector<int> consumers(values_.size(), 0);
+  std::map<std::string, size_t> index;
+  for (size_t v = 0; v < values_.size(); ++v) index[values_[v].name] = v;
+  for (const Node& n : nodes_)
+    for (const std::string& in : n.inputs)
+      if (!in.empty()) ++consumers[index.at(in)];
+  for (size_t v = 0; v < values_.size(); ++v) {
+    const Value& val = values_[v];
+    if (val.kind == Value::Kind::Input && consumers[v] > 0)
+      m.graph.inputs.push_back(ValueInfo::tensor(val.name, val.dtype, val.shape));
+    else if (val.kind == Value::Kind::Initializer && consumers[v] > 0)
+      m.graph.initializers.push_back({val.name, val.data, ""});
+    else if (val.kind == Value::Kind::Computed && consumers[v] == 0)
+      m.graph.outputs.push_back(ValueInfo::tensor(val.name, val.dtype, val.shape));
+  }
+  return m;
+}
+
+}  // namespace
+
+GeneratorConfig configFor(const Capabilities& caps, int nodes) {
+  GeneratorConfig cfg;
+  cfg.nodes = nodes;
+  cfg.ops = caps.ops;
+  if (!caps.dtypes.empty()) cfg.dtypes = caps.dtypes;
+  cfg.opset = caps.opset;
+  cfg.weightsAsInitializers = caps.weightsMustBeInitializers || cfg.weightsAsInitializers;
+  return cfg;
+}
+
+void validateConfig(const GeneratorConfig& cfg) { gen::buildOpTable(cfg); }
+
+std::vector<std::string> usableOps(const GeneratorConfig& cfg) {
+  std::vector<std::string> out;
+  for (const auto& e : gen::buildOpTable(cfg)) out.push_back(e.spec->type);
+  return out;
+}
+
+Model generateModel(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats) {
+  GenerationStats local;
+  const auto table = gen::buildOpTable(cfg);
+  Builder b(cfg, table, seed, stats ? *stats : local);
+  return b.build();
+}
+
+TensorMap randomInputs(const Model& model, uint64_t seed) {
+  TensorMap out;
+  Rng rng(seed ^ 0x5eed5eed5eed5eedull);
+  for (const ValueInfo* in : model.graph.feedInputs()) {
+    auto shape = in->shape();
+    if (!shape) throw Error("randomInputs: input '" + in->name + "' has no fully known shape");
+    out[in->name] = randomTensor(rng, in->dtype, *shape, ValueDomain::Any, 0);
+  }
+  return out;
+}
+
+}  // namespace nncheck

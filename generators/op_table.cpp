@@ -1,0 +1,113 @@
+#include "generators/op_table.h"
+
+#include <algorithm>
+
+#include <onnx/defs/schema.h>
+
+#include "nncheck/error.h"
+#include "ops/infer.h"
+
+namespace nncheck::gen {
+namespace {
+
+DType fromTypeString(const std::string& s) {
+  static const std::vector<std::pair<std::string, DType>> table = {
+      {"tensor(float)", DType::Float32}, {"tensor(double)", DType::Float64},
+      {"tensor(float16)", DType::Float16}, {"tensor(int8)", DType::Int8},
+      {"tensor(uint8)", DType::UInt8}, {"tensor(int32)", DType::Int32},
+      {"tensor(int64)", DType::Int64}, {"tensor(bool)", DType::Bool}};
+  for (const auto& [name, t] : table)
+    if (name == s) return t;
+  return DType::Undefined;
+}
+
+// The dtypes ONNX's schema allows for formal input i at this version.
+std::vector<DType> onnxInputTypes(const onnx::OpSchema& schema, size_t i) {
+  const auto& formals = schema.inputs();
+  const auto& formal = formals[std::min(i, formals.size() - 1)];
+  std::vector<DType> out;
+  for (const auto& tc : schema.typeConstraintParams())
+    if (tc.type_param_str == formal.GetTypeStr())
+      for (const auto& t : tc.allowed_type_strs) out.push_back(fromTypeString(t));
+  if (out.empty()) out.push_back(fromTypeString(formal.GetTypeStr()));
+  return out;
+}
+
+}  // namespace
+
+size_t OpEntry::typeVarIndex(size_t input) const {
+  const std::string& name = spec->inputSpec(input).typeVar;
+  for (size_t t = 0; t < spec->typeVars.size(); ++t)
+    if (spec->typeVars[t].name == name) return t;
+  throw std::logic_error(spec->type + ": input names an undeclared type variable");
+}
+
+bool OpEntry::knowsAttribute(const std::string& name) const {
+  return std::find(knownAttributes.begin(), knownAttributes.end(), name) != knownAttributes.end();
+}
+
+const std::vector<DType>& OpEntry::dtypesOfInput(size_t i) const {
+  return typeVarDTypes[typeVarIndex(i)];
+}
+
+std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
+  if (cfg.nodes < 1) throw Error("generator: --nodes must be at least 1, got " + std::to_string(cfg.nodes));
+  if (cfg.opset < 13 || cfg.opset > 17)
+    throw Error("generator: opset " + std::to_string(cfg.opset) + " is outside the supported 13..17");
+  if (cfg.maxRank < 1 || cfg.maxRank > 6) throw Error("generator: max rank must be within 1..6");
+  if (cfg.minDim < 1 || cfg.maxDim < cfg.minDim)
+    throw Error("generator: input dims range [" + std::to_string(cfg.minDim) + ", " +
+                std::to_string(cfg.maxDim) + "] is empty or below 1");
+  if (cfg.maxElements < 1) throw Error("generator: max elements must be at least 1");
+  if (cfg.dtypes.empty()) throw Error("generator: no dtypes allowed");
+  for (DType t : cfg.dtypes)
+    if (!isComputeDType(t))
+      throw Error("generator: dtype " + std::string(dtypeName(t)) + " is not one the reference computes on");
+  const auto& reg = ops::Registry::instance();
+  for (const auto* list : {&cfg.ops, &cfg.denyOps})
+    for (const std::string& op : *list)
+      if (!reg.find(op)) throw Error("generator: unknown op '" + op + "' (not in the op library)");
+  for (const auto& [op, w] : cfg.opWeights) {
+    if (!reg.find(op)) throw Error("generator: weight given for unknown op '" + op + "'");
+    if (w < 0) throw Error("generator: negative weight for op '" + op + "'");
+  }
+
+  std::vector<OpEntry> table;
+  for (const auto& specPtr : reg.all()) {
+    const ops::OpSpec& spec = *specPtr;
+    if (!cfg.ops.empty() && std::find(cfg.ops.begin(), cfg.ops.end(), spec.type) == cfg.ops.end()) continue;
+    if (std::find(cfg.denyOps.begin(), cfg.denyOps.end(), spec.type) != cfg.denyOps.end()) continue;
+    const auto* schema = onnx::OpSchemaRegistry::Schema(spec.type, static_cast<int>(cfg.opset), "");
+    if (!schema || schema->SinceVersion() < spec.minVersion) continue;
+    OpEntry e;
+    e.spec = &spec;
+    auto w = cfg.opWeights.find(spec.type);
+    e.weight = w == cfg.opWeights.end() ? 1.0 : w->second;
+    if (e.weight == 0) continue;
+    for (const auto& [name, attr] : schema->attributes()) e.knownAttributes.push_back(name);
+    const auto& formals = schema->inputs();
+    for (size_t i = 0; i < spec.inputs.size(); ++i)
+      e.onnxTypeParams.push_back(formals[std::min(i, formals.size() - 1)].GetTypeStr());
+    e.typeVarDTypes.resize(spec.typeVars.size());
+    bool usable = true;
+    for (size_t t = 0; t < spec.typeVars.size() && usable; ++t) {
+      // The first input of this type variable decides its role.
+      size_t first = 0;
+      while (spec.inputs[first].typeVar != spec.typeVars[t].name) ++first;
+      const auto theirs = onnxInputTypes(*schema, first);
+      const bool data = spec.inputs[first].role == ops::InputRole::Data &&
+                        spec.inputs[first].domain != ops::ValueDomain::Indices;
+      for (DType d : spec.typeVars[t].allowed) {
+        bool onnxOk = std::find(theirs.begin(), theirs.end(), d) != theirs.end();
+        bool cfgOk = !data || std::find(cfg.dtypes.begin(), cfg.dtypes.end(), d) != cfg.dtypes.end();
+        if (onnxOk && cfgOk) e.typeVarDTypes[t].push_back(d);
+      }
+      usable = !e.typeVarDTypes[t].empty();
+    }
+    if (usable) table.push_back(std::move(e));
+  }
+  if (table.empty()) throw Error("generator: no op is usable with the allowed ops, dtypes and opset");
+  return table;
+}
+
+}  // namespace nncheck::gen

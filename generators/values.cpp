@@ -1,0 +1,50 @@
+#include "generators/values.h"
+
+#include "ops/kernels.h"
+
+namespace nncheck {
+
+Tensor randomTensor(Rng& rng, DType dtype, const Shape& shape, ops::ValueDomain domain, int64_t bound) {
+  Tensor t(dtype, shape);
+  visitCompute(dtype, [&]<class T>() {
+    auto v = t.span<T>();
+    for (auto& x : v) {
+      if constexpr (std::is_same_v<T, bool>) {
+        x = rng.chance(0.5);
+      } else if constexpr (ops::isFloatLike<T>) {
+        double d = domain == ops::ValueDomain::Positive ? rng.real(0.1, 2.0) : rng.real(-1.0, 1.0);
+        x = ops::fromDouble<T>(d);
+      } else {
+        int64_t lo = std::is_signed_v<T> ? -5 : 0, hi = 5;
+        if (domain == ops::ValueDomain::Positive) lo = 1;
+        if (domain == ops::ValueDomain::Indices) {
+          lo = -bound;
+          hi = bound - 1;
+        }
+        int64_t i = rng.uniform(lo, hi);
+        if (domain == ops::ValueDomain::NonZeroIfInteger && i == 0) i = 1;
+        x = static_cast<T>(i);
+      }
+    }
+  });
+  return t;
+}
+
+Tensor castTensor(const Tensor& t, DType to) {
+  if (t.dtype() == to) return t;
+  Tensor out(to, t.shape());
+  visitCompute(to, [&]<class T>() {
+    auto v = out.span<T>();
+    for (int64_t i = 0; i < t.size(); ++i) v[static_cast<size_t>(i)] = ops::fromDouble<T>(t.toDouble(i));
+  });
+  return out;
+}
+
+Shape defaultLeafShape(Rng& rng, const Shape& shape0) {
+  Shape s = shape0;
+  if (!s.empty() && rng.chance(0.15)) s[rng.index(s.size())] = 1;
+  if (!s.empty() && rng.chance(0.1)) s.erase(s.begin());
+  return s;
+}
+
+}  // namespace nncheck

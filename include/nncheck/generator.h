@@ -1,0 +1,74 @@
+// Random valid ONNX models, grown node by node from the op library (the method of NNSmith):
+// forward insertion (a new op consumes existing values), backward insertion (a new op produces
+// the value of a graph input, which creates multi-input patterns), weights and shape operands
+// as initializers, several outputs. Each op's own shape rule judges every candidate; values are
+// sampled concretely first, and z3 solves only what sampling cannot.
+//
+//   nncheck::GeneratorConfig cfg;
+//   cfg.nodes = 10;
+//   nncheck::Model m = nncheck::generateModel(cfg, /*seed=*/42);   // same seed, same bytes
+//   nncheck::TensorMap in = nncheck::randomInputs(m, 42);
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nncheck/graph.h"
+#include "nncheck/reference.h"
+
+namespace nncheck {
+
+struct GeneratorConfig {
+  int nodes = 10;
+  std::vector<std::string> ops;      // allowed ops; empty: every registered op
+  std::vector<std::string> denyOps;  // never these
+  // Dtypes of the values flowing through the graph (shape operands are int64 regardless).
+  std::vector<DType> dtypes = {DType::Float32, DType::Int64, DType::Bool};
+  int64_t opset = 14;
+  int64_t maxElements = 65536;  // per tensor
+  int64_t maxRank = 5;
+  int64_t minDim = 1, maxDim = 8;  // dims of graph inputs
+  bool weightsAsInitializers = true;  // Conv's W, BatchNormalization's stats, ...: initializers
+  std::map<std::string, double> opWeights;  // relative frequency per op (default 1)
+  double backwardProbability = 0.3;  // share of insertions that are backward
+  bool useSolver = true;  // let z3 solve what sampling cannot
+  // The chance that z3 gets to solve an op after its concrete draws all failed (z3 costs about
+  // a millisecond, hundreds of draws).
+  double solverShare = 0.3;
+};
+
+// What an engine accepts (DESIGN §3.8); the generator stays inside it.
+struct Capabilities {
+  std::vector<std::string> ops;  // empty: any registered op
+  std::vector<DType> dtypes;     // empty: the generator's defaults
+  int64_t opset = 14;
+  bool weightsMustBeInitializers = true;
+};
+GeneratorConfig configFor(const Capabilities& caps, int nodes = 10);
+
+struct GenerationStats {
+  int64_t z3Checks = 0;        // satisfiability checks made
+  int64_t z3Contexts = 0;      // fresh contexts created (at most one per model)
+  int64_t attempts = 0;        // candidate insertions tried
+  int64_t rejected = 0;        // candidates the shape rules or limits rejected
+  int64_t solvedInsertions = 0;  // insertions z3 completed
+  std::map<std::string, int64_t> z3ChecksByOp;  // where the solver time goes
+};
+
+// Throws nncheck::Error naming the option that is wrong (an unknown op, a dtype the reference
+// cannot compute, an op no allowed dtype admits, an opset outside 13..17, ...).
+void validateConfig(const GeneratorConfig& cfg);
+
+// The ops the generator may use under cfg (allowed, and admitting an allowed dtype at its opset).
+std::vector<std::string> usableOps(const GeneratorConfig& cfg);
+
+// A model of exactly cfg.nodes nodes, valid by nncheck::checkValid. Deterministic: the same
+// config and seed give the same model in any process, at any position in a run.
+Model generateModel(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats = nullptr);
+
+// Values for the model's graph inputs: floats in [-1, 1], small integers, random bools.
+TensorMap randomInputs(const Model& model, uint64_t seed);
+
+}  // namespace nncheck

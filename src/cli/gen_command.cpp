@@ -1,0 +1,194 @@
+// nncheck gen: random valid models, written in ONNX backend-test layout with random inputs and
+// the reference's outputs, so that `nncheck run` replays them.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "nncheck/error.h"
+#include "nncheck/generator.h"
+#include "nncheck/onnx_io.h"
+#include "nncheck/validity.h"
+
+namespace nncheck::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct GenOptions {
+  uint64_t seed = 1;
+  int count = 10;
+  GeneratorConfig cfg;
+  std::string ops, denyOps, dtypes;
+  std::string out;
+  bool stats = false;
+  bool check = false;
+};
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct Stats {
+  std::map<std::string, int> ops;
+  std::map<std::pair<std::string, std::string>, int> pairs;
+  std::map<int64_t, int> ranks;
+  std::map<std::string, int> dtypes;
+  GenerationStats gen;
+  double seconds = 0;
+  int models = 0, invalid = 0;
+
+  void add(const Model& m) {
+    ++models;
+    std::map<std::string, std::string> producer;
+    for (const Node& n : m.graph.nodes) {
+      ++ops[n.opType];
+      for (const auto& o : n.outputs) producer[o] = n.opType;
+    }
+    for (const Node& n : m.graph.nodes)
+      for (const auto& in : n.inputs)
+        if (auto it = producer.find(in); it != producer.end()) ++pairs[{it->second, n.opType}];
+    for (const auto* list : {&m.graph.inputs, &m.graph.outputs})
+      for (const ValueInfo& v : *list) {
+        ++ranks[v.dims ? static_cast<int64_t>(v.dims->size()) : -1];
+        ++dtypes[std::string(dtypeName(v.dtype))];
+      }
+  }
+
+  void print(int usable) const {
+    std::printf("\n%d models in %.3f s: %.1f models/s (generation only)\n", models, seconds,
+                seconds > 0 ? models / seconds : 0.0);
+    std::printf("z3: %.3f checks and %.3f contexts per model; %lld insertions solved by z3\n",
+                models ? static_cast<double>(gen.z3Checks) / models : 0.0,
+                models ? static_cast<double>(gen.z3Contexts) / models : 0.0,
+                static_cast<long long>(gen.solvedInsertions));
+    if (!gen.z3ChecksByOp.empty()) {
+      std::vector<std::pair<int64_t, std::string>> byOp;
+      for (const auto& [op, n] : gen.z3ChecksByOp) byOp.push_back({-n, op});
+      std::sort(byOp.begin(), byOp.end());
+      std::printf("z3 checks by op:");
+      for (size_t i = 0; i < byOp.size() && i < 12; ++i)
+        std::printf(" %s %lld", byOp[i].second.c_str(), static_cast<long long>(-byOp[i].first));
+      std::printf("\n");
+    }
+    std::printf("candidates: %lld tried, %lld rejected by shape rules or limits\n",
+                static_cast<long long>(gen.attempts), static_cast<long long>(gen.rejected));
+    std::printf("\nops used: %zu of the %d usable under this config\n", ops.size(), usable);
+    for (const auto& [op, n] : ops) std::printf("  %-24s %6d\n", op.c_str(), n);
+    std::printf("\nop pairs (producer -> consumer): %zu distinct; most frequent:\n", pairs.size());
+    std::vector<std::pair<int, std::pair<std::string, std::string>>> sorted;
+    for (const auto& [p, n] : pairs) sorted.push_back({-n, p});
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < sorted.size() && i < 15; ++i)
+      std::printf("  %-20s -> %-20s %6d\n", sorted[i].second.first.c_str(),
+                  sorted[i].second.second.c_str(), -sorted[i].first);
+    std::printf("\nranks of graph inputs and outputs:");
+    for (const auto& [r, n] : ranks) std::printf("  %lld: %d", static_cast<long long>(r), n);
+    std::printf("\ndtypes of graph inputs and outputs:");
+    for (const auto& [d, n] : dtypes) std::printf("  %s: %d", d.c_str(), n);
+    std::printf("\n");
+    if (invalid >= 0) std::printf("invalid models (--check): %d\n", invalid);
+  }
+};
+
+void writeCase(const fs::path& dir, const Model& m, uint64_t seed) {
+  fs::create_directories(dir / "test_data_set_0");
+  TensorMap inputs = randomInputs(m, seed);
+  TensorMap outputs = runReference(m, inputs);
+  saveModel(m, dir / "model.onnx");
+  auto feeds = m.graph.feedInputs();
+  for (size_t i = 0; i < feeds.size(); ++i)
+    saveTensor(inputs.at(feeds[i]->name), feeds[i]->name,
+               dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
+  for (size_t i = 0; i < m.graph.outputs.size(); ++i)
+    saveTensor(outputs.at(m.graph.outputs[i].name), m.graph.outputs[i].name,
+               dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"));
+}
+
+int run(GenOptions o) {
+  try {
+    o.cfg.ops = splitList(o.ops);
+    o.cfg.denyOps = splitList(o.denyOps);
+    if (!o.dtypes.empty()) {
+      o.cfg.dtypes.clear();
+      for (const auto& d : splitList(o.dtypes)) o.cfg.dtypes.push_back(dtypeFromName(d));
+    }
+    validateConfig(o.cfg);
+  } catch (const std::exception& e) {
+    std::cerr << "nncheck gen: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (o.count < 1) {
+    std::cerr << "nncheck gen: error: --count must be at least 1\n";
+    return 2;
+  }
+  Stats stats;
+  stats.invalid = o.check ? 0 : -1;
+  auto lastReport = std::chrono::steady_clock::now();
+  for (int i = 0; i < o.count; ++i) {
+    const uint64_t seed = o.seed + static_cast<uint64_t>(i);
+    Model m;
+    try {
+      auto t0 = std::chrono::steady_clock::now();
+      m = generateModel(o.cfg, seed, &stats.gen);
+      stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      stats.add(m);
+      if (o.check)
+        if (auto why = whyInvalid(m)) {
+          ++stats.invalid;
+          std::cerr << "invalid model for seed " << seed << ": " << *why << "\n";
+        }
+      if (!o.out.empty()) writeCase(fs::path(o.out) / ("seed_" + std::to_string(seed)), m, seed);
+    } catch (const std::exception& e) {
+      std::cerr << "nncheck gen: error at seed " << seed << ": " << e.what() << "\n";
+      return 1;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now - lastReport > std::chrono::seconds(1)) {
+      std::cerr << "\rgenerated " << (i + 1) << "/" << o.count << std::flush;
+      lastReport = now;
+    }
+  }
+  std::cerr << "\r";
+  if (!o.out.empty())
+    std::printf("wrote %d cases to %s (replay: nncheck run %s)\n", o.count, o.out.c_str(), o.out.c_str());
+  if (o.stats) stats.print(static_cast<int>(usableOps(o.cfg).size()));
+  return stats.invalid > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void addGenCommand(CLI::App& app) {
+  auto o = std::make_shared<GenOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "gen",
+      "Generate random valid models (model i uses seed S+i) and, with --out, write each with random "
+      "inputs and the reference's outputs in ONNX backend-test layout.");
+  cmd->add_option("--seed", o->seed, "seed of the first model")->capture_default_str();
+  cmd->add_option("--count", o->count, "number of models")->capture_default_str();
+  cmd->add_option("--nodes", o->cfg.nodes, "nodes per model")->capture_default_str();
+  cmd->add_option("--ops", o->ops, "comma-separated ops to use (default: all registered)");
+  cmd->add_option("--deny-ops", o->denyOps, "comma-separated ops never to use");
+  cmd->add_option("--dtypes", o->dtypes, "comma-separated dtypes of graph values (default: float32,int64,bool)");
+  cmd->add_option("--opset", o->cfg.opset, "ONNX opset, 13..17")->capture_default_str();
+  cmd->add_option("--max-dim", o->cfg.maxDim, "largest dim of a graph input")->capture_default_str();
+  cmd->add_option("--max-rank", o->cfg.maxRank, "largest rank of any tensor")->capture_default_str();
+  cmd->add_option("--max-elements", o->cfg.maxElements, "largest element count of any tensor")->capture_default_str();
+  cmd->add_flag("--no-solver", [o](int64_t) { o->cfg.useSolver = false; }, "never call z3");
+  cmd->add_option("--solver-share", o->cfg.solverShare,
+                  "chance that z3 solves an op whose concrete draws failed")->capture_default_str();
+  cmd->add_option("--out", o->out, "folder to write the cases into");
+  cmd->add_flag("--stats", o->stats, "print op, op-pair, rank and dtype counts and models per second");
+  cmd->add_flag("--check", o->check, "check every model with the validity check (slower)");
+  cmd->callback([o] { setExitCode(run(*o)); });
+}
+
+}  // namespace nncheck::cli

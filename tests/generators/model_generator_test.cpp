@@ -1,0 +1,153 @@
+#include "nncheck/generator.h"
+
+#include <set>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
+#include "nncheck/validity.h"
+
+namespace nncheck {
+namespace {
+
+// The CI sweep: 2,000 seeds over sizes 1..30, each valid and runnable on the reference.
+TEST(Generator, TwoThousandSeedsAcrossSizesAreValidAndRun) {
+  GeneratorConfig cfg;
+  GenerationStats stats;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    cfg.nodes = 1 + static_cast<int>(seed % 30);
+    Model m = generateModel(cfg, seed, &stats);
+    ASSERT_EQ(static_cast<int>(m.graph.nodes.size()), cfg.nodes) << "seed " << seed;
+    if (auto why = whyInvalid(m)) FAIL() << "seed " << seed << ": " << *why;
+    TensorMap out;
+    ASSERT_NO_THROW(out = runReference(m, randomInputs(m, seed))) << "seed " << seed;
+    ASSERT_EQ(out.size(), m.graph.outputs.size());
+  }
+  EXPECT_GT(stats.attempts, 0);
+}
+
+// Any config a user may write, drawn by RapidCheck: generated models are valid.
+RC_GTEST_PROP(Generator, ModelsAreValidUnderRandomConfigs, ()) {
+  GeneratorConfig cfg;
+  cfg.nodes = *rc::gen::inRange(1, 16);
+  cfg.maxDim = *rc::gen::inRange(1, 12);
+  cfg.maxRank = *rc::gen::inRange(2, 6);
+  cfg.opset = *rc::gen::inRange(13, 18);
+  cfg.weightsAsInitializers = *rc::gen::arbitrary<bool>();
+  cfg.dtypes = {DType::Float32};
+  for (DType t : {DType::Float64, DType::Float16, DType::Int32, DType::Int64, DType::Int8, DType::UInt8, DType::Bool})
+    if (*rc::gen::arbitrary<bool>()) cfg.dtypes.push_back(t);
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  Model m;
+  try {
+    m = generateModel(cfg, seed);
+  } catch (const std::exception& e) {
+    RC_FAIL(std::string("generation failed: ") + e.what());
+  }
+  RC_ASSERT(static_cast<int>(m.graph.nodes.size()) == cfg.nodes);
+  if (auto why = whyInvalid(m)) RC_FAIL(*why);
+  for (const auto& [name, t] : runReferenceAllValues(m, randomInputs(m, seed))) {
+    RC_ASSERT(t.rank() <= cfg.maxRank);
+    RC_ASSERT(t.size() <= cfg.maxElements);
+  }
+}
+
+TEST(Generator, SameSeedSameBytesAtAnyPositionInARun) {
+  GeneratorConfig cfg;
+  cfg.nodes = 12;
+  std::string first = serializeModel(generateModel(cfg, 77));
+  for (uint64_t s = 0; s < 20; ++s) generateModel(cfg, s);  // z3 and sampler state must not leak
+  EXPECT_EQ(serializeModel(generateModel(cfg, 77)), first);
+  EXPECT_NE(serializeModel(generateModel(cfg, 78)), first);
+}
+
+TEST(Generator, EveryUsableOpAppearsInAThousandModelsOfTenNodes) {
+  GeneratorConfig cfg;
+  std::set<std::string> seen;
+  for (uint64_t seed = 0; seed < 1000; ++seed)
+    for (const Node& n : generateModel(cfg, seed).graph.nodes) seen.insert(n.opType);
+  auto usable = usableOps(cfg);
+  EXPECT_EQ(usable.size(), 76u);
+  for (const auto& op : usable) EXPECT_TRUE(seen.count(op)) << op << " never generated";
+}
+
+TEST(Generator, ConfigIsHonored) {
+  GeneratorConfig cfg;
+  cfg.nodes = 8;
+  cfg.ops = {"Conv", "Relu", "Add", "MaxPool"};
+  cfg.dtypes = {DType::Float32};
+  cfg.maxElements = 512;
+  cfg.maxRank = 4;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    Model m = generateModel(cfg, seed);
+    for (const Node& n : m.graph.nodes)
+      EXPECT_TRUE(std::count(cfg.ops.begin(), cfg.ops.end(), n.opType)) << n.opType;
+    for (const auto& [name, t] : runReferenceAllValues(m, randomInputs(m, seed))) {
+      EXPECT_EQ(t.dtype(), DType::Float32) << name;
+      EXPECT_LE(t.size(), 512) << name;
+      EXPECT_LE(t.rank(), 4) << name;
+    }
+    for (const Initializer& w : m.graph.initializers)
+      if (w.value.dtype() == DType::Float32) {
+        EXPECT_TRUE(w.name[0] == 'w') << w.name;
+      }
+  }
+}
+
+TEST(Generator, WeightsBecomeInitializersWhenAsked) {
+  GeneratorConfig cfg;
+  cfg.nodes = 3;
+  cfg.ops = {"Conv"};
+  cfg.dtypes = {DType::Float32};
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    Model m = generateModel(cfg, seed);
+    for (const Node& n : m.graph.nodes) EXPECT_TRUE(m.graph.initializer(n.inputs[1])) << "seed " << seed;
+  }
+}
+
+TEST(Generator, BadConfigsAreRejectedNamingTheProblem) {
+  auto expectError = [](GeneratorConfig cfg, const std::string& needle) {
+    try {
+      validateConfig(cfg);
+      FAIL() << "accepted; expected an error mentioning " << needle;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  GeneratorConfig c;
+  c.ops = {"Conv", "Frobnicate"};
+  expectError(c, "Frobnicate");
+  c = {};
+  c.opset = 9;
+  expectError(c, "opset 9");
+  c = {};
+  c.dtypes = {DType::BFloat16};
+  expectError(c, "bfloat16");
+  c = {};
+  c.nodes = 0;
+  expectError(c, "nodes");
+  c = {};
+  c.ops = {"Not"};
+  c.dtypes = {DType::Float32};
+  expectError(c, "no op is usable");
+}
+
+TEST(Generator, BackwardAndForwardInsertionsBothHappen) {
+  // Backward insertion puts a node in front of existing ones: its output is consumed by an
+  // earlier-created node. Detect it by node names (op_creationIndex) out of order.
+  GeneratorConfig cfg;
+  cfg.nodes = 10;
+  int outOfOrder = 0;
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    Model m = generateModel(cfg, seed);
+    auto index = [](const Node& n) { return std::stoi(n.name.substr(n.name.rfind('_') + 1)); };
+    for (size_t i = 1; i < m.graph.nodes.size(); ++i)
+      outOfOrder += index(m.graph.nodes[i - 1]) > index(m.graph.nodes[i]);
+  }
+  EXPECT_GT(outOfOrder, 20);
+}
+
+}  // namespace
+}  // namespace nncheck
