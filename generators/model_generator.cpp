@@ -556,7 +556,8 @@ GeneratorConfig configFor(const Capabilities& caps, int nodes) {
   cfg.ops = caps.ops;
   if (!caps.dtypes.empty()) cfg.dtypes = caps.dtypes;
   cfg.opset = caps.opset;
-  cfg.weightsAsInitializers = caps.weightsMustBeInitializers || cfg.weightsAsInitializers;
+  // An engine that takes weights from anywhere gets them from anywhere, sometimes computed.
+  cfg.weightsAsInitializers = caps.weightsMustBeInitializers;
   return cfg;
 }
 

@@ -23,7 +23,7 @@ struct GenOptions {
   uint64_t seed = 1;
   int count = 10;
   GeneratorConfig cfg;
-  std::string ops, denyOps, dtypes;
+  std::string ops, denyOps, dtypes, opWeights;
   std::string out;
   bool stats = false;
   bool check = false;
@@ -121,6 +121,16 @@ int run(GenOptions o) {
       o.cfg.dtypes.clear();
       for (const auto& d : splitList(o.dtypes)) o.cfg.dtypes.push_back(dtypeFromName(d));
     }
+    for (const auto& item : splitList(o.opWeights)) {
+      auto eq = item.find('=');
+      if (eq == std::string::npos)
+        throw Error("--op-weights: '" + item + "' is not OP=WEIGHT");
+      try {
+        o.cfg.opWeights[item.substr(0, eq)] = std::stod(item.substr(eq + 1));
+      } catch (const std::logic_error&) {
+        throw Error("--op-weights: '" + item + "' has no number after '='");
+      }
+    }
     validateConfig(o.cfg);
   } catch (const std::exception& e) {
     std::cerr << "nncheck gen: error: " << e.what() << "\n";
@@ -177,6 +187,7 @@ void addGenCommand(CLI::App& app) {
   cmd->add_option("--nodes", o->cfg.nodes, "nodes per model")->capture_default_str();
   cmd->add_option("--ops", o->ops, "comma-separated ops to use (default: all registered)");
   cmd->add_option("--deny-ops", o->denyOps, "comma-separated ops never to use");
+  cmd->add_option("--op-weights", o->opWeights, "relative op frequencies, e.g. Conv=3,Relu=0.5 (default 1)");
   cmd->add_option("--dtypes", o->dtypes, "comma-separated dtypes of graph values (default: float32,int64,bool)");
   cmd->add_option("--opset", o->cfg.opset, "ONNX opset, 13..17")->capture_default_str();
   cmd->add_option("--max-dim", o->cfg.maxDim, "largest dim of a graph input")->capture_default_str();

@@ -107,6 +107,36 @@ TEST(Generator, WeightsBecomeInitializersWhenAsked) {
   }
 }
 
+TEST(Generator, CapabilitiesMapOntoTheConfig) {
+  Capabilities caps;
+  caps.ops = {"Conv", "Relu", "Reshape", "Add"};
+  caps.dtypes = {DType::Float32};
+  caps.opset = 13;
+  GeneratorConfig cfg = configFor(caps, 6);
+  EXPECT_EQ(cfg.nodes, 6);
+  EXPECT_TRUE(cfg.weightsAsInitializers);
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    Model m = generateModel(cfg, seed);
+    EXPECT_EQ(m.defaultOpset(), 13);
+    for (const Node& n : m.graph.nodes) EXPECT_TRUE(std::count(caps.ops.begin(), caps.ops.end(), n.opType));
+    for (const ValueInfo& v : m.graph.inputs) EXPECT_EQ(v.dtype, DType::Float32);
+  }
+}
+
+TEST(Generator, OpWeightsSteerFrequencies) {
+  GeneratorConfig cfg;
+  cfg.opWeights = {{"Relu", 50.0}, {"Conv", 0.0}};
+  int relu = 0, conv = 0, total = 0;
+  for (uint64_t seed = 0; seed < 100; ++seed)
+    for (const Node& n : generateModel(cfg, seed).graph.nodes) {
+      relu += n.opType == "Relu";
+      conv += n.opType == "Conv";
+      ++total;
+    }
+  EXPECT_EQ(conv, 0);
+  EXPECT_GT(relu, total / 4);
+}
+
 TEST(Generator, BadConfigsAreRejectedNamingTheProblem) {
   auto expectError = [](GeneratorConfig cfg, const std::string& needle) {
     try {
