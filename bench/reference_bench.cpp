@@ -21,7 +21,8 @@ void BM_NodeSuiteReplay(benchmark::State& state) {
     cases = r.passed + r.failed + r.skipped;
     benchmark::DoNotOptimize(r.passed);
   }
-  state.counters["cases/s"] = benchmark::Counter(cases, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["cases/s"] =
+      benchmark::Counter(cases, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_NodeSuiteReplay)->Unit(benchmark::kMillisecond);
 
@@ -47,7 +48,8 @@ void BM_Conv2d(benchmark::State& state) {
                         ValueInfo::tensor("w", DType::Float32, {c, c, 3, 3})},
                        ValueInfo::tensor("y", DType::Float32, {1, c, 32, 32}),
                        {Attribute::ofInts("pads", {1, 1, 1, 1})});
-  TensorMap in{{"x", Tensor(DType::Float32, {1, c, 32, 32})}, {"w", Tensor(DType::Float32, {c, c, 3, 3})}};
+  TensorMap in{{"x", Tensor(DType::Float32, {1, c, 32, 32})},
+               {"w", Tensor(DType::Float32, {c, c, 3, 3})}};
   for (auto _ : state) benchmark::DoNotOptimize(runReference(m, in));
   state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(c * c * 9 * 32 * 32),
                                                benchmark::Counter::kIsIterationInvariantRate);
@@ -57,7 +59,8 @@ BENCHMARK(BM_Conv2d)->Arg(8)->Arg(16)->Unit(benchmark::kMicrosecond);
 void BM_MatMul(benchmark::State& state) {
   const int64_t n = state.range(0);
   Model m = singleNode("MatMul",
-                       {ValueInfo::tensor("a", DType::Float32, {n, n}), ValueInfo::tensor("b", DType::Float32, {n, n})},
+                       {ValueInfo::tensor("a", DType::Float32, {n, n}),
+                        ValueInfo::tensor("b", DType::Float32, {n, n})},
                        ValueInfo::tensor("y", DType::Float32, {n, n}));
   TensorMap in{{"a", Tensor(DType::Float32, {n, n})}, {"b", Tensor(DType::Float32, {n, n})}};
   for (auto _ : state) benchmark::DoNotOptimize(runReference(m, in));

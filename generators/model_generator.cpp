@@ -2,18 +2,17 @@
 // attributes, fresh leaves, shape-operand contents) and lets the op's own shape rule judge it;
 // after a few rejected draws, z3 solves the same rule with the draw's structure kept and its
 // numbers freed. See generator.h for the contract.
-#include "nncheck/generator.h"
-
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "core/rng.h"
 #include "generators/op_table.h"
 #include "generators/values.h"
 #include "nncheck/error.h"
+#include "nncheck/generator.h"
 #include "ops/infer.h"
 #include "solver/symbolic.h"
 
@@ -69,9 +68,12 @@ class Builder {
   int64_t drawDim() {
     int64_t lo = cfg_.minDim, hi = cfg_.maxDim;
     switch (rng_.uniform(0, 3)) {  // bins, so that 1s and large dims both appear
-      case 0: return lo;
-      case 1: return rng_.uniform(lo, std::min(hi, lo + 2));
-      default: return rng_.uniform(lo, hi);
+      case 0:
+        return lo;
+      case 1:
+        return rng_.uniform(lo, std::min(hi, lo + 2));
+      default:
+        return rng_.uniform(lo, hi);
     }
   }
   Shape drawShape(int64_t rank) {
@@ -195,7 +197,8 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
   auto dtypeFor = [&](size_t i) {
     size_t t = e.typeVarIndex(i);
     auto tied = onnxBound.find(e.onnxTypeParam(i));
-    if (!bound[t]) bound[t] = tied != onnxBound.end() ? tied->second : drawLeafDType(e.typeVarDTypes[t]);
+    if (!bound[t])
+      bound[t] = tied != onnxBound.end() ? tied->second : drawLeafDType(e.typeVarDTypes[t]);
     onnxBound.emplace(e.onnxTypeParam(i), *bound[t]);
     return *bound[t];
   };
@@ -213,27 +216,32 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
     if (ok.empty()) return std::nullopt;
     // Prefer computed values, and recent ones, so graphs grow deep rather than wide.
     std::vector<double> w;
-    for (int v : ok) w.push_back(values_[static_cast<size_t>(v)].kind == Value::Kind::Computed ? 1.0 + v : 1.0);
+    for (int v : ok)
+      w.push_back(values_[static_cast<size_t>(v)].kind == Value::Kind::Computed ? 1.0 + v : 1.0);
     first.existing = ok[rng_.weighted(w)];
     bound[e.typeVarIndex(0)] = values_[static_cast<size_t>(first.existing)].dtype;
     onnxBound.emplace(e.onnxTypeParam(0), *bound[e.typeVarIndex(0)]);
   } else {
     const Value& p = values_[static_cast<size_t>(placeholder)];
     const auto& allowed = e.dtypesOfInput(0);
-    DType t = std::find(allowed.begin(), allowed.end(), p.dtype) != allowed.end() ? p.dtype : drawLeafDType(allowed);
+    DType t = std::find(allowed.begin(), allowed.end(), p.dtype) != allowed.end()
+                  ? p.dtype
+                  : drawLeafDType(allowed);
     bound[e.typeVarIndex(0)] = t;
     onnxBound.emplace(e.onnxTypeParam(0), t);
     first.leaf = {fresh("x"), t, p.shape, Value::Kind::Input, {}};
   }
   c.inputs.push_back(first);
-  const Shape shape0 = first.existing >= 0 ? values_[static_cast<size_t>(first.existing)].shape : first.leaf.shape;
+  const Shape shape0 =
+      first.existing >= 0 ? values_[static_cast<size_t>(first.existing)].shape : first.leaf.shape;
   drawAttributes(c, static_cast<int64_t>(shape0.size()));
 
   // Outputs first: Split's sampler divides its axis among them.
   int outs = static_cast<int>(spec.outputs.size());
   if (spec.outputs.size() == 1 && spec.outputs[0].maxCount > 1)
     outs = static_cast<int>(rng_.uniform(1, spec.outputs[0].maxCount));
-  while (outs > 1 && spec.outputs[static_cast<size_t>(outs) - 1].optional && (backward || !rng_.chance(0.25)))
+  while (outs > 1 && spec.outputs[static_cast<size_t>(outs) - 1].optional &&
+         (backward || !rng_.chance(0.25)))
     --outs;
   c.outputCount = outs;
   c.node.outputs.assign(static_cast<size_t>(outs), "?");
@@ -270,7 +278,8 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
       in.valuesFixed = true;
     } else {
       Shape s = is.shape ? is.shape(ctx) : defaultLeafShape(rng_, shape0);
-      const bool needsValues = is.domain == ValueDomain::Indices || is.domain == ValueDomain::Positive ||
+      const bool needsValues = is.domain == ValueDomain::Indices ||
+                               is.domain == ValueDomain::Positive ||
                                (is.domain == ValueDomain::NonZeroIfInteger && !isFloatDType(t));
       const bool asWeight = is.weight && cfg_.weightsAsInitializers;
       if (!needsValues && !asWeight && !backward && rng_.chance(0.5)) {
@@ -282,15 +291,19 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
           if (values_[v].shape == s) same.push_back(static_cast<int>(v));
         }
         if (!same.empty() || !any.empty()) {
-          in.existing = !same.empty() && rng_.chance(0.8) ? rng_.pick(same) : rng_.pick(any.empty() ? same : any);
+          in.existing = !same.empty() && rng_.chance(0.8) ? rng_.pick(same)
+                                                          : rng_.pick(any.empty() ? same : any);
           ctx.inputShapes.back() = values_[static_cast<size_t>(in.existing)].shape;
           c.inputs.push_back(in);
           continue;
         }
       }
       in.leafIsInitializer = needsValues || asWeight || rng_.chance(0.2);
-      in.leaf = {fresh(in.leafIsInitializer ? "w" : "x"), t, s,
-                 in.leafIsInitializer ? Value::Kind::Initializer : Value::Kind::Input, {}};
+      in.leaf = {fresh(in.leafIsInitializer ? "w" : "x"),
+                 t,
+                 s,
+                 in.leafIsInitializer ? Value::Kind::Initializer : Value::Kind::Input,
+                 {}};
     }
     ctx.inputShapes.back() = in.leaf.shape;
     c.inputs.push_back(in);
@@ -317,7 +330,8 @@ std::vector<ops::InputFacts> Builder::facts(const Candidate& c) const {
 bool Builder::judge(Candidate& c, bool backward, int placeholder) {
   ++stats_.attempts;
   for (const InputChoice& in : c.inputs)
-    if (in.present && in.existing < 0 && !in.valuesFixed && !withinLimits(in.leaf.shape)) return false;
+    if (in.present && in.existing < 0 && !in.valuesFixed && !withinLimits(in.leaf.shape))
+      return false;
   c.numbersWrong = false;
   try {
     c.outputs = ops::inferNode(*c.entry->spec, c.node, facts(c));
@@ -332,7 +346,8 @@ bool Builder::judge(Candidate& c, bool backward, int placeholder) {
   for (size_t i = 0; i < c.outputs.size(); ++i) {
     const auto& o = c.outputs[i];
     if (!withinLimits(o.shape)) return false;
-    if (std::find(cfg_.dtypes.begin(), cfg_.dtypes.end(), o.dtype) == cfg_.dtypes.end()) return false;
+    if (std::find(cfg_.dtypes.begin(), cfg_.dtypes.end(), o.dtype) == cfg_.dtypes.end())
+      return false;
   }
   if (backward) {
     const Value& p = values_[static_cast<size_t>(placeholder)];
@@ -404,8 +419,10 @@ bool Builder::solve(Candidate& c, bool backward, int placeholder) {
     if (b.kind == Kind::Attr) {
       for (Attribute& a : c.node.attributes)
         if (a.name == b.attr) {
-          if (a.kind == Attribute::Kind::Int) a.i = v;
-          else a.ints[b.position] = v;
+          if (a.kind == Attribute::Kind::Int)
+            a.i = v;
+          else
+            a.ints[b.position] = v;
         }
       continue;
     }
@@ -443,7 +460,9 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
       const ops::InputSpec& is = spec.inputSpec(i);
       int64_t bound = 0;
       if (is.domain == ValueDomain::Indices) {
-        const Shape& s0 = c.inputs[0].existing >= 0 ? values_[static_cast<size_t>(c.inputs[0].existing)].shape : c.inputs[0].leaf.shape;
+        const Shape& s0 = c.inputs[0].existing >= 0
+                              ? values_[static_cast<size_t>(c.inputs[0].existing)].shape
+                              : c.inputs[0].leaf.shape;
         const Attribute* ax = c.node.attribute("axis");
         int64_t axis = ax ? ax->i : 0;
         if (axis < 0) axis += static_cast<int64_t>(s0.size());
@@ -463,13 +482,19 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
       c.node.outputs.push_back(p.name);
       continue;
     }
-    Value v{fresh("v"), c.outputs[static_cast<size_t>(o)].dtype, c.outputs[static_cast<size_t>(o)].shape, Value::Kind::Computed, {}};
+    Value v{fresh("v"),
+            c.outputs[static_cast<size_t>(o)].dtype,
+            c.outputs[static_cast<size_t>(o)].shape,
+            Value::Kind::Computed,
+            {}};
     c.node.outputs.push_back(v.name);
     values_.push_back(v);
   }
   // A backward node reads only fresh leaves, so the front keeps the order topological.
-  if (backward) nodes_.insert(nodes_.begin(), c.node);
-  else nodes_.push_back(c.node);
+  if (backward)
+    nodes_.insert(nodes_.begin(), c.node);
+  else
+    nodes_.push_back(c.node);
 }
 
 bool Builder::insert(bool backward) {
@@ -497,7 +522,8 @@ bool Builder::insert(bool backward) {
       if (c->numbersWrong) last = std::move(c);
     }
     // z3 costs as much as hundreds of draws: it gets a share of the ops that sampling fails.
-    if (last && cfg_.useSolver && rng_.chance(cfg_.solverShare) && solve(*last, backward, placeholder)) {
+    if (last && cfg_.useSolver && rng_.chance(cfg_.solverShare) &&
+        solve(*last, backward, placeholder)) {
       commit(*last, backward, placeholder);
       return true;
     }
@@ -508,7 +534,8 @@ bool Builder::insert(bool backward) {
 Model Builder::build() {
   // The first leaf: a graph input of a dtype some op can consume.
   {
-    const int64_t rank = rng_.uniform(std::min<int64_t>(2, cfg_.maxRank), std::min<int64_t>(4, cfg_.maxRank));
+    const int64_t rank =
+        rng_.uniform(std::min<int64_t>(2, cfg_.maxRank), std::min<int64_t>(4, cfg_.maxRank));
     DType t = drawLeafDType(cfg_.dtypes);
     values_.push_back({fresh("x"), t, drawShape(rank), Value::Kind::Input, {}});
   }
@@ -521,7 +548,8 @@ Model Builder::build() {
       throw Error("generator: cannot grow the model past " + std::to_string(nodes_.size()) +
                   " nodes with this config (seed " + std::to_string(seed_) + ")");
     const int64_t rank = rng_.uniform(1, std::min<int64_t>(4, cfg_.maxRank));
-    values_.push_back({fresh("x"), drawLeafDType(cfg_.dtypes), drawShape(rank), Value::Kind::Input, {}});
+    values_.push_back(
+        {fresh("x"), drawLeafDType(cfg_.dtypes), drawShape(rank), Value::Kind::Input, {}});
   }
 
   Model m;

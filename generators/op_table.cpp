@@ -1,8 +1,8 @@
 #include "generators/op_table.h"
 
-#include <algorithm>
-
 #include <onnx/defs/schema.h>
+
+#include <algorithm>
 
 #include "nncheck/error.h"
 #include "ops/infer.h"
@@ -12,10 +12,10 @@ namespace {
 
 DType fromTypeString(const std::string& s) {
   static const std::vector<std::pair<std::string, DType>> table = {
-      {"tensor(float)", DType::Float32}, {"tensor(double)", DType::Float64},
+      {"tensor(float)", DType::Float32},   {"tensor(double)", DType::Float64},
       {"tensor(float16)", DType::Float16}, {"tensor(int8)", DType::Int8},
-      {"tensor(uint8)", DType::UInt8}, {"tensor(int32)", DType::Int32},
-      {"tensor(int64)", DType::Int64}, {"tensor(bool)", DType::Bool}};
+      {"tensor(uint8)", DType::UInt8},     {"tensor(int32)", DType::Int32},
+      {"tensor(int64)", DType::Int64},     {"tensor(bool)", DType::Bool}};
   for (const auto& [name, t] : table)
     if (name == s) return t;
   return DType::Undefined;
@@ -51,9 +51,11 @@ const std::vector<DType>& OpEntry::dtypesOfInput(size_t i) const {
 }
 
 std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
-  if (cfg.nodes < 1) throw Error("generator: --nodes must be at least 1, got " + std::to_string(cfg.nodes));
+  if (cfg.nodes < 1)
+    throw Error("generator: --nodes must be at least 1, got " + std::to_string(cfg.nodes));
   if (cfg.opset < 13 || cfg.opset > 17)
-    throw Error("generator: opset " + std::to_string(cfg.opset) + " is outside the supported 13..17");
+    throw Error("generator: opset " + std::to_string(cfg.opset) +
+                " is outside the supported 13..17");
   if (cfg.maxRank < 1 || cfg.maxRank > 6) throw Error("generator: max rank must be within 1..6");
   if (cfg.minDim < 1 || cfg.maxDim < cfg.minDim)
     throw Error("generator: input dims range [" + std::to_string(cfg.minDim) + ", " +
@@ -62,7 +64,8 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
   if (cfg.dtypes.empty()) throw Error("generator: no dtypes allowed");
   for (DType t : cfg.dtypes)
     if (!isComputeDType(t))
-      throw Error("generator: dtype " + std::string(dtypeName(t)) + " is not one the reference computes on");
+      throw Error("generator: dtype " + std::string(dtypeName(t)) +
+                  " is not one the reference computes on");
   const auto& reg = ops::Registry::instance();
   for (const auto* list : {&cfg.ops, &cfg.denyOps})
     for (const std::string& op : *list)
@@ -75,7 +78,8 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
   std::vector<OpEntry> table;
   for (const auto& specPtr : reg.all()) {
     const ops::OpSpec& spec = *specPtr;
-    if (!cfg.ops.empty() && std::find(cfg.ops.begin(), cfg.ops.end(), spec.type) == cfg.ops.end()) continue;
+    if (!cfg.ops.empty() && std::find(cfg.ops.begin(), cfg.ops.end(), spec.type) == cfg.ops.end())
+      continue;
     if (std::find(cfg.denyOps.begin(), cfg.denyOps.end(), spec.type) != cfg.denyOps.end()) continue;
     const auto* schema = onnx::OpSchemaRegistry::Schema(spec.type, static_cast<int>(cfg.opset), "");
     if (!schema || schema->SinceVersion() < spec.minVersion) continue;
@@ -99,14 +103,16 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
                         spec.inputs[first].domain != ops::ValueDomain::Indices;
       for (DType d : spec.typeVars[t].allowed) {
         bool onnxOk = std::find(theirs.begin(), theirs.end(), d) != theirs.end();
-        bool cfgOk = !data || std::find(cfg.dtypes.begin(), cfg.dtypes.end(), d) != cfg.dtypes.end();
+        bool cfgOk =
+            !data || std::find(cfg.dtypes.begin(), cfg.dtypes.end(), d) != cfg.dtypes.end();
         if (onnxOk && cfgOk) e.typeVarDTypes[t].push_back(d);
       }
       usable = !e.typeVarDTypes[t].empty();
     }
     if (usable) table.push_back(std::move(e));
   }
-  if (table.empty()) throw Error("generator: no op is usable with the allowed ops, dtypes and opset");
+  if (table.empty())
+    throw Error("generator: no op is usable with the allowed ops, dtypes and opset");
   return table;
 }
 

@@ -4,7 +4,8 @@
 
 namespace nncheck {
 
-Tensor randomTensor(Rng& rng, DType dtype, const Shape& shape, ops::ValueDomain domain, int64_t bound) {
+Tensor randomTensor(Rng& rng, DType dtype, const Shape& shape, ops::ValueDomain domain,
+                    int64_t bound) {
   Tensor t(dtype, shape);
   visitCompute(dtype, [&]<class T>() {
     auto v = t.span<T>();
@@ -35,7 +36,8 @@ Tensor castTensor(const Tensor& t, DType to) {
   Tensor out(to, t.shape());
   visitCompute(to, [&]<class T>() {
     auto v = out.span<T>();
-    for (int64_t i = 0; i < t.size(); ++i) v[static_cast<size_t>(i)] = ops::fromDouble<T>(t.toDouble(i));
+    for (int64_t i = 0; i < t.size(); ++i)
+      v[static_cast<size_t>(i)] = ops::fromDouble<T>(t.toDouble(i));
   });
   return out;
 }

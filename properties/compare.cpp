@@ -67,8 +67,8 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
     os << c.mismatches << " of " << want.size() << " elements differ";
     if (!exact) os << " beyond rtol=" << tol.rtol << " atol=" << tol.atol;
     os << "; max abs error " << c.maxAbsError << ", max rel error " << c.maxRelError
-       << "; first at " << indexToString(want.shape(), first) << ": got "
-       << got.toDouble(first) << ", expected " << want.toDouble(first);
+       << "; first at " << indexToString(want.shape(), first) << ": got " << got.toDouble(first)
+       << ", expected " << want.toDouble(first);
     c.message = os.str();
   }
   return c;

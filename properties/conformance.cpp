@@ -50,13 +50,15 @@ std::vector<fs::path> findTestCases(const std::vector<fs::path>& paths) {
     std::error_code ec;
     if (!fs::exists(p, ec)) throw Error(p.string() + ": no such file or folder");
     if (!fs::is_directory(p, ec))
-      throw Error(p.string() + ": not a folder (expected a test case folder holding model.onnx, "
-                               "or a folder of them)");
+      throw Error(p.string() +
+                  ": not a folder (expected a test case folder holding model.onnx, "
+                  "or a folder of them)");
     size_t before = cases.size();
     if (fs::exists(p / "model.onnx")) {
       cases.push_back(p);
     } else {
-      for (auto it = fs::recursive_directory_iterator(p); it != fs::recursive_directory_iterator(); ++it)
+      for (auto it = fs::recursive_directory_iterator(p); it != fs::recursive_directory_iterator();
+           ++it)
         if (it->is_directory() && fs::exists(it->path() / "model.onnx")) {
           cases.push_back(it->path());
           it.disable_recursion_pending();
@@ -137,9 +139,15 @@ ConformanceReport runConformance(const std::vector<fs::path>& paths,
   for (const fs::path& dir : findTestCases(paths)) {
     CaseResult r = runTestCase(dir, options);
     switch (r.status) {
-      case CaseResult::Status::Passed: ++report.passed; break;
-      case CaseResult::Status::Failed: ++report.failed; break;
-      case CaseResult::Status::Skipped: ++report.skipped; break;
+      case CaseResult::Status::Passed:
+        ++report.passed;
+        break;
+      case CaseResult::Status::Failed:
+        ++report.failed;
+        break;
+      case CaseResult::Status::Skipped:
+        ++report.skipped;
+        break;
     }
     if (options.onCase) options.onCase(r);
     report.cases.push_back(std::move(r));

@@ -1,8 +1,9 @@
 // Replaying ONNX backend-test folders (model.onnx + test_data_set_*/input_*.pb, output_*.pb)
 // against the reference interpreter: ONNX's own node tests, or a corpus nncheck saved.
 //
-//   nncheck::ConformanceReport r = nncheck::runConformance({"/usr/share/libonnx-testdata/data/node"});
-//   std::cout << r.passed << " passed, " << r.failed << " failed, " << r.skipped << " skipped\n";
+//   nncheck::ConformanceReport r =
+//   nncheck::runConformance({"/usr/share/libonnx-testdata/data/node"}); std::cout << r.passed << "
+//   passed, " << r.failed << " failed, " << r.skipped << " skipped\n";
 #pragma once
 
 #include <filesystem>
@@ -18,8 +19,8 @@ struct CaseResult {
   enum class Status { Passed, Failed, Skipped };
   std::filesystem::path dir;
   Status status = Status::Passed;
-  std::string category;  // skips: "op not registered", "dtype", "attribute", "op version"
-  std::string message;   // why it failed or was skipped
+  std::string category;          // skips: "op not registered", "dtype", "attribute", "op version"
+  std::string message;           // why it failed or was skipped
   std::vector<std::string> ops;  // distinct op types of the model, sorted
 };
 

@@ -65,27 +65,59 @@ const std::vector<DType>& computeDTypes();
 
 template <class T>
 constexpr DType dtypeOf();
-template <> constexpr DType dtypeOf<float>() { return DType::Float32; }
-template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
-template <> constexpr DType dtypeOf<Half>() { return DType::Float16; }
-template <> constexpr DType dtypeOf<int8_t>() { return DType::Int8; }
-template <> constexpr DType dtypeOf<uint8_t>() { return DType::UInt8; }
-template <> constexpr DType dtypeOf<int32_t>() { return DType::Int32; }
-template <> constexpr DType dtypeOf<int64_t>() { return DType::Int64; }
-template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
+template <>
+constexpr DType dtypeOf<float>() {
+  return DType::Float32;
+}
+template <>
+constexpr DType dtypeOf<double>() {
+  return DType::Float64;
+}
+template <>
+constexpr DType dtypeOf<Half>() {
+  return DType::Float16;
+}
+template <>
+constexpr DType dtypeOf<int8_t>() {
+  return DType::Int8;
+}
+template <>
+constexpr DType dtypeOf<uint8_t>() {
+  return DType::UInt8;
+}
+template <>
+constexpr DType dtypeOf<int32_t>() {
+  return DType::Int32;
+}
+template <>
+constexpr DType dtypeOf<int64_t>() {
+  return DType::Int64;
+}
+template <>
+constexpr DType dtypeOf<bool>() {
+  return DType::Bool;
+}
 
 // Calls f.template operator()<T>() with the C++ type of a compute dtype.
 template <class F>
 decltype(auto) visitCompute(DType t, F&& f) {
   switch (t) {
-    case DType::Float32: return f.template operator()<float>();
-    case DType::Float64: return f.template operator()<double>();
-    case DType::Float16: return f.template operator()<Half>();
-    case DType::Int8: return f.template operator()<int8_t>();
-    case DType::UInt8: return f.template operator()<uint8_t>();
-    case DType::Int32: return f.template operator()<int32_t>();
-    case DType::Int64: return f.template operator()<int64_t>();
-    case DType::Bool: return f.template operator()<bool>();
+    case DType::Float32:
+      return f.template operator()<float>();
+    case DType::Float64:
+      return f.template operator()<double>();
+    case DType::Float16:
+      return f.template operator()<Half>();
+    case DType::Int8:
+      return f.template operator()<int8_t>();
+    case DType::UInt8:
+      return f.template operator()<uint8_t>();
+    case DType::Int32:
+      return f.template operator()<int32_t>();
+    case DType::Int64:
+      return f.template operator()<int64_t>();
+    case DType::Bool:
+      return f.template operator()<bool>();
     default:
       throw std::invalid_argument("dtype " + std::string(dtypeName(t)) +
                                   " is storage-only: the reference does not compute on it");

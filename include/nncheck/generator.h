@@ -29,11 +29,11 @@ struct GeneratorConfig {
   int64_t opset = 14;
   int64_t maxElements = 65536;  // per tensor
   int64_t maxRank = 5;
-  int64_t minDim = 1, maxDim = 8;  // dims of graph inputs
+  int64_t minDim = 1, maxDim = 8;     // dims of graph inputs
   bool weightsAsInitializers = true;  // Conv's W, BatchNormalization's stats, ...: initializers
   std::map<std::string, double> opWeights;  // relative frequency per op (default 1)
-  double backwardProbability = 0.3;  // share of insertions that are backward
-  bool useSolver = true;  // let z3 solve what sampling cannot
+  double backwardProbability = 0.3;         // share of insertions that are backward
+  bool useSolver = true;                    // let z3 solve what sampling cannot
   // The chance that z3 gets to solve an op after its concrete draws all failed (z3 costs about
   // a millisecond, hundreds of draws).
   double solverShare = 0.3;
@@ -49,11 +49,11 @@ struct Capabilities {
 GeneratorConfig configFor(const Capabilities& caps, int nodes = 10);
 
 struct GenerationStats {
-  int64_t z3Checks = 0;        // satisfiability checks made
-  int64_t z3Contexts = 0;      // fresh contexts created (at most one per model)
-  int64_t attempts = 0;        // candidate insertions tried
-  int64_t rejected = 0;        // candidates the shape rules or limits rejected
-  int64_t solvedInsertions = 0;  // insertions z3 completed
+  int64_t z3Checks = 0;                         // satisfiability checks made
+  int64_t z3Contexts = 0;                       // fresh contexts created (at most one per model)
+  int64_t attempts = 0;                         // candidate insertions tried
+  int64_t rejected = 0;                         // candidates the shape rules or limits rejected
+  int64_t solvedInsertions = 0;                 // insertions z3 completed
   std::map<std::string, int64_t> z3ChecksByOp;  // where the solver time goes
 };
 

@@ -102,7 +102,8 @@ struct Graph {
   std::vector<ValueInfo> outputs;
   std::vector<ValueInfo> valueInfos;  // types of intermediate values
   std::string docString;
-  std::string opaque;  // a serialized GraphProto of the fields not modelled (sparse initializers, ...)
+  std::string
+      opaque;  // a serialized GraphProto of the fields not modelled (sparse initializers, ...)
 
   const Initializer* initializer(std::string_view name) const;
   // Graph inputs that are not also initializers: the values a caller must feed.
@@ -126,7 +127,8 @@ struct Model {
   std::string docString;
   std::vector<std::pair<std::string, std::string>> metadata;
   Graph graph;
-  std::string opaque;  // a serialized ModelProto of the fields not modelled (functions, training info)
+  std::string
+      opaque;  // a serialized ModelProto of the fields not modelled (functions, training info)
 
   // Version of the default (ai.onnx) domain; 0 when not imported.
   int64_t defaultOpset() const;

@@ -9,10 +9,10 @@
 // same bytes.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <filesystem>
 #include <string>
-
-#include <onnx/onnx_pb.h>
 
 #include "nncheck/graph.h"
 

@@ -35,7 +35,9 @@ class Tensor {
     return t;
   }
   template <class T>
-  static Tensor scalar(T v) { return fromVector<T>({}, {v}); }
+  static Tensor scalar(T v) {
+    return fromVector<T>({}, {v});
+  }
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }

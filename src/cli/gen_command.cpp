@@ -123,8 +123,7 @@ int run(GenOptions o) {
     }
     for (const auto& item : splitList(o.opWeights)) {
       auto eq = item.find('=');
-      if (eq == std::string::npos)
-        throw Error("--op-weights: '" + item + "' is not OP=WEIGHT");
+      if (eq == std::string::npos) throw Error("--op-weights: '" + item + "' is not OP=WEIGHT");
       try {
         o.cfg.opWeights[item.substr(0, eq)] = std::stod(item.substr(eq + 1));
       } catch (const std::logic_error&) {
@@ -169,7 +168,8 @@ int run(GenOptions o) {
   }
   std::cerr << "\r";
   if (!o.out.empty())
-    std::printf("wrote %d cases to %s (replay: nncheck run %s)\n", o.count, o.out.c_str(), o.out.c_str());
+    std::printf("wrote %d cases to %s (replay: nncheck run %s)\n", o.count, o.out.c_str(),
+                o.out.c_str());
   if (o.stats) stats.print(static_cast<int>(usableOps(o.cfg).size()));
   return stats.invalid > 0 ? 1 : 0;
 }
@@ -178,26 +178,35 @@ int run(GenOptions o) {
 
 void addGenCommand(CLI::App& app) {
   auto o = std::make_shared<GenOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "gen",
-      "Generate random valid models (model i uses seed S+i) and, with --out, write each with random "
-      "inputs and the reference's outputs in ONNX backend-test layout.");
+  CLI::App* cmd =
+      app.add_subcommand("gen",
+                         "Generate random valid models (model i uses seed S+i) and, with --out, "
+                         "write each with random "
+                         "inputs and the reference's outputs in ONNX backend-test layout.");
   cmd->add_option("--seed", o->seed, "seed of the first model")->capture_default_str();
   cmd->add_option("--count", o->count, "number of models")->capture_default_str();
   cmd->add_option("--nodes", o->cfg.nodes, "nodes per model")->capture_default_str();
   cmd->add_option("--ops", o->ops, "comma-separated ops to use (default: all registered)");
   cmd->add_option("--deny-ops", o->denyOps, "comma-separated ops never to use");
-  cmd->add_option("--op-weights", o->opWeights, "relative op frequencies, e.g. Conv=3,Relu=0.5 (default 1)");
-  cmd->add_option("--dtypes", o->dtypes, "comma-separated dtypes of graph values (default: float32,int64,bool)");
+  cmd->add_option("--op-weights", o->opWeights,
+                  "relative op frequencies, e.g. Conv=3,Relu=0.5 (default 1)");
+  cmd->add_option("--dtypes", o->dtypes,
+                  "comma-separated dtypes of graph values (default: float32,int64,bool)");
   cmd->add_option("--opset", o->cfg.opset, "ONNX opset, 13..17")->capture_default_str();
-  cmd->add_option("--max-dim", o->cfg.maxDim, "largest dim of a graph input")->capture_default_str();
-  cmd->add_option("--max-rank", o->cfg.maxRank, "largest rank of any tensor")->capture_default_str();
-  cmd->add_option("--max-elements", o->cfg.maxElements, "largest element count of any tensor")->capture_default_str();
-  cmd->add_flag("--no-solver", [o](int64_t) { o->cfg.useSolver = false; }, "never call z3");
+  cmd->add_option("--max-dim", o->cfg.maxDim, "largest dim of a graph input")
+      ->capture_default_str();
+  cmd->add_option("--max-rank", o->cfg.maxRank, "largest rank of any tensor")
+      ->capture_default_str();
+  cmd->add_option("--max-elements", o->cfg.maxElements, "largest element count of any tensor")
+      ->capture_default_str();
+  cmd->add_flag(
+      "--no-solver", [o](int64_t) { o->cfg.useSolver = false; }, "never call z3");
   cmd->add_option("--solver-share", o->cfg.solverShare,
-                  "chance that z3 solves an op whose concrete draws failed")->capture_default_str();
+                  "chance that z3 solves an op whose concrete draws failed")
+      ->capture_default_str();
   cmd->add_option("--out", o->out, "folder to write the cases into");
-  cmd->add_flag("--stats", o->stats, "print op, op-pair, rank and dtype counts and models per second");
+  cmd->add_flag("--stats", o->stats,
+                "print op, op-pair, rank and dtype counts and models per second");
   cmd->add_flag("--check", o->check, "check every model with the validity check (slower)");
   cmd->callback([o] { setExitCode(run(*o)); });
 }

@@ -1,7 +1,6 @@
 // nncheck: the command line. Subcommands live in their own files (run_command.cpp, ...).
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "cli/commands.h"
 

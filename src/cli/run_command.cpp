@@ -27,9 +27,12 @@ void printByOp(const ConformanceReport& report) {
   for (const CaseResult& c : report.cases)
     for (const std::string& op : c.ops) {
       OpRow& row = rows[op];
-      if (c.status == CaseResult::Status::Passed) ++row.passed;
-      else if (c.status == CaseResult::Status::Failed) ++row.failed;
-      else ++row.skipped;
+      if (c.status == CaseResult::Status::Passed)
+        ++row.passed;
+      else if (c.status == CaseResult::Status::Failed)
+        ++row.failed;
+      else
+        ++row.skipped;
     }
   std::printf("\n%-28s %7s %7s %8s\n", "op (cases using it)", "passed", "failed", "skipped");
   for (const auto& [op, row] : rows)

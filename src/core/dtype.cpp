@@ -14,14 +14,22 @@ struct DTypeInfo {
 };
 
 constexpr std::array<DTypeInfo, 16> kInfo{{
-    {DType::Float32, "float32", 4},   {DType::UInt8, "uint8", 1},
-    {DType::Int8, "int8", 1},         {DType::UInt16, "uint16", 2},
-    {DType::Int16, "int16", 2},       {DType::Int32, "int32", 4},
-    {DType::Int64, "int64", 8},       {DType::String, "string", 0},
-    {DType::Bool, "bool", 1},         {DType::Float16, "float16", 2},
-    {DType::Float64, "float64", 8},   {DType::UInt32, "uint32", 4},
-    {DType::UInt64, "uint64", 8},     {DType::Complex64, "complex64", 8},
-    {DType::Complex128, "complex128", 16}, {DType::BFloat16, "bfloat16", 2},
+    {DType::Float32, "float32", 4},
+    {DType::UInt8, "uint8", 1},
+    {DType::Int8, "int8", 1},
+    {DType::UInt16, "uint16", 2},
+    {DType::Int16, "int16", 2},
+    {DType::Int32, "int32", 4},
+    {DType::Int64, "int64", 8},
+    {DType::String, "string", 0},
+    {DType::Bool, "bool", 1},
+    {DType::Float16, "float16", 2},
+    {DType::Float64, "float64", 8},
+    {DType::UInt32, "uint32", 4},
+    {DType::UInt64, "uint64", 8},
+    {DType::Complex64, "complex64", 8},
+    {DType::Complex128, "complex128", 16},
+    {DType::BFloat16, "bfloat16", 2},
 }};
 
 const DTypeInfo* find(DType t) {
@@ -83,15 +91,22 @@ DType dtypeFromName(std::string_view name) {
 
 size_t dtypeSize(DType t) {
   if (const auto* i = find(t)) return i->size;
-  throw std::invalid_argument("dtype " + std::to_string(static_cast<int>(t)) + " is not an ONNX type");
+  throw std::invalid_argument("dtype " + std::to_string(static_cast<int>(t)) +
+                              " is not an ONNX type");
 }
 
 bool isKnownDType(int32_t v) { return find(static_cast<DType>(v)) != nullptr; }
 
 bool isComputeDType(DType t) {
   switch (t) {
-    case DType::Float32: case DType::Float64: case DType::Float16: case DType::Int8:
-    case DType::UInt8: case DType::Int32: case DType::Int64: case DType::Bool:
+    case DType::Float32:
+    case DType::Float64:
+    case DType::Float16:
+    case DType::Int8:
+    case DType::UInt8:
+    case DType::Int32:
+    case DType::Int64:
+    case DType::Bool:
       return true;
     default:
       return false;
@@ -104,8 +119,14 @@ bool isFloatDType(DType t) {
 
 bool isIntegerDType(DType t) {
   switch (t) {
-    case DType::Int8: case DType::UInt8: case DType::Int16: case DType::UInt16:
-    case DType::Int32: case DType::UInt32: case DType::Int64: case DType::UInt64:
+    case DType::Int8:
+    case DType::UInt8:
+    case DType::Int16:
+    case DType::UInt16:
+    case DType::Int32:
+    case DType::UInt32:
+    case DType::Int64:
+    case DType::UInt64:
       return true;
     default:
       return false;

@@ -73,14 +73,22 @@ Attribute Attribute::ofTensor(std::string name, Tensor v) {
 
 std::string_view attributeKindName(Attribute::Kind k) {
   switch (k) {
-    case Attribute::Kind::Int: return "int";
-    case Attribute::Kind::Float: return "float";
-    case Attribute::Kind::String: return "string";
-    case Attribute::Kind::Tensor: return "tensor";
-    case Attribute::Kind::Ints: return "ints";
-    case Attribute::Kind::Floats: return "floats";
-    case Attribute::Kind::Strings: return "strings";
-    case Attribute::Kind::Opaque: return "opaque";
+    case Attribute::Kind::Int:
+      return "int";
+    case Attribute::Kind::Float:
+      return "float";
+    case Attribute::Kind::String:
+      return "string";
+    case Attribute::Kind::Tensor:
+      return "tensor";
+    case Attribute::Kind::Ints:
+      return "ints";
+    case Attribute::Kind::Floats:
+      return "floats";
+    case Attribute::Kind::Strings:
+      return "strings";
+    case Attribute::Kind::Opaque:
+      return "opaque";
   }
   return "?";
 }
@@ -97,16 +105,30 @@ std::string attributeToString(const Attribute& a) {
     os << ']';
   };
   switch (a.kind) {
-    case Attribute::Kind::Int: os << a.i; break;
-    case Attribute::Kind::Float: os << a.f; break;
-    case Attribute::Kind::String: os << '"' << a.s << '"'; break;
-    case Attribute::Kind::Tensor: os << tensorToString(a.t); break;
-    case Attribute::Kind::Ints: list(a.ints, [&](int64_t v) { os << v; }); break;
-    case Attribute::Kind::Floats: list(a.floats, [&](float v) { os << v; }); break;
+    case Attribute::Kind::Int:
+      os << a.i;
+      break;
+    case Attribute::Kind::Float:
+      os << a.f;
+      break;
+    case Attribute::Kind::String:
+      os << '"' << a.s << '"';
+      break;
+    case Attribute::Kind::Tensor:
+      os << tensorToString(a.t);
+      break;
+    case Attribute::Kind::Ints:
+      list(a.ints, [&](int64_t v) { os << v; });
+      break;
+    case Attribute::Kind::Floats:
+      list(a.floats, [&](float v) { os << v; });
+      break;
     case Attribute::Kind::Strings:
       list(a.strings, [&](const std::string& v) { os << '"' << v << '"'; });
       break;
-    case Attribute::Kind::Opaque: os << "<graph or other>"; break;
+    case Attribute::Kind::Opaque:
+      os << "<graph or other>";
+      break;
   }
   return os.str();
 }

@@ -1,10 +1,11 @@
 #include "nncheck/onnx_io.h"
 
+#include <unistd.h>
+
 #include <bit>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "nncheck/error.h"
 
@@ -61,11 +62,15 @@ void fromTypedFields(const onnx::TensorProto& p, Tensor& t, std::string_view ori
       need(p.int32_data_size(), "int32_data");
       for (size_t i = 0; i < n; ++i) appendRaw(b, i, p.int32_data(i));
       break;
-    case DType::Int16: case DType::UInt16: case DType::Float16: case DType::BFloat16:
+    case DType::Int16:
+    case DType::UInt16:
+    case DType::Float16:
+    case DType::BFloat16:
       need(p.int32_data_size(), "int32_data");
       for (size_t i = 0; i < n; ++i) appendRaw(b, i, static_cast<uint16_t>(p.int32_data(i)));
       break;
-    case DType::Int8: case DType::UInt8:
+    case DType::Int8:
+    case DType::UInt8:
       need(p.int32_data_size(), "int32_data");
       for (size_t i = 0; i < n; ++i) appendRaw(b, i, static_cast<uint8_t>(p.int32_data(i)));
       break;
@@ -99,8 +104,10 @@ onnx::TypeProto typeToProto(const ValueInfo& v) {
     auto* shape = tt->mutable_shape();
     for (const Dim& d : *v.dims) {
       auto* pd = shape->add_dim();
-      if (d.value) pd->set_dim_value(*d.value);
-      else if (!d.param.empty()) pd->set_dim_param(d.param);
+      if (d.value)
+        pd->set_dim_value(*d.value);
+      else if (!d.param.empty())
+        pd->set_dim_param(d.param);
       if (!d.denotation.empty()) pd->set_denotation(d.denotation);
     }
   }
@@ -124,8 +131,10 @@ ValueInfo valueInfoFromProto(const onnx::ValueInfoProto& p) {
     v.dims.emplace();
     for (const auto& d : tp.tensor_type().shape().dim()) {
       Dim dim;
-      if (d.has_dim_value()) dim.value = d.dim_value();
-      else if (d.has_dim_param()) dim.param = d.dim_param();
+      if (d.has_dim_value())
+        dim.value = d.dim_value();
+      else if (d.has_dim_param())
+        dim.param = d.dim_param();
       dim.denotation = d.denotation();
       v.dims->push_back(std::move(dim));
     }
@@ -155,9 +164,18 @@ Attribute attributeFromProto(const onnx::AttributeProto& p, std::string_view ori
     return a;
   }
   switch (p.type()) {
-    case onnx::AttributeProto::INT: a.kind = Attribute::Kind::Int; a.i = p.i(); break;
-    case onnx::AttributeProto::FLOAT: a.kind = Attribute::Kind::Float; a.f = p.f(); break;
-    case onnx::AttributeProto::STRING: a.kind = Attribute::Kind::String; a.s = p.s(); break;
+    case onnx::AttributeProto::INT:
+      a.kind = Attribute::Kind::Int;
+      a.i = p.i();
+      break;
+    case onnx::AttributeProto::FLOAT:
+      a.kind = Attribute::Kind::Float;
+      a.f = p.f();
+      break;
+    case onnx::AttributeProto::STRING:
+      a.kind = Attribute::Kind::String;
+      a.s = p.s();
+      break;
     case onnx::AttributeProto::TENSOR:
       a.kind = Attribute::Kind::Tensor;
       a.t = tensorFromProto(p.t(), std::string(origin) + " attribute " + p.name());
@@ -191,9 +209,18 @@ onnx::AttributeProto attributeToProto(const Attribute& a) {
   p.set_name(a.name);
   if (!a.docString.empty()) p.set_doc_string(a.docString);
   switch (a.kind) {
-    case Attribute::Kind::Int: p.set_type(onnx::AttributeProto::INT); p.set_i(a.i); break;
-    case Attribute::Kind::Float: p.set_type(onnx::AttributeProto::FLOAT); p.set_f(a.f); break;
-    case Attribute::Kind::String: p.set_type(onnx::AttributeProto::STRING); p.set_s(a.s); break;
+    case Attribute::Kind::Int:
+      p.set_type(onnx::AttributeProto::INT);
+      p.set_i(a.i);
+      break;
+    case Attribute::Kind::Float:
+      p.set_type(onnx::AttributeProto::FLOAT);
+      p.set_f(a.f);
+      break;
+    case Attribute::Kind::String:
+      p.set_type(onnx::AttributeProto::STRING);
+      p.set_s(a.s);
+      break;
     case Attribute::Kind::Tensor:
       p.set_type(onnx::AttributeProto::TENSOR);
       *p.mutable_t() = tensorToProto(a.t, "");
@@ -210,7 +237,8 @@ onnx::AttributeProto attributeToProto(const Attribute& a) {
       p.set_type(onnx::AttributeProto::STRINGS);
       for (const auto& v : a.strings) p.add_strings(v);
       break;
-    case Attribute::Kind::Opaque: break;
+    case Attribute::Kind::Opaque:
+      break;
   }
   return p;
 }
@@ -295,8 +323,7 @@ Tensor tensorFromProto(const onnx::TensorProto& p, std::string_view origin) {
     if (p.raw_data().size() != t.bytes().size())
       throw Error(where + ": raw_data holds " + std::to_string(p.raw_data().size()) +
                   " bytes, shape " + shapeToString(shape) + " of " +
-                  std::string(dtypeName(t.dtype())) + " needs " +
-                  std::to_string(t.bytes().size()));
+                  std::string(dtypeName(t.dtype())) + " needs " + std::to_string(t.bytes().size()));
     std::memcpy(t.bytes().data(), p.raw_data().data(), t.bytes().size());
     if (t.dtype() == DType::Bool)
       for (auto& b : t.bytes()) b = b != 0;
@@ -319,7 +346,7 @@ onnx::TensorProto tensorToProto(const Tensor& t, const std::string& name) {
   return p;
 }
 
-Model modelFromProto(const onnx::ModelProto& p) { 
+Model modelFromProto(const onnx::ModelProto& p) {
   Model m;
   m.irVersion = p.ir_version();
   for (const auto& o : p.opset_import()) m.opsets.push_back({o.domain(), o.version()});
@@ -366,8 +393,7 @@ Model parseModel(const std::string& bytes, std::string_view origin) {
   if (!p.ParseFromString(bytes))
     throw Error(std::string(origin) +
                 ": cannot parse as an ONNX ModelProto (truncated or not an ONNX model)");
-  if (!p.has_graph() || p.ir_version() == 0 ||
-      !p.GetReflection()->GetUnknownFields(p).empty())
+  if (!p.has_graph() || p.ir_version() == 0 || !p.GetReflection()->GetUnknownFields(p).empty())
     throw Error(std::string(origin) +
                 ": not an ONNX model (no graph or ir_version, or unknown fields)");
   try {

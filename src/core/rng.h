@@ -35,7 +35,9 @@ class Rng {
   bool chance(double p) { return real() < p; }
   size_t index(size_t n) { return static_cast<size_t>(uniform(0, static_cast<int64_t>(n) - 1)); }
   template <class T>
-  const T& pick(const std::vector<T>& xs) { return xs[index(xs.size())]; }
+  const T& pick(const std::vector<T>& xs) {
+    return xs[index(xs.size())];
+  }
   // An index drawn with the given non-negative weights (not all zero).
   size_t weighted(const std::vector<double>& w) {
     double total = 0;

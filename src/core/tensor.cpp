@@ -50,23 +50,27 @@ void Tensor::checkCount(const Tensor& t, size_t n) {
 
 void Tensor::checkType(DType want) const {
   if (want != dtype_)
-    throw std::logic_error("tensor of dtype " + std::string(dtypeName(dtype_)) +
-                           " accessed as " + std::string(dtypeName(want)));
+    throw std::logic_error("tensor of dtype " + std::string(dtypeName(dtype_)) + " accessed as " +
+                           std::string(dtypeName(want)));
 }
 
 double Tensor::toDouble(int64_t i) const {
   return visitCompute(dtype_, [&]<class T>() -> double {
     T v = span<T>()[static_cast<size_t>(i)];
-    if constexpr (std::is_same_v<T, Half>) return static_cast<float>(v);
-    else return static_cast<double>(v);
+    if constexpr (std::is_same_v<T, Half>)
+      return static_cast<float>(v);
+    else
+      return static_cast<double>(v);
   });
 }
 
 int64_t Tensor::toInt64(int64_t i) const {
   return visitCompute(dtype_, [&]<class T>() -> int64_t {
     T v = span<T>()[static_cast<size_t>(i)];
-    if constexpr (std::is_same_v<T, Half>) return static_cast<int64_t>(static_cast<float>(v));
-    else return static_cast<int64_t>(v);
+    if constexpr (std::is_same_v<T, Half>)
+      return static_cast<int64_t>(static_cast<float>(v));
+    else
+      return static_cast<int64_t>(v);
   });
 }
 
@@ -87,9 +91,12 @@ std::string tensorToString(const Tensor& t, size_t limit) {
   size_t n = static_cast<size_t>(t.size());
   for (size_t i = 0; i < n && i < limit; ++i) {
     if (i) os << ", ";
-    if (t.dtype() == DType::String) os << '"' << t.strings()[i] << '"';
-    else if (isComputeDType(t.dtype())) os << t.toDouble(static_cast<int64_t>(i));
-    else os << '?';
+    if (t.dtype() == DType::String)
+      os << '"' << t.strings()[i] << '"';
+    else if (isComputeDType(t.dtype()))
+      os << t.toDouble(static_cast<int64_t>(i));
+    else
+      os << '?';
   }
   if (n > limit) os << ", ...";
   os << "}";

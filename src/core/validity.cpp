@@ -1,9 +1,9 @@
 #include "nncheck/validity.h"
 
-#include <map>
-
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
+
+#include <map>
 
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"

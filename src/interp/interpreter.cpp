@@ -1,6 +1,5 @@
-#include "nncheck/reference.h"
-
 #include "nncheck/error.h"
+#include "nncheck/reference.h"
 #include "ops/infer.h"
 
 namespace nncheck {

@@ -14,11 +14,14 @@ std::vector<int64_t> computeDTypeCodes() {
 
 template <class From, class To>
 To convert(From v) {
-  if constexpr (std::is_same_v<From, To>) return v;
-  else if constexpr (std::is_same_v<To, bool>) return toDouble(v) != 0;
+  if constexpr (std::is_same_v<From, To>)
+    return v;
+  else if constexpr (std::is_same_v<To, bool>)
+    return toDouble(v) != 0;
   else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>)
     return static_cast<To>(v);  // modular, as numpy's astype
-  else return fromDouble<To>(toDouble(v));
+  else
+    return fromDouble<To>(toDouble(v));
 }
 
 }  // namespace
@@ -35,9 +38,7 @@ void registerCastClipWhere(Registry& reg) {
             a.sampling = AttrSampling::DType;
             return a;
           }())
-          .shapeRule([](auto& r) {
-            r.output(0, r.dims(0), static_cast<DType>(r.attrInt("to")));
-          })
+          .shapeRule([](auto& r) { r.output(0, r.dims(0), static_cast<DType>(r.attrInt("to"))); })
           .kernel([](KernelCall& k) {
             visitCompute(k.in(0).dtype(), [&]<class From>() {
               visitCompute(k.out(0).dtype(), [&]<class To>() {
@@ -48,68 +49,73 @@ void registerCastClipWhere(Registry& reg) {
             });
           })));
 
-  reg.add(std::move(
-      OpSpec("Clip", 11)
-          .types("T", numericTypes())
-          .input("input", "T")
-          .optionalInput("min", "T")
-          .weight()
-          .sampleShape([](SampleContext&) { return Shape{}; })
-          .optionalInput("max", "T")
-          .weight()
-          .sampleShape([](SampleContext&) { return Shape{}; })
-          .output("output")
-          .shapeRule([](auto& r) {
-            for (size_t i = 1; i < 3; ++i)
-              if (r.has(i)) r.check(r.rank(i) == 0, "min and max are scalars (rank 0)");
-            r.output(0, r.dims(0));
-          })
-          .kernel([](KernelCall& k) {
-            visitCompute(k.in(0).dtype(), [&]<class T>() {
-              using A = Arith<T>;
-              A lo = k.has(1) ? static_cast<A>(k.in(1).span<T>()[0]) : std::numeric_limits<A>::lowest();
-              A hi = k.has(2) ? static_cast<A>(k.in(2).span<T>()[0]) : std::numeric_limits<A>::max();
-              auto x = k.in(0).span<T>();
-              auto y = k.out(0).span<T>();
-              for (size_t i = 0; i < x.size(); ++i) {
-                A v = static_cast<A>(x[i]);
-                if constexpr (std::is_floating_point_v<A>)
-                  if (std::isnan(v)) {
-                    y[i] = x[i];
-                    continue;
-                  }
-                // numpy.clip: max(v, lo) first, then min with hi (so hi wins when lo > hi).
-                v = v < lo ? lo : v;
-                v = v > hi ? hi : v;
-                y[i] = fromArith<T>(v);
-              }
-            });
-          })));
+  reg.add(std::move(OpSpec("Clip", 11)
+                        .types("T", numericTypes())
+                        .input("input", "T")
+                        .optionalInput("min", "T")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .optionalInput("max", "T")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .output("output")
+                        .shapeRule([](auto& r) {
+                          for (size_t i = 1; i < 3; ++i)
+                            if (r.has(i))
+                              r.check(r.rank(i) == 0, "min and max are scalars (rank 0)");
+                          r.output(0, r.dims(0));
+                        })
+                        .kernel([](KernelCall& k) {
+                          visitCompute(k.in(0).dtype(), [&]<class T>() {
+                            using A = Arith<T>;
+                            A lo = k.has(1) ? static_cast<A>(k.in(1).span<T>()[0])
+                                            : std::numeric_limits<A>::lowest();
+                            A hi = k.has(2) ? static_cast<A>(k.in(2).span<T>()[0])
+                                            : std::numeric_limits<A>::max();
+                            auto x = k.in(0).span<T>();
+                            auto y = k.out(0).span<T>();
+                            for (size_t i = 0; i < x.size(); ++i) {
+                              A v = static_cast<A>(x[i]);
+                              if constexpr (std::is_floating_point_v<A>)
+                                if (std::isnan(v)) {
+                                  y[i] = x[i];
+                                  continue;
+                                }
+                              // numpy.clip: max(v, lo) first, then min with hi (so hi wins when lo
+                              // > hi).
+                              v = v < lo ? lo : v;
+                              v = v > hi ? hi : v;
+                              y[i] = fromArith<T>(v);
+                            }
+                          });
+                        })));
 
-  reg.add(std::move(
-      OpSpec("Where", 9)
-          .types("B", boolTypes())
-          .types("T", allComputeTypes())
-          .input("condition", "B")
-          .input("X", "T")
-          .input("Y", "T")
-          .output("output")
-          .shapeRule([](auto& r) { r.output(0, broadcastDims(r, {0, 1, 2}), r.dtype(1)); })
-          .kernel([](KernelCall& k) {
-            visitCompute(k.in(1).dtype(), [&]<class T>() {
-              auto c = k.in(0).span<bool>();
-              auto x = k.in(1).span<T>();
-              auto y = k.in(2).span<T>();
-              auto z = k.out(0).span<T>();
-              forEachBroadcast(k.out(0).shape(),
-                               {&k.in(0).shape(), &k.in(1).shape(), &k.in(2).shape()},
-                               [&](int64_t i, const std::vector<int64_t>& o) {
-                                 z[static_cast<size_t>(i)] =
-                                     c[static_cast<size_t>(o[0])] ? x[static_cast<size_t>(o[1])]
-                                                                  : y[static_cast<size_t>(o[2])];
-                               });
-            });
-          })));
+  reg.add(std::move(OpSpec("Where", 9)
+                        .types("B", boolTypes())
+                        .types("T", allComputeTypes())
+                        .input("condition", "B")
+                        .input("X", "T")
+                        .input("Y", "T")
+                        .output("output")
+                        .shapeRule([](auto& r) {
+                          r.output(0, broadcastDims(r, {0, 1, 2}), r.dtype(1));
+                        })
+                        .kernel([](KernelCall& k) {
+                          visitCompute(k.in(1).dtype(), [&]<class T>() {
+                            auto c = k.in(0).span<bool>();
+                            auto x = k.in(1).span<T>();
+                            auto y = k.in(2).span<T>();
+                            auto z = k.out(0).span<T>();
+                            forEachBroadcast(k.out(0).shape(),
+                                             {&k.in(0).shape(), &k.in(1).shape(), &k.in(2).shape()},
+                                             [&](int64_t i, const std::vector<int64_t>& o) {
+                                               z[static_cast<size_t>(i)] =
+                                                   c[static_cast<size_t>(o[0])]
+                                                       ? x[static_cast<size_t>(o[1])]
+                                                       : y[static_cast<size_t>(o[2])];
+                                             });
+                          });
+                        })));
 }
 
 }  // namespace nncheck::ops

@@ -55,8 +55,8 @@ Window<I> slidingWindow(Rule<I>& r, const std::vector<I>& in, std::vector<I> ker
     }
     r.require(pb >= 0 && pe >= 0, "pads >= 0 at spatial axis " + std::to_string(i));
     I span = in[i] + pb + pe - eff;
-    r.require(span >= 0, "the (dilated) window fits the padded input at spatial axis " +
-                             std::to_string(i));
+    r.require(span >= 0,
+              "the (dilated) window fits the padded input at spatial axis " + std::to_string(i));
     w.padsBegin.push_back(pb);
     w.padsEnd.push_back(pe);
     w.out.push_back((ceilMode ? ceilDiv(span, w.strides[i]) : span / w.strides[i]) + 1);
@@ -105,7 +105,8 @@ Window<I> convTransposeWindow(Rule<I>& r) {
   if (r.hasAttr("kernel_shape")) {
     auto ks = r.symInts("kernel_shape");
     r.check(ks.size() == s, "kernel_shape has one value per spatial dim");
-    for (size_t i = 0; i < s; ++i) r.require(ks[i] == w.kernel[i], "kernel_shape equals W's spatial dims");
+    for (size_t i = 0; i < s; ++i)
+      r.require(ks[i] == w.kernel[i], "kernel_shape equals W's spatial dims");
   }
   w.strides = intsOr(r, "strides", s, 1);
   w.dilations = intsOr(r, "dilations", s, 1);
@@ -240,7 +241,8 @@ void convKernel(KernelCall& k) {
     const int64_t N = xs[0], C = xs[1], M = ws[0], group = k.attrInt("group");
     const int64_t Cg = C / group, Mg = M / group;
     Shape in(xs.begin() + 2, xs.end());
-    const int64_t inSize = elementCount(in), outSize = elementCount(w.out), kSize = elementCount(w.kernel);
+    const int64_t inSize = elementCount(in), outSize = elementCount(w.out),
+                  kSize = elementCount(w.kernel);
     auto table = windowTable(w, in);
     auto x = k.in(0).span<T>();
     auto wt = k.in(1).span<T>();
@@ -315,7 +317,8 @@ void poolOver(KernelCall& k, const Window<int64_t>& w, F&& reduce) {
   const Shape& xs = k.in(0).shape();
   const int64_t NC = xs[0] * xs[1];
   Shape in(xs.begin() + 2, xs.end());
-  const int64_t inSize = elementCount(in), outSize = elementCount(w.out), kSize = elementCount(w.kernel);
+  const int64_t inSize = elementCount(in), outSize = elementCount(w.out),
+                kSize = elementCount(w.kernel);
   auto table = windowTable(w, in);
   for (int64_t nc = 0; nc < NC; ++nc)
     for (int64_t o = 0; o < outSize; ++o)
@@ -391,7 +394,8 @@ void averagePoolKernel(KernelCall& k) {
           count += inside;
         }
       }
-      y[static_cast<size_t>(outIdx)] = fromDouble<T>(count ? sum / static_cast<double>(count) : NAN);
+      y[static_cast<size_t>(outIdx)] =
+          fromDouble<T>(count ? sum / static_cast<double>(count) : NAN);
     });
   });
 }
@@ -399,35 +403,35 @@ void averagePoolKernel(KernelCall& k) {
 }  // namespace
 
 void registerConvPool(Registry& reg) {
-  reg.add(std::move(
-      OpSpec("Conv", 11)
-          .types("T", floatTypes())
-          .input("X", "T")
-          .input("W", "T")
-          .weight()
-          .sampleShape(convWeightShape)
-          .optionalInput("B", "T")
-          .weight()
-          .sampleShape([](SampleContext& c) { return Shape{c.dim(1, 0)}; })
-          .output("Y")
-          .attr(autoPadAttr())
-          .attr(spatialInts("dilations", 1, 1, 2))
-          .attr(symbolicInt("group", 1, 1, 4))
-          .attr(spatialInts("kernel_shape", 1, 1, 5))
-          .attr(spatialInts("pads", 2, 0, 2))
-          .attr(spatialInts("strides", 1, 1, 3))
-          .shapeRule([](auto& r) {
-            Window w = convWindow(r);
-            requireGroups(r, r.dim(0, 1), r.dim(1, 1), r.dim(1, 0));
-            if (r.has(2)) {
-              r.check(r.rank(2) == 1, "B is a vector");
-              r.require(r.dim(2, 0) == r.dim(1, 0), "B has one value per output channel");
-            }
-            std::vector out{r.dim(0, 0), r.dim(1, 0)};
-            out.insert(out.end(), w.out.begin(), w.out.end());
-            r.output(0, out);
-          })
-          .kernel(convKernel)));
+  reg.add(std::move(OpSpec("Conv", 11)
+                        .types("T", floatTypes())
+                        .input("X", "T")
+                        .input("W", "T")
+                        .weight()
+                        .sampleShape(convWeightShape)
+                        .optionalInput("B", "T")
+                        .weight()
+                        .sampleShape([](SampleContext& c) { return Shape{c.dim(1, 0)}; })
+                        .output("Y")
+                        .attr(autoPadAttr())
+                        .attr(spatialInts("dilations", 1, 1, 2))
+                        .attr(symbolicInt("group", 1, 1, 4))
+                        .attr(spatialInts("kernel_shape", 1, 1, 5))
+                        .attr(spatialInts("pads", 2, 0, 2))
+                        .attr(spatialInts("strides", 1, 1, 3))
+                        .shapeRule([](auto& r) {
+                          Window w = convWindow(r);
+                          requireGroups(r, r.dim(0, 1), r.dim(1, 1), r.dim(1, 0));
+                          if (r.has(2)) {
+                            r.check(r.rank(2) == 1, "B is a vector");
+                            r.require(r.dim(2, 0) == r.dim(1, 0),
+                                      "B has one value per output channel");
+                          }
+                          std::vector out{r.dim(0, 0), r.dim(1, 0)};
+                          out.insert(out.end(), w.out.begin(), w.out.end());
+                          r.output(0, out);
+                        })
+                        .kernel(convKernel)));
 
   reg.add(std::move(
       OpSpec("ConvTranspose", 1)
@@ -438,9 +442,8 @@ void registerConvPool(Registry& reg) {
           .sampleShape(convTransposeWeightShape)
           .optionalInput("B", "T")
           .weight()
-          .sampleShape([](SampleContext& c) {
-            return Shape{c.dim(1, 1) * attrOr(c.node, "group", 1)};
-          })
+          .sampleShape(
+              [](SampleContext& c) { return Shape{c.dim(1, 1) * attrOr(c.node, "group", 1)}; })
           .output("Y")
           .attr(autoPadAttr())
           .attr(spatialInts("dilations", 1, 1, 2))
@@ -497,56 +500,58 @@ void registerConvPool(Registry& reg) {
           })
           .kernel(maxPoolKernel)));
 
-  reg.add(std::move(
-      OpSpec("AveragePool", 11)
-          .types("T", floatTypes())
-          .input("X", "T")
-          .output("Y")
-          .attr(autoPadAttr())
-          .attr(intChoiceAttr("ceil_mode", 0, {0, 1}))
-          .attr(intChoiceAttr("count_include_pad", 0, {0, 1}))
-          .attr([] {
-            AttrSpec a = spatialInts("kernel_shape", 1, 1, 4);
-            a.required = true;
-            return a;
-          }())
-          .attr(spatialInts("pads", 2, 0, 2))
-          .attr(spatialInts("strides", 1, 1, 3))
-          .shapeRule([](auto& r) {
-            Window w = poolWindow(r, false);
-            for (size_t i = 0; i < w.kernel.size(); ++i)
-              r.require(w.padsBegin[i] < w.kernel[i] && w.padsEnd[i] < w.kernel[i],
-                        "pads smaller than the window at spatial axis " + std::to_string(i));
-            std::vector out{r.dim(0, 0), r.dim(0, 1)};
-            out.insert(out.end(), w.out.begin(), w.out.end());
-            r.output(0, out);
-          })
-          .kernel(averagePoolKernel)));
+  reg.add(std::move(OpSpec("AveragePool", 11)
+                        .types("T", floatTypes())
+                        .input("X", "T")
+                        .output("Y")
+                        .attr(autoPadAttr())
+                        .attr(intChoiceAttr("ceil_mode", 0, {0, 1}))
+                        .attr(intChoiceAttr("count_include_pad", 0, {0, 1}))
+                        .attr([] {
+                          AttrSpec a = spatialInts("kernel_shape", 1, 1, 4);
+                          a.required = true;
+                          return a;
+                        }())
+                        .attr(spatialInts("pads", 2, 0, 2))
+                        .attr(spatialInts("strides", 1, 1, 3))
+                        .shapeRule([](auto& r) {
+                          Window w = poolWindow(r, false);
+                          for (size_t i = 0; i < w.kernel.size(); ++i)
+                            r.require(w.padsBegin[i] < w.kernel[i] && w.padsEnd[i] < w.kernel[i],
+                                      "pads smaller than the window at spatial axis " +
+                                          std::to_string(i));
+                          std::vector out{r.dim(0, 0), r.dim(0, 1)};
+                          out.insert(out.end(), w.out.begin(), w.out.end());
+                          r.output(0, out);
+                        })
+                        .kernel(averagePoolKernel)));
 
-  reg.add(std::move(
-      OpSpec("GlobalAveragePool", 1)
-          .types("T", floatTypes())
-          .input("X", "T")
-          .output("Y")
-          .shapeRule([](auto& r) {
-            r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
-            auto out = r.dims(0);
-            for (size_t a = 2; a < out.size(); ++a) out[a] = r.lit(1);
-            r.output(0, out);
-          })
-          .kernel([](KernelCall& k) {
-            visitCompute(k.in(0).dtype(), [&]<class T>() {
-              const Shape& xs = k.in(0).shape();
-              const int64_t NC = xs[0] * xs[1], inner = elementCount(xs) / std::max<int64_t>(NC, 1);
-              auto x = k.in(0).span<T>();
-              auto y = k.out(0).span<T>();
-              for (int64_t i = 0; i < NC; ++i) {
-                double s = 0;
-                for (int64_t j = 0; j < inner; ++j) s += toDouble(x[static_cast<size_t>(i * inner + j)]);
-                y[static_cast<size_t>(i)] = fromDouble<T>(inner ? s / static_cast<double>(inner) : NAN);
-              }
-            });
-          })));
+  reg.add(std::move(OpSpec("GlobalAveragePool", 1)
+                        .types("T", floatTypes())
+                        .input("X", "T")
+                        .output("Y")
+                        .shapeRule([](auto& r) {
+                          r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
+                          auto out = r.dims(0);
+                          for (size_t a = 2; a < out.size(); ++a) out[a] = r.lit(1);
+                          r.output(0, out);
+                        })
+                        .kernel([](KernelCall& k) {
+                          visitCompute(k.in(0).dtype(), [&]<class T>() {
+                            const Shape& xs = k.in(0).shape();
+                            const int64_t NC = xs[0] * xs[1],
+                                          inner = elementCount(xs) / std::max<int64_t>(NC, 1);
+                            auto x = k.in(0).span<T>();
+                            auto y = k.out(0).span<T>();
+                            for (int64_t i = 0; i < NC; ++i) {
+                              double s = 0;
+                              for (int64_t j = 0; j < inner; ++j)
+                                s += toDouble(x[static_cast<size_t>(i * inner + j)]);
+                              y[static_cast<size_t>(i)] =
+                                  fromDouble<T>(inner ? s / static_cast<double>(inner) : NAN);
+                            }
+                          });
+                        })));
 }
 
 }  // namespace nncheck::ops

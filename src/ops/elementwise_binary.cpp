@@ -13,9 +13,7 @@ constexpr auto broadcastRule = [](auto& r) {
   r.output(0, broadcastDims(r, all));
 };
 
-constexpr auto compareRule = [](auto& r) {
-  r.output(0, broadcastDims(r, {0, 1}), DType::Bool);
-};
+constexpr auto compareRule = [](auto& r) { r.output(0, broadcastDims(r, {0, 1}), DType::Bool); };
 
 template <class F>
 OpSpec binary(std::string type, int64_t minVersion, std::vector<DType> dtypes, F f) {
@@ -54,19 +52,20 @@ OpSpec variadicExtreme(std::string type, Pick pick) {
               std::vector<const Shape*> shapes;
               for (size_t i = 0; i < k.inputCount(); ++i) shapes.push_back(&k.in(i).shape());
               auto out = k.out(0).span<T>();
-              forEachBroadcast(k.out(0).shape(), shapes, [&](int64_t i, const std::vector<int64_t>& o) {
-                A acc = static_cast<A>(k.in(0).span<T>()[static_cast<size_t>(o[0])]);
-                for (size_t j = 1; j < o.size(); ++j) {
-                  A v = static_cast<A>(k.in(j).span<T>()[static_cast<size_t>(o[j])]);
-                  if constexpr (std::is_floating_point_v<A>)
-                    if (std::isnan(v) || std::isnan(acc)) {
-                      acc = std::numeric_limits<A>::quiet_NaN();
-                      continue;
+              forEachBroadcast(
+                  k.out(0).shape(), shapes, [&](int64_t i, const std::vector<int64_t>& o) {
+                    A acc = static_cast<A>(k.in(0).span<T>()[static_cast<size_t>(o[0])]);
+                    for (size_t j = 1; j < o.size(); ++j) {
+                      A v = static_cast<A>(k.in(j).span<T>()[static_cast<size_t>(o[j])]);
+                      if constexpr (std::is_floating_point_v<A>)
+                        if (std::isnan(v) || std::isnan(acc)) {
+                          acc = std::numeric_limits<A>::quiet_NaN();
+                          continue;
+                        }
+                      acc = pick(acc, v);
                     }
-                  acc = pick(acc, v);
-                }
-                out[static_cast<size_t>(i)] = fromArith<T>(acc);
-              });
+                    out[static_cast<size_t>(i)] = fromArith<T>(acc);
+                  });
             });
           }));
 }
@@ -87,50 +86,57 @@ A divide(A a, A b) {
 
 void registerElementwiseBinary(Registry& reg) {
   reg.add(binary("Add", 7, numericTypes(), [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return wrapAdd(a, b);
-    else return a + b;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return wrapAdd(a, b);
+    else
+      return a + b;
   }));
   reg.add(binary("Sub", 7, numericTypes(), [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return wrapSub(a, b);
-    else return a - b;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return wrapSub(a, b);
+    else
+      return a - b;
   }));
   reg.add(binary("Mul", 7, numericTypes(), [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return wrapMul(a, b);
-    else return a * b;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return wrapMul(a, b);
+    else
+      return a * b;
   }));
-  reg.add(std::move(binary("Div", 7, numericTypes(), [](auto a, auto b) { return divide(a, b); })
-                        .domain(ValueDomain::NonZeroIfInteger)));
+  reg.add(std::move(binary("Div", 7, numericTypes(), [](auto a, auto b) {
+                      return divide(a, b);
+                    }).domain(ValueDomain::NonZeroIfInteger)));
 
-  reg.add(std::move(
-      OpSpec("Mod", 10)
-          .types("T", numericTypes())
-          .input("A", "T")
-          .input("B", "T")
-          .domain(ValueDomain::NonZeroIfInteger)
-          .output("C")
-          .attr(intChoiceAttr("fmod", 0, {0, 1}))
-          .shapeRule([](auto& r) {
-            r.check(r.attrInt("fmod") == 1 || !isFloatDType(r.dtype(0)),
-                    "floating-point Mod needs fmod=1");
-            r.output(0, broadcastDims(r, {0, 1}));
-          })
-          .kernel([](KernelCall& k) {
-            bool cStyle = k.attrInt("fmod") == 1;
-            mapBinary(k, [cStyle](auto a, auto b) {
-              using A = decltype(a);
-              if constexpr (std::is_floating_point_v<A>) {
-                return static_cast<A>(std::fmod(a, b));
-              } else {
-                if (b == 0) throw Error("Mod: integer modulo by zero");
-                if constexpr (std::is_signed_v<A>)
-                  if (b == -1) return A(0);
-                A m = static_cast<A>(a % b);
-                // Python's %: the result takes the divisor's sign.
-                if (!cStyle && m != 0 && ((m < 0) != (b < 0))) m = static_cast<A>(m + b);
-                return m;
-              }
-            });
-          })));
+  reg.add(std::move(OpSpec("Mod", 10)
+                        .types("T", numericTypes())
+                        .input("A", "T")
+                        .input("B", "T")
+                        .domain(ValueDomain::NonZeroIfInteger)
+                        .output("C")
+                        .attr(intChoiceAttr("fmod", 0, {0, 1}))
+                        .shapeRule([](auto& r) {
+                          r.check(r.attrInt("fmod") == 1 || !isFloatDType(r.dtype(0)),
+                                  "floating-point Mod needs fmod=1");
+                          r.output(0, broadcastDims(r, {0, 1}));
+                        })
+                        .kernel([](KernelCall& k) {
+                          bool cStyle = k.attrInt("fmod") == 1;
+                          mapBinary(k, [cStyle](auto a, auto b) {
+                            using A = decltype(a);
+                            if constexpr (std::is_floating_point_v<A>) {
+                              return static_cast<A>(std::fmod(a, b));
+                            } else {
+                              if (b == 0) throw Error("Mod: integer modulo by zero");
+                              if constexpr (std::is_signed_v<A>)
+                                if (b == -1) return A(0);
+                              A m = static_cast<A>(a % b);
+                              // Python's %: the result takes the divisor's sign.
+                              if (!cStyle && m != 0 && ((m < 0) != (b < 0)))
+                                m = static_cast<A>(m + b);
+                              return m;
+                            }
+                          });
+                        })));
 
   reg.add(std::move(
       OpSpec("Pow", 7)
@@ -139,7 +145,9 @@ void registerElementwiseBinary(Registry& reg) {
           .input("X", "T")
           .input("Y", "T1")
           .output("Z")
-          .shapeRule([](auto& r) { r.output(0, broadcastDims(r, {0, 1})); })
+          .shapeRule([](auto& r) {
+            r.output(0, broadcastDims(r, {0, 1}));
+          })
           .kernel([](KernelCall& k) {
             visitCompute(k.in(0).dtype(), [&]<class T>() {
               visitCompute(k.in(1).dtype(), [&]<class U>() {
@@ -176,13 +184,17 @@ void registerElementwiseBinary(Registry& reg) {
             // One slope per channel, one for all, or one per element.
             const Shape& x = c.shape(0);
             switch (c.rng.uniform(0, 2)) {
-              case 0: if (x.size() >= 2) {
-                Shape s(x.size() - 1, 1);
-                s[0] = x[1];
-                return s;
-              } [[fallthrough]];
-              case 1: return Shape{1};
-              default: return x;
+              case 0:
+                if (x.size() >= 2) {
+                  Shape s(x.size() - 1, 1);
+                  s[0] = x[1];
+                  return s;
+                }
+                [[fallthrough]];
+              case 1:
+                return Shape{1};
+              default:
+                return x;
             }
           })
           .output("Y")
@@ -193,8 +205,10 @@ void registerElementwiseBinary(Registry& reg) {
           .kernel([](KernelCall& k) {
             mapBinary(k, [](auto x, auto s) {
               using A = decltype(x);
-              if constexpr (std::is_integral_v<A>) return x < 0 ? wrapMul(x, s) : x;
-              else return x < 0 ? x * s : x;
+              if constexpr (std::is_integral_v<A>)
+                return x < 0 ? wrapMul(x, s) : x;
+              else
+                return x < 0 ? x * s : x;
             });
           })));
 }

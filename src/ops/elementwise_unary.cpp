@@ -41,17 +41,22 @@ OpSpec typedUnary(std::string type, int64_t minVersion, std::vector<DType> dtype
 
 template <class A>
 A negate(A x) {
-  if constexpr (std::is_same_v<A, bool>) return x;
-  else if constexpr (std::is_integral_v<A>) return wrapSub<A>(0, x);
-  else return -x;
+  if constexpr (std::is_same_v<A, bool>)
+    return x;
+  else if constexpr (std::is_integral_v<A>)
+    return wrapSub<A>(0, x);
+  else
+    return -x;
 }
 
 }  // namespace
 
 void registerElementwiseUnary(Registry& reg) {
   reg.add(typedUnary("Abs", 6, numericTypes(), [](auto x) {
-    if constexpr (std::is_unsigned_v<decltype(x)>) return x;
-    else return x < 0 ? negate(x) : x;
+    if constexpr (std::is_unsigned_v<decltype(x)>)
+      return x;
+    else
+      return x < 0 ? negate(x) : x;
   }));
   reg.add(typedUnary("Neg", 6, signedNumericTypes(), [](auto x) { return negate(x); }));
   reg.add(typedUnary("Relu", 6, signedNumericTypes(),
@@ -67,19 +72,20 @@ void registerElementwiseUnary(Registry& reg) {
                                 double a = k.attrFloat("alpha");
                                 return [a](double x) { return x >= 0 ? x : a * x; };
                               }));
-  reg.add(floatUnaryWithAttrs("Elu", 6, {floatAttr("alpha", 1.0f, 0.0, 2.0)},
-                              [](const KernelCall& k) {
-                                double a = k.attrFloat("alpha");
-                                return [a](double x) { return x >= 0 ? x : a * std::expm1(x); };
-                              }));
-  reg.add(floatUnaryWithAttrs(
-      "Selu", 6,
-      {floatAttr("alpha", 1.67326319217681884765625f, 0.5, 2.0),
-       floatAttr("gamma", 1.05070102214813232421875f, 0.5, 2.0)},
-      [](const KernelCall& k) {
-        double a = k.attrFloat("alpha"), g = k.attrFloat("gamma");
-        return [a, g](double x) { return x > 0 ? g * x : g * a * std::expm1(x); };
+  reg.add(
+      floatUnaryWithAttrs("Elu", 6, {floatAttr("alpha", 1.0f, 0.0, 2.0)}, [](const KernelCall& k) {
+        double a = k.attrFloat("alpha");
+        return [a](double x) { return x >= 0 ? x : a * std::expm1(x); };
       }));
+  reg.add(floatUnaryWithAttrs("Selu", 6,
+                              {floatAttr("alpha", 1.67326319217681884765625f, 0.5, 2.0),
+                               floatAttr("gamma", 1.05070102214813232421875f, 0.5, 2.0)},
+                              [](const KernelCall& k) {
+                                double a = k.attrFloat("alpha"), g = k.attrFloat("gamma");
+                                return [a, g](double x) {
+                                  return x > 0 ? g * x : g * a * std::expm1(x);
+                                };
+                              }));
   reg.add(floatUnaryWithAttrs(
       "HardSigmoid", 6, {floatAttr("alpha", 0.2f, 0.0, 1.0), floatAttr("beta", 0.5f, 0.0, 1.0)},
       [](const KernelCall& k) {
@@ -104,8 +110,10 @@ void registerElementwiseUnary(Registry& reg) {
   reg.add(floatUnary("Round", 11, [](double x) { return std::nearbyint(x); }));  // half to even
   reg.add(typedUnary("Erf", 9, numericTypes(), [](auto x) {
     using A = decltype(x);
-    if constexpr (std::is_integral_v<A>) return static_cast<A>(std::erf(static_cast<double>(x)));
-    else return static_cast<A>(std::erf(static_cast<double>(x)));
+    if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(std::erf(static_cast<double>(x)));
+    else
+      return static_cast<A>(std::erf(static_cast<double>(x)));
   }));
   reg.add(typedUnary<true>("Not", 1, boolTypes(), [](bool x) { return !x; }));
 }

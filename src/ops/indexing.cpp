@@ -25,7 +25,8 @@ std::vector<SliceAxis<I>> sliceGeometry(Rule<I>& r) {
   const auto& starts = r.values(1);
   const auto& ends = r.values(2);
   const size_t n = starts.size();
-  r.check(r.rank(1) == 1 && r.rank(2) == 1 && ends.size() == n, "starts and ends are vectors of one length");
+  r.check(r.rank(1) == 1 && r.rank(2) == 1 && ends.size() == n,
+          "starts and ends are vectors of one length");
   std::vector<int64_t> axes, steps(n, 1);
   if (r.has(3)) {
     axes = r.axes(3);
@@ -105,63 +106,69 @@ void registerIndexing(Registry& reg) {
             const uint8_t* x = k.in(0).bytes().data();
             for (int64_t o = 0; o < outer; ++o)
               for (int64_t j = 0; j < n; ++j)
-                std::memcpy(y + ((o * n + j) * inner) * sz, x + ((o * D + idx[static_cast<size_t>(j)]) * inner) * sz,
+                std::memcpy(y + ((o * n + j) * inner) * sz,
+                            x + ((o * D + idx[static_cast<size_t>(j)]) * inner) * sz,
                             static_cast<size_t>(inner) * sz);
           })));
 
-  reg.add(std::move(
-      OpSpec("Slice", 10)
-          .types("T", allComputeTypes())
-          .types("Tind", indexTypes())
-          .input("data", "T")
-          .input("starts", "Tind", InputRole::ShapeValues)
-          .sampleValues([](SampleContext& c) {
-            std::vector<int64_t> starts;
-            for (int64_t d : c.shape(0)) starts.push_back(c.rng.chance(0.5) ? 0 : c.rng.uniform(-d, d - 1));
-            return int64Vector(starts);
-          })
-          .input("ends", "Tind", InputRole::ShapeValues)
-          .sampleValues([](SampleContext& c) {
-            // A non-empty slice of each axis (for positive steps).
-            const Shape& in = c.shape(0);
-            auto starts = c.inputValues.at(1)->toInt64s();
-            std::vector<int64_t> ends;
-            for (size_t a = 0; a < in.size(); ++a) {
-              int64_t s = starts[a] < 0 ? starts[a] + in[a] : starts[a];
-              int64_t e = c.rng.uniform(s + 1, in[a]);
-              ends.push_back(c.rng.chance(0.2) && e < in[a] ? e - in[a] : e);  // at times from the end
-            }
-            return int64Vector(ends);
-          })
-          .optionalInput("axes", "Tind", InputRole::AxesValues)
-          .sampleValues([](SampleContext& c) {
-            std::vector<int64_t> axes;
-            const int64_t r = static_cast<int64_t>(c.shape(0).size());
-            for (int64_t a = 0; a < r; ++a) axes.push_back(c.rng.chance(0.3) ? a - r : a);
-            return int64Vector(axes);
-          })
-          .optionalInput("steps", "Tind", InputRole::AxesValues)
-          .sampleValues([](SampleContext& c) {
-            std::vector<int64_t> steps;
-            for (size_t a = 0; a < c.shape(0).size(); ++a) steps.push_back(c.rng.chance(0.75) ? 1 : 2);
-            return int64Vector(steps);
-          })
-          .output("output")
-          .shapeRule([](auto& r) {
-            std::vector<std::decay_t<decltype(r.lit(0))>> out;
-            for (const auto& g : sliceGeometry(r)) out.push_back(g.length);
-            r.output(0, out);
-          })
-          .kernel([](KernelCall& k) {
-            Rule<int64_t> r = concreteRule(k);
-            auto geo = sliceGeometry(r);
-            Shape strides = stridesOf(k.in(0).shape());
-            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
-              int64_t off = 0;
-              for (size_t a = 0; a < o.size(); ++a) off += (geo[a].start + o[a] * geo[a].step) * strides[a];
-              return off;
-            });
-          })));
+  reg.add(std::move(OpSpec("Slice", 10)
+                        .types("T", allComputeTypes())
+                        .types("Tind", indexTypes())
+                        .input("data", "T")
+                        .input("starts", "Tind", InputRole::ShapeValues)
+                        .sampleValues([](SampleContext& c) {
+                          std::vector<int64_t> starts;
+                          for (int64_t d : c.shape(0))
+                            starts.push_back(c.rng.chance(0.5) ? 0 : c.rng.uniform(-d, d - 1));
+                          return int64Vector(starts);
+                        })
+                        .input("ends", "Tind", InputRole::ShapeValues)
+                        .sampleValues([](SampleContext& c) {
+                          // A non-empty slice of each axis (for positive steps).
+                          const Shape& in = c.shape(0);
+                          auto starts = c.inputValues.at(1)->toInt64s();
+                          std::vector<int64_t> ends;
+                          for (size_t a = 0; a < in.size(); ++a) {
+                            int64_t s = starts[a] < 0 ? starts[a] + in[a] : starts[a];
+                            int64_t e = c.rng.uniform(s + 1, in[a]);
+                            ends.push_back(c.rng.chance(0.2) && e < in[a]
+                                               ? e - in[a]
+                                               : e);  // at times from the end
+                          }
+                          return int64Vector(ends);
+                        })
+                        .optionalInput("axes", "Tind", InputRole::AxesValues)
+                        .sampleValues([](SampleContext& c) {
+                          std::vector<int64_t> axes;
+                          const int64_t r = static_cast<int64_t>(c.shape(0).size());
+                          for (int64_t a = 0; a < r; ++a)
+                            axes.push_back(c.rng.chance(0.3) ? a - r : a);
+                          return int64Vector(axes);
+                        })
+                        .optionalInput("steps", "Tind", InputRole::AxesValues)
+                        .sampleValues([](SampleContext& c) {
+                          std::vector<int64_t> steps;
+                          for (size_t a = 0; a < c.shape(0).size(); ++a)
+                            steps.push_back(c.rng.chance(0.75) ? 1 : 2);
+                          return int64Vector(steps);
+                        })
+                        .output("output")
+                        .shapeRule([](auto& r) {
+                          std::vector<std::decay_t<decltype(r.lit(0))>> out;
+                          for (const auto& g : sliceGeometry(r)) out.push_back(g.length);
+                          r.output(0, out);
+                        })
+                        .kernel([](KernelCall& k) {
+                          Rule<int64_t> r = concreteRule(k);
+                          auto geo = sliceGeometry(r);
+                          Shape strides = stridesOf(k.in(0).shape());
+                          gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+                            int64_t off = 0;
+                            for (size_t a = 0; a < o.size(); ++a)
+                              off += (geo[a].start + o[a] * geo[a].step) * strides[a];
+                            return off;
+                          });
+                        })));
 }
 
 }  // namespace nncheck::ops

@@ -1,8 +1,8 @@
 #include "ops/infer.h"
 
-#include <algorithm>
-
 #include <onnx/defs/schema.h>
+
+#include <algorithm>
 
 namespace nncheck::ops {
 namespace {
@@ -25,8 +25,8 @@ void checkDTypes(const OpSpec& spec, const Node& node, const std::vector<InputFa
                                      ", unsupported for type " + tv->name);
     auto [it, fresh] = bound.emplace(tv->name, dt);
     if (!fresh && it->second != dt)
-      throw ShapeError(label(spec, node) + ": inputs of type " + tv->name + " disagree: " +
-                       std::string(dtypeName(it->second)) + " vs " +
+      throw ShapeError(label(spec, node) + ": inputs of type " + tv->name +
+                       " disagree: " + std::string(dtypeName(it->second)) + " vs " +
                        std::string(dtypeName(dt)) + " at input " + std::to_string(i));
   }
 }
@@ -35,20 +35,20 @@ void checkAttributes(const OpSpec& spec, const Node& node) {
   for (const Attribute& a : node.attributes) {
     const AttrSpec* as = spec.attrSpec(a.name);
     if (!as)
-      throw Unsupported("attribute", label(spec, node) + ": attribute '" + a.name +
-                                         "' is not in the op's spec");
+      throw Unsupported("attribute",
+                        label(spec, node) + ": attribute '" + a.name + "' is not in the op's spec");
     if (a.kind != as->kind)
       throw ShapeError(label(spec, node) + ": attribute '" + a.name + "' is " +
                        std::string(attributeKindName(a.kind)) + ", expected " +
                        std::string(attributeKindName(as->kind)));
     if (!as->choices.empty() &&
         std::find(as->choices.begin(), as->choices.end(), a.s) == as->choices.end())
-      throw Unsupported("attribute", label(spec, node) + ": " + attributeToString(a) +
-                                         " is unsupported");
+      throw Unsupported("attribute",
+                        label(spec, node) + ": " + attributeToString(a) + " is unsupported");
     if (!as->intChoices.empty() &&
         std::find(as->intChoices.begin(), as->intChoices.end(), a.i) == as->intChoices.end())
-      throw Unsupported("attribute", label(spec, node) + ": " + attributeToString(a) +
-                                         " is unsupported");
+      throw Unsupported("attribute",
+                        label(spec, node) + ": " + attributeToString(a) + " is unsupported");
   }
   for (const AttrSpec& as : spec.attrs)
     if (as.required && !node.attribute(as.name))
@@ -100,7 +100,8 @@ Rule<int64_t> concreteRule(const OpSpec& spec, const Node& node,
     in.dims = f.shape;
     if (f.present && f.value) {
       switch (spec.inputSpec(i).role) {
-        case InputRole::Data: break;
+        case InputRole::Data:
+          break;
         case InputRole::ShapeValues:
           in.values = f.value->toInt64s();
           break;

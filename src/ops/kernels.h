@@ -22,34 +22,44 @@ using Arith = std::conditional_t<std::is_same_v<T, Half>, float, T>;
 
 template <class T>
 double toDouble(T v) {
-  if constexpr (std::is_same_v<T, Half>) return static_cast<float>(v);
-  else return static_cast<double>(v);
+  if constexpr (std::is_same_v<T, Half>)
+    return static_cast<float>(v);
+  else
+    return static_cast<double>(v);
 }
 
 // Converts like numpy's astype: floats to ints truncate toward zero (out-of-range values,
 // undefined in C++, saturate here), everything to bool is != 0.
 template <class T>
 T fromDouble(double v) {
-  if constexpr (std::is_same_v<T, Half>) return Half(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, bool>) return v != 0;
+  if constexpr (std::is_same_v<T, Half>)
+    return Half(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, bool>)
+    return v != 0;
   else if constexpr (std::is_integral_v<T>) {
     if (std::isnan(v)) return 0;
-    if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
-    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    if (v <= static_cast<double>(std::numeric_limits<T>::min()))
+      return std::numeric_limits<T>::min();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max()))
+      return std::numeric_limits<T>::max();
     return static_cast<T>(v);
-  } else return static_cast<T>(v);
+  } else
+    return static_cast<T>(v);
 }
 
 template <class T>
 T fromArith(Arith<T> v) {
-  if constexpr (std::is_same_v<T, Half>) return Half(v);
-  else return v;
+  if constexpr (std::is_same_v<T, Half>)
+    return Half(v);
+  else
+    return v;
 }
 
 // Integer arithmetic modulo 2^bits, as numpy does.
 template <class T>
 T wrapAdd(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a != b;  // never reached: no op allows it
+  if constexpr (std::is_same_v<T, bool>)
+    return a != b;  // never reached: no op allows it
   else {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
@@ -57,7 +67,8 @@ T wrapAdd(T a, T b) {
 }
 template <class T>
 T wrapSub(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a != b;  // never reached: no op allows it
+  if constexpr (std::is_same_v<T, bool>)
+    return a != b;  // never reached: no op allows it
   else {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
@@ -65,7 +76,8 @@ T wrapSub(T a, T b) {
 }
 template <class T>
 T wrapMul(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a && b;
+  if constexpr (std::is_same_v<T, bool>)
+    return a && b;
   else {
     using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
@@ -127,12 +139,13 @@ constexpr bool skipType() {
 template <bool AllowBool = false, class F>
 void mapUnary(KernelCall& k, F&& f) {
   visitCompute(k.in(0).dtype(), [&]<class T>() {
-    if constexpr (skipType<AllowBool, T>()) unreachableDType(k);
+    if constexpr (skipType<AllowBool, T>())
+      unreachableDType(k);
     else {
-    auto x = k.in(0).span<T>();
-    auto y = k.out(0).span<T>();
-    for (size_t i = 0; i < x.size(); ++i)
-      y[i] = fromArith<T>(static_cast<Arith<T>>(f(static_cast<Arith<T>>(x[i]))));
+      auto x = k.in(0).span<T>();
+      auto y = k.out(0).span<T>();
+      for (size_t i = 0; i < x.size(); ++i)
+        y[i] = fromArith<T>(static_cast<Arith<T>>(f(static_cast<Arith<T>>(x[i]))));
     }
   });
 }
@@ -158,18 +171,18 @@ void broadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   auto x = a.span<T>();
   auto y = b.span<T>();
   auto z = out.span<R>();
-  forEachBroadcast(out.shape(), {&a.shape(), &b.shape()},
-                   [&](int64_t i, const std::vector<int64_t>& o) {
-                     z[static_cast<size_t>(i)] = f(x[static_cast<size_t>(o[0])],
-                                                   y[static_cast<size_t>(o[1])]);
-                   });
+  forEachBroadcast(
+      out.shape(), {&a.shape(), &b.shape()}, [&](int64_t i, const std::vector<int64_t>& o) {
+        z[static_cast<size_t>(i)] = f(x[static_cast<size_t>(o[0])], y[static_cast<size_t>(o[1])]);
+      });
 }
 
 // Broadcasting binary map over every compute dtype; f(A a, A b) -> A in the arithmetic type.
 template <class F>
 void mapBinary(KernelCall& k, F&& f) {
   visitCompute(k.in(0).dtype(), [&]<class T>() {
-    if constexpr (skipType<false, T>()) unreachableDType(k);
+    if constexpr (skipType<false, T>())
+      unreachableDType(k);
     else {
       using A = Arith<T>;
       broadcastBinary<T, T>(k.in(0), k.in(1), k.out(0), [&](T a, T b) {
@@ -195,9 +208,12 @@ struct AxisSplit {
   int64_t axis = 0, outer = 1, size = 1, inner = 1;
   AxisSplit(const Shape& s, int64_t a) : axis(a < 0 ? a + static_cast<int64_t>(s.size()) : a) {
     for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-      if (i < axis) outer *= s[static_cast<size_t>(i)];
-      else if (i == axis) size = s[static_cast<size_t>(i)];
-      else inner *= s[static_cast<size_t>(i)];
+      if (i < axis)
+        outer *= s[static_cast<size_t>(i)];
+      else if (i == axis)
+        size = s[static_cast<size_t>(i)];
+      else
+        inner *= s[static_cast<size_t>(i)];
     }
   }
 };

@@ -9,14 +9,18 @@ using Acc = std::conditional_t<isFloatLike<T>, double, int64_t>;
 
 template <class T>
 Acc<T> widen(T v) {
-  if constexpr (isFloatLike<T>) return toDouble(v);
-  else return static_cast<int64_t>(v);
+  if constexpr (isFloatLike<T>)
+    return toDouble(v);
+  else
+    return static_cast<int64_t>(v);
 }
 
 template <class T>
 T narrow(Acc<T> v) {
-  if constexpr (isFloatLike<T>) return fromDouble<T>(v);
-  else return static_cast<T>(v);  // integer overflow wraps, as numpy
+  if constexpr (isFloatLike<T>)
+    return fromDouble<T>(v);
+  else
+    return static_cast<T>(v);  // integer overflow wraps, as numpy
 }
 
 // C[n, m] = sum_k A[n, k] * B[k, m], reading A and B with explicit strides.
@@ -57,8 +61,8 @@ void matmulKernel(KernelCall& k) {
     auto out = k.out(0).span<T>();
     std::vector<Acc<T>> c;
     forEachBroadcast(batch, {&aBatch, &bBatch}, [&](int64_t bi, const std::vector<int64_t>& o) {
-      gemmBlock(A.span<T>().data() + o[0] * n * kk, kk, 1, B.span<T>().data() + o[1] * kk * m, m,
-                1, n, kk, m, c);
+      gemmBlock(A.span<T>().data() + o[0] * n * kk, kk, 1, B.span<T>().data() + o[1] * kk * m, m, 1,
+                n, kk, m, c);
       for (int64_t i = 0; i < n * m; ++i)
         out[static_cast<size_t>(bi * n * m + i)] = narrow<T>(c[static_cast<size_t>(i)]);
     });
@@ -142,8 +146,8 @@ void registerMatMulGemm(Registry& reg) {
               int64_t M = k.out(0).shape()[0], N = k.out(0).shape()[1];
               int64_t K = ta ? A.shape()[0] : A.shape()[1];
               std::vector<Acc<T>> c;
-              gemmBlock(A.span<T>().data(), ta ? 1 : K, ta ? M : 1, B.span<T>().data(),
-                        tb ? 1 : N, tb ? K : 1, M, K, N, c);
+              gemmBlock(A.span<T>().data(), ta ? 1 : K, ta ? M : 1, B.span<T>().data(), tb ? 1 : N,
+                        tb ? K : 1, M, K, N, c);
               auto out = k.out(0).span<T>();
               Shape cs = k.has(2) ? k.in(2).shape() : Shape{};
               const Shape mn{M, N};

@@ -8,35 +8,39 @@ namespace {
 
 template <bool Log>
 OpSpec softmax(std::string type) {
-  return std::move(
-      OpSpec(std::move(type), 13)
-          .types("T", floatTypes())
-          .input("input", "T")
-          .output("output")
-          .attr(axisAttr("axis", -1))
-          .shapeRule([](auto& r) {
-            r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
-            r.output(0, r.dims(0));
-          })
-          .kernel([](KernelCall& k) {
-            visitCompute(k.in(0).dtype(), [&]<class T>() {
-              const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
-              auto x = k.in(0).span<T>();
-              auto y = k.out(0).span<T>();
-              for (int64_t o = 0; o < sp.outer; ++o)
-                for (int64_t i = 0; i < sp.inner; ++i) {
-                  auto at = [&](int64_t j) { return static_cast<size_t>((o * sp.size + j) * sp.inner + i); };
-                  double mx = -INFINITY;
-                  for (int64_t j = 0; j < sp.size; ++j) mx = std::max(mx, toDouble(x[at(j)]));
-                  double sum = 0;
-                  for (int64_t j = 0; j < sp.size; ++j) sum += std::exp(toDouble(x[at(j)]) - mx);
-                  for (int64_t j = 0; j < sp.size; ++j) {
-                    double d = toDouble(x[at(j)]) - mx;
-                    y[at(j)] = fromDouble<T>(Log ? d - std::log(sum) : std::exp(d) / sum);
-                  }
-                }
-            });
-          }));
+  return std::move(OpSpec(std::move(type), 13)
+                       .types("T", floatTypes())
+                       .input("input", "T")
+                       .output("output")
+                       .attr(axisAttr("axis", -1))
+                       .shapeRule([](auto& r) {
+                         r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+                         r.output(0, r.dims(0));
+                       })
+                       .kernel([](KernelCall& k) {
+                         visitCompute(k.in(0).dtype(), [&]<class T>() {
+                           const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
+                           auto x = k.in(0).span<T>();
+                           auto y = k.out(0).span<T>();
+                           for (int64_t o = 0; o < sp.outer; ++o)
+                             for (int64_t i = 0; i < sp.inner; ++i) {
+                               auto at = [&](int64_t j) {
+                                 return static_cast<size_t>((o * sp.size + j) * sp.inner + i);
+                               };
+                               double mx = -INFINITY;
+                               for (int64_t j = 0; j < sp.size; ++j)
+                                 mx = std::max(mx, toDouble(x[at(j)]));
+                               double sum = 0;
+                               for (int64_t j = 0; j < sp.size; ++j)
+                                 sum += std::exp(toDouble(x[at(j)]) - mx);
+                               for (int64_t j = 0; j < sp.size; ++j) {
+                                 double d = toDouble(x[at(j)]) - mx;
+                                 y[at(j)] =
+                                     fromDouble<T>(Log ? d - std::log(sum) : std::exp(d) / sum);
+                               }
+                             }
+                         });
+                       }));
 }
 
 // Y = (X - mean) / sqrt(var + eps) * scale + bias with per-channel parameters (axis 1).
@@ -72,47 +76,47 @@ void requireChannelVector(Rule<I>& r, size_t i, const std::string& what) {
 }  // namespace
 
 void registerNormalization(Registry& reg) {
-  reg.add(std::move(
-      OpSpec("BatchNormalization", 9)
-          .types("T", floatTypes())
-          .types("T1", floatTypes())
-          .types("T2", floatTypes())
-          .input("X", "T")
-          .input("scale", "T1")
-          .weight()
-          .sampleShape(channelVector)
-          .input("B", "T1")
-          .weight()
-          .sampleShape(channelVector)
-          .input("input_mean", "T2")
-          .weight()
-          .sampleShape(channelVector)
-          .input("input_var", "T2")
-          .weight()
-          .domain(ValueDomain::Positive)
-          .sampleShape(channelVector)
-          .output("Y")
-          .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
-          .attr(floatAttr("momentum", 0.9f, 0.5, 0.99))
-          .attr(intChoiceAttr("training_mode", 0, {0}))
-          .shapeRule([](auto& r) {
-            r.check(r.rank(0) >= 2, "X has rank >= 2 (N, C, ...)");
-            requireChannelVector(r, 1, "scale");
-            requireChannelVector(r, 2, "B");
-            requireChannelVector(r, 3, "input_mean");
-            requireChannelVector(r, 4, "input_var");
-            r.output(0, r.dims(0));
-          })
-          .kernel([](KernelCall& k) {
-            std::vector<double> mean, var;
-            for (int64_t c = 0; c < k.in(3).size(); ++c) {
-              mean.push_back(k.in(3).toDouble(c));
-              var.push_back(k.in(4).toDouble(c));
-            }
-            visitCompute(k.in(0).dtype(), [&]<class T>() {
-              normalizeChannels<T>(k, mean, var, k.in(1), k.in(2), k.attrFloat("epsilon"));
-            });
-          })));
+  reg.add(std::move(OpSpec("BatchNormalization", 9)
+                        .types("T", floatTypes())
+                        .types("T1", floatTypes())
+                        .types("T2", floatTypes())
+                        .input("X", "T")
+                        .input("scale", "T1")
+                        .weight()
+                        .sampleShape(channelVector)
+                        .input("B", "T1")
+                        .weight()
+                        .sampleShape(channelVector)
+                        .input("input_mean", "T2")
+                        .weight()
+                        .sampleShape(channelVector)
+                        .input("input_var", "T2")
+                        .weight()
+                        .domain(ValueDomain::Positive)
+                        .sampleShape(channelVector)
+                        .output("Y")
+                        .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
+                        .attr(floatAttr("momentum", 0.9f, 0.5, 0.99))
+                        .attr(intChoiceAttr("training_mode", 0, {0}))
+                        .shapeRule([](auto& r) {
+                          r.check(r.rank(0) >= 2, "X has rank >= 2 (N, C, ...)");
+                          requireChannelVector(r, 1, "scale");
+                          requireChannelVector(r, 2, "B");
+                          requireChannelVector(r, 3, "input_mean");
+                          requireChannelVector(r, 4, "input_var");
+                          r.output(0, r.dims(0));
+                        })
+                        .kernel([](KernelCall& k) {
+                          std::vector<double> mean, var;
+                          for (int64_t c = 0; c < k.in(3).size(); ++c) {
+                            mean.push_back(k.in(3).toDouble(c));
+                            var.push_back(k.in(4).toDouble(c));
+                          }
+                          visitCompute(k.in(0).dtype(), [&]<class T>() {
+                            normalizeChannels<T>(k, mean, var, k.in(1), k.in(2),
+                                                 k.attrFloat("epsilon"));
+                          });
+                        })));
 
   reg.add(std::move(
       OpSpec("InstanceNormalization", 6)

@@ -14,7 +14,9 @@ std::string nodeName(const OpSpec& spec, const Node& node) {
 const Attribute& resolve(const OpSpec& spec, const Node& node, std::string_view name) {
   if (const Attribute* a = node.attribute(name)) return *a;
   const AttrSpec* as = spec.attrSpec(name);
-  if (!as) throw Error(nodeName(spec, node) + ": op spec declares no attribute '" + std::string(name) + "'");
+  if (!as)
+    throw Error(nodeName(spec, node) + ": op spec declares no attribute '" + std::string(name) +
+                "'");
   if (!as->defaultValue)
     throw ShapeError(nodeName(spec, node) + ": attribute '" + std::string(name) + "' is required");
   return *as->defaultValue;
@@ -60,7 +62,8 @@ std::vector<I> Rule<I>::symInts(std::string_view name) const {
   if (auto it = symAttrs_.find(std::string(name)); it != symAttrs_.end()) return it->second;
   const Attribute& a = resolve(spec_, node_, name);
   std::vector<I> out;
-  if (a.kind == Attribute::Kind::Int) out.push_back(lit(a.i));
+  if (a.kind == Attribute::Kind::Int)
+    out.push_back(lit(a.i));
   else if (a.kind == Attribute::Kind::Ints)
     for (int64_t v : a.ints) out.push_back(lit(v));
   else
@@ -95,8 +98,7 @@ template class Rule<z3::expr>;
 // ---------------- KernelCall ----------------
 
 const Tensor& KernelCall::in(size_t i) const {
-  if (!has(i))
-    throw Error(nodeName(spec_, node_) + ": input " + std::to_string(i) + " is absent");
+  if (!has(i)) throw Error(nodeName(spec_, node_) + ": input " + std::to_string(i) + " is absent");
   return *inputs_[i];
 }
 int64_t KernelCall::attrInt(std::string_view name) const {

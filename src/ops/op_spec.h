@@ -63,7 +63,7 @@ struct InputSpec {
   bool optional = false;
   bool variadic = false;  // this and every later input (at least one)
   InputRole role = InputRole::Data;
-  bool weight = false;    // a parameter: an initializer when the generator is told so
+  bool weight = false;  // a parameter: an initializer when the generator is told so
   ValueDomain domain = ValueDomain::Any;
   ValueSampler values;    // shape operands: their contents
   ShapeSampler shape;     // fresh inputs: their shape (default: input 0's shape)
@@ -218,7 +218,8 @@ struct OpSpec {
 
   // --- queries ---
  private:
-  OpSpec& addInput(std::string name, std::string typeVar, bool optional, bool variadic, InputRole role) {
+  OpSpec& addInput(std::string name, std::string typeVar, bool optional, bool variadic,
+                   InputRole role) {
     InputSpec in;
     in.name = std::move(name);
     in.typeVar = std::move(typeVar);
@@ -243,20 +244,21 @@ AttrSpec intAttr(std::string name, int64_t def, int64_t lo, int64_t hi);
 AttrSpec intChoiceAttr(std::string name, int64_t def, std::vector<int64_t> supported);
 AttrSpec floatAttr(std::string name, float def, double lo, double hi);
 AttrSpec stringAttr(std::string name, std::string def, std::vector<std::string> supported);
-AttrSpec intsAttr(std::string name);                // optional, no default
+AttrSpec intsAttr(std::string name);                              // optional, no default
 AttrSpec symbolicInts(std::string name, int64_t lo, int64_t hi);  // optional, symbolic
 AttrSpec symbolicInt(std::string name, int64_t def, int64_t lo, int64_t hi);
 AttrSpec requiredInt(std::string name, int64_t lo, int64_t hi);
-AttrSpec axisAttr(std::string name, int64_t def);             // sampled as an axis of input 0
-AttrSpec spatialInts(std::string name, int perAxis, int64_t lo, int64_t hi);  // symbolic, per spatial axis
+AttrSpec axisAttr(std::string name, int64_t def);  // sampled as an axis of input 0
+AttrSpec spatialInts(std::string name, int perAxis, int64_t lo,
+                     int64_t hi);  // symbolic, per spatial axis
 AttrSpec withSampling(AttrSpec a, AttrSampling s);
 
 // Dtype sets used by many specs, in ONNX's type-constraint terms.
-std::vector<DType> floatTypes();             // float16, float32, float64
-std::vector<DType> signedNumericTypes();     // floats, int8, int32, int64
-std::vector<DType> numericTypes();           // signed + uint8
-std::vector<DType> allComputeTypes();        // numeric + bool
-std::vector<DType> indexTypes();             // int32, int64
+std::vector<DType> floatTypes();          // float16, float32, float64
+std::vector<DType> signedNumericTypes();  // floats, int8, int32, int64
+std::vector<DType> numericTypes();        // signed + uint8
+std::vector<DType> allComputeTypes();     // numeric + bool
+std::vector<DType> indexTypes();          // int32, int64
 std::vector<DType> boolTypes();
 
 // The registry: every op, registered explicitly by family (see registry.cpp).

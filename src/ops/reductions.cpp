@@ -32,8 +32,10 @@ std::vector<I> reducedDims(Rule<I>& r, const std::vector<int64_t>& axes, bool ke
   std::vector<I> out;
   for (int64_t a = 0; a < r.rank(0); ++a) {
     bool reduced = std::binary_search(axes.begin(), axes.end(), a);
-    if (!reduced) out.push_back(r.dims(0)[static_cast<size_t>(a)]);
-    else if (keepdims) out.push_back(r.lit(1));
+    if (!reduced)
+      out.push_back(r.dims(0)[static_cast<size_t>(a)]);
+    else if (keepdims)
+      out.push_back(r.lit(1));
   }
   return out;
 }
@@ -90,17 +92,24 @@ void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) 
   for (size_t i = 0; i < x.size(); ++i) {
     size_t o = static_cast<size_t>(map[i]);
     Acc v;
-    if constexpr (isFloatLike<T>) v = toDouble(x[i]);
-    else v = static_cast<int64_t>(x[i]);
+    if constexpr (isFloatLike<T>)
+      v = toDouble(x[i]);
+    else
+      v = static_cast<int64_t>(x[i]);
     ++count[o];
     switch (kind) {
-      case Reduce::Sum: case Reduce::Mean:
-        if constexpr (std::is_integral_v<Acc>) acc[o] = wrapAdd(acc[o], v);
-        else acc[o] += v;
+      case Reduce::Sum:
+      case Reduce::Mean:
+        if constexpr (std::is_integral_v<Acc>)
+          acc[o] = wrapAdd(acc[o], v);
+        else
+          acc[o] += v;
         break;
       case Reduce::Prod:
-        if constexpr (std::is_integral_v<Acc>) acc[o] = wrapMul(acc[o], v);
-        else acc[o] *= v;
+        if constexpr (std::is_integral_v<Acc>)
+          acc[o] = wrapMul(acc[o], v);
+        else
+          acc[o] *= v;
         break;
       case Reduce::Max:
         if constexpr (std::is_floating_point_v<Acc>)
@@ -185,7 +194,8 @@ OpSpec argExtreme(std::string type) {
                 double bv = k.in(0).toDouble(o * n * inner + i);
                 for (int64_t j = 1; j < n; ++j) {
                   double v = k.in(0).toDouble((o * n + j) * inner + i);
-                  bool better = IsMax ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv));
+                  bool better =
+                      IsMax ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv));
                   if (better) {
                     best = j;
                     bv = v;
@@ -240,15 +250,21 @@ void registerReductions(Registry& reg) {
                     int64_t j = reverse ? n - 1 - step : step;
                     size_t at = static_cast<size_t>((o * n + j) * inner + i);
                     Acc v;
-                    if constexpr (isFloatLike<T>) v = toDouble(x[at]);
-                    else v = static_cast<int64_t>(x[at]);
+                    if constexpr (isFloatLike<T>)
+                      v = toDouble(x[at]);
+                    else
+                      v = static_cast<int64_t>(x[at]);
                     auto add = [](Acc a, Acc b) -> Acc {
-                      if constexpr (std::is_integral_v<Acc>) return wrapAdd(a, b);
-                      else return a + b;
+                      if constexpr (std::is_integral_v<Acc>)
+                        return wrapAdd(a, b);
+                      else
+                        return a + b;
                     };
                     if (!exclusive) acc = add(acc, v);
-                    if constexpr (isFloatLike<T>) y[at] = fromDouble<T>(acc);
-                    else y[at] = static_cast<T>(acc);
+                    if constexpr (isFloatLike<T>)
+                      y[at] = fromDouble<T>(acc);
+                    else
+                      y[at] = static_cast<T>(acc);
                     if (exclusive) acc = add(acc, v);
                   }
                 }

@@ -49,18 +49,21 @@ std::vector<I> resizedDims(Rule<I>& r) {
 double sourceCoord(const std::string& mode, double x, double scale, int64_t in, double out) {
   if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
   if (mode == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  if (mode == "align_corners")
-    return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / (out - 1);
+  if (mode == "align_corners") return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / (out - 1);
   if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
   return x / scale;  // asymmetric
 }
 
 int64_t nearestIndex(const std::string& mode, double x, int64_t in) {
   int64_t i;
-  if (mode == "floor") i = static_cast<int64_t>(std::floor(x));
-  else if (mode == "ceil") i = static_cast<int64_t>(std::ceil(x));
-  else if (x == std::floor(x) + 0.5) i = static_cast<int64_t>(mode == "round_prefer_ceil" ? std::ceil(x) : std::floor(x));
-  else i = static_cast<int64_t>(std::round(x));
+  if (mode == "floor")
+    i = static_cast<int64_t>(std::floor(x));
+  else if (mode == "ceil")
+    i = static_cast<int64_t>(std::ceil(x));
+  else if (x == std::floor(x) + 0.5)
+    i = static_cast<int64_t>(mode == "round_prefer_ceil" ? std::ceil(x) : std::floor(x));
+  else
+    i = static_cast<int64_t>(std::round(x));
   return std::clamp<int64_t>(i, 0, in - 1);
 }
 
@@ -84,7 +87,8 @@ void resizeKernel(KernelCall& k) {
   std::vector<std::vector<Tap>> taps(rank);
   for (size_t a = 0; a < rank; ++a)
     for (int64_t x = 0; x < out[a]; ++x) {
-      double length = hasScales ? static_cast<double>(in[a]) * scales[a] : static_cast<double>(out[a]);
+      double length =
+          hasScales ? static_cast<double>(in[a]) * scales[a] : static_cast<double>(out[a]);
       double src = sourceCoord(coord, static_cast<double>(x), scales[a], in[a], length);
       if (mode == "nearest") {
         int64_t i = nearestIndex(nearest, src, in[a]);
@@ -142,7 +146,9 @@ void registerResize(Registry& reg) {
             const Shape& in = c.shape(0);
             std::vector<float> scales;
             for (size_t a = 0; a < in.size(); ++a)
-              scales.push_back(a < 2 && in.size() > 2 ? 1.0f : c.rng.pick(std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f, 3.0f}));
+              scales.push_back(a < 2 && in.size() > 2
+                                   ? 1.0f
+                                   : c.rng.pick(std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f, 3.0f}));
             return Tensor::fromVector<float>({static_cast<int64_t>(scales.size())}, scales);
           })
           .optionalInput("sizes", "tensor(int64)", InputRole::ShapeValues)

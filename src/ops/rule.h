@@ -14,14 +14,14 @@
 // integer attributes (kernel sizes, strides, pads, group) are of type I.
 #pragma once
 
+#include <z3++.h>
+
 #include <concepts>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <z3++.h>
 
 #include "nncheck/error.h"
 #include "nncheck/graph.h"
@@ -48,9 +48,13 @@ inline int64_t ite(bool c, int64_t a, int64_t b) { return c ? a : b; }
 inline int64_t imod(int64_t a, int64_t b) { return a % b; }
 inline z3::expr imod(const z3::expr& a, const z3::expr& b) { return z3::mod(a, b); }
 template <class I>
-I imax(const I& a, const I& b) { return ite(a >= b, a, b); }
+I imax(const I& a, const I& b) {
+  return ite(a >= b, a, b);
+}
 template <class I>
-I imin(const I& a, const I& b) { return ite(a <= b, a, b); }
+I imin(const I& a, const I& b) {
+  return ite(a <= b, a, b);
+}
 // Ceiling division for a >= 0, b > 0. (Mixing z3::expr with int64_t directly is ambiguous
 // with pointer arithmetic on Z3_ast, so the divisor is lifted explicitly.)
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -74,8 +78,11 @@ class Rule {
 
   Rule(const OpSpec& spec, const Node& node, std::vector<Input> inputs,
        std::map<std::string, std::vector<I>> symbolicAttrs, z3::context* ctx = nullptr)
-      : spec_(spec), node_(node), inputs_(std::move(inputs)),
-        symAttrs_(std::move(symbolicAttrs)), ctx_(ctx) {}
+      : spec_(spec),
+        node_(node),
+        inputs_(std::move(inputs)),
+        symAttrs_(std::move(symbolicAttrs)),
+        ctx_(ctx) {}
 
   // --- inputs ---
   size_t inputCount() const { return inputs_.size(); }
@@ -84,7 +91,8 @@ class Rule {
   const std::vector<I>& dims(size_t i) const { return input(i).dims; }
   // Dim `axis` of input i; a negative axis counts from the end.
   const I& dim(size_t i, int64_t axis) const {
-    return input(i).dims[static_cast<size_t>(normAxis(axis, rank(i), "dim of input " + std::to_string(i)))];
+    return input(i)
+        .dims[static_cast<size_t>(normAxis(axis, rank(i), "dim of input " + std::to_string(i)))];
   }
   DType dtype(size_t i) const { return input(i).dtype; }
   const std::vector<I>& values(size_t i) const { return known(input(i).values, i); }
@@ -103,17 +111,21 @@ class Rule {
 
   // --- constraints and results ---
   I lit(int64_t v) const {
-    if constexpr (std::is_same_v<I, int64_t>) return v;
-    else return ctx_->int_val(v);
+    if constexpr (std::is_same_v<I, int64_t>)
+      return v;
+    else
+      return ctx_->int_val(v);
   }
   B truth(bool v) const {
-    if constexpr (std::is_same_v<I, int64_t>) return v;
-    else return ctx_->bool_val(v);
+    if constexpr (std::is_same_v<I, int64_t>)
+      return v;
+    else
+      return ctx_->bool_val(v);
   }
   // A concrete condition on ranks, dtypes or structural attributes. Only a real bool: a
   // z3::expr would convert through its Z3_ast pointer and always pass.
   template <class Bool>
-    requires std::same_as<Bool, bool>
+  requires std::same_as<Bool, bool>
   void check(Bool ok, const std::string& what) const {
     if (!ok) throw Infeasible(context() + ": " + what);
   }
@@ -128,8 +140,8 @@ class Rule {
   }
   // Normalizes an axis into [0, rank), checking its range.
   int64_t normAxis(int64_t axis, int64_t rank, const std::string& what) const {
-    check(axis >= -rank && axis < rank,
-          what + ": axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    check(axis >= -rank && axis < rank, what + ": axis " + std::to_string(axis) +
+                                            " out of range for rank " + std::to_string(rank));
     return axis < 0 ? axis + rank : axis;
   }
   void output(size_t i, std::vector<I> dims, DType dtype) {

@@ -13,9 +13,7 @@ namespace {
 inline int64_t safeDiv(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }
 inline z3::expr safeDiv(const z3::expr& a, const z3::expr& b) { return a / b; }
 
-void copyAll(KernelCall& k) {
-  k.out(0).bytes() = k.in(0).bytes();
-}
+void copyAll(KernelCall& k) { k.out(0).bytes() = k.in(0).bytes(); }
 
 std::vector<DType> allTypes() { return allComputeTypes(); }
 
@@ -74,7 +72,8 @@ std::vector<I> splitSizes(Rule<I>& r, int64_t axis) {
     }
     r.require(sum == d, "split sizes add up to the split axis");
   } else {
-    r.require(imod(d, r.lit(static_cast<int64_t>(n))) == 0, "the split axis divides into equal parts");
+    r.require(imod(d, r.lit(static_cast<int64_t>(n))) == 0,
+              "the split axis divides into equal parts");
     for (size_t i = 0; i < n; ++i) sizes.push_back(d / r.lit(static_cast<int64_t>(n)));
   }
   return sizes;
@@ -113,8 +112,10 @@ Tensor sampleReshape(SampleContext& c) {
   }
   out.push_back(rest);
   c.rng.shuffle(out);
-  if (c.rng.chance(0.3)) out[c.rng.index(out.size())] = -1;
-  else if (c.rng.chance(0.2) && out[0] == (in.empty() ? -2 : in[0])) out[0] = 0;
+  if (c.rng.chance(0.3))
+    out[c.rng.index(out.size())] = -1;
+  else if (c.rng.chance(0.2) && out[0] == (in.empty() ? -2 : in[0]))
+    out[0] = 0;
   return int64Vector(out);
 }
 
@@ -122,95 +123,104 @@ Tensor sampleReshape(SampleContext& c) {
 Tensor sampleExpand(SampleContext& c) {
   std::vector<int64_t> out;
   const Shape& in = c.shape(0);
-  const int64_t extra = c.rng.chance(0.3) ? c.rng.uniform(0, std::max<int64_t>(0, c.maxRank - static_cast<int64_t>(in.size()))) : 0;
+  const int64_t extra =
+      c.rng.chance(0.3)
+          ? c.rng.uniform(0, std::max<int64_t>(0, c.maxRank - static_cast<int64_t>(in.size())))
+          : 0;
   for (int64_t i = 0; i < extra; ++i) out.push_back(c.rng.uniform(1, 3));
-  for (int64_t d : in) out.push_back(d == 1 && c.rng.chance(0.6) ? c.rng.uniform(1, c.maxDim) : (c.rng.chance(0.2) ? 1 : d));
+  for (int64_t d : in)
+    out.push_back(d == 1 && c.rng.chance(0.6) ? c.rng.uniform(1, c.maxDim)
+                                              : (c.rng.chance(0.2) ? 1 : d));
   return int64Vector(out);
 }
 
 }  // namespace
 
 void registerShapeOps(Registry& reg) {
-  reg.add(std::move(
-      OpSpec("Reshape", 5)
-          .types("T", allTypes())
-          .types("tensor(int64)", {DType::Int64})
-          .input("data", "T")
-          .input("shape", "tensor(int64)", InputRole::ShapeValues)
-          .sampleValues(sampleReshape)
-          .output("reshaped")
-          .attr(intChoiceAttr("allowzero", 0, {0, 1}))
-          .shapeRule([](auto& r) {
-            r.check(r.rank(1) == 1, "shape is a vector");
-            const auto& v = r.values(1);
-            const bool allowZero = r.attrInt("allowzero") != 0;
-            using I = std::decay_t<decltype(r.lit(0))>;
-            I total = product(r, r.dims(0)), known = r.lit(1), inferred = r.lit(0);
-            std::vector<I> given;
-            for (size_t j = 0; j < v.size(); ++j) {
-              r.require(v[j] >= -1, "shape values >= -1");
-              I d = v[j];
-              if (!allowZero) {
-                if (static_cast<int64_t>(j) < r.rank(0)) d = ite(v[j] == 0, r.dims(0)[j], v[j]);
-                else r.require(v[j] != 0, "a 0 in shape copies an existing input dim");
-              }
-              given.push_back(d);
-              known = known * ite(v[j] == -1, r.lit(1), d);
-              inferred = inferred + ite(v[j] == -1, r.lit(1), r.lit(0));
-            }
-            r.require(inferred <= 1, "at most one -1 in shape");
-            std::vector<I> out;
-            for (size_t j = 0; j < v.size(); ++j)
-              out.push_back(ite(v[j] == -1, safeDiv(total, known), given[j]));
-            r.require(product(r, out) == total, "the element count is unchanged");
-            r.output(0, out);
-          })
-          .kernel(copyAll)));
+  reg.add(std::move(OpSpec("Reshape", 5)
+                        .types("T", allTypes())
+                        .types("tensor(int64)", {DType::Int64})
+                        .input("data", "T")
+                        .input("shape", "tensor(int64)", InputRole::ShapeValues)
+                        .sampleValues(sampleReshape)
+                        .output("reshaped")
+                        .attr(intChoiceAttr("allowzero", 0, {0, 1}))
+                        .shapeRule([](auto& r) {
+                          r.check(r.rank(1) == 1, "shape is a vector");
+                          const auto& v = r.values(1);
+                          const bool allowZero = r.attrInt("allowzero") != 0;
+                          using I = std::decay_t<decltype(r.lit(0))>;
+                          I total = product(r, r.dims(0)), known = r.lit(1), inferred = r.lit(0);
+                          std::vector<I> given;
+                          for (size_t j = 0; j < v.size(); ++j) {
+                            r.require(v[j] >= -1, "shape values >= -1");
+                            I d = v[j];
+                            if (!allowZero) {
+                              if (static_cast<int64_t>(j) < r.rank(0))
+                                d = ite(v[j] == 0, r.dims(0)[j], v[j]);
+                              else
+                                r.require(v[j] != 0, "a 0 in shape copies an existing input dim");
+                            }
+                            given.push_back(d);
+                            known = known * ite(v[j] == -1, r.lit(1), d);
+                            inferred = inferred + ite(v[j] == -1, r.lit(1), r.lit(0));
+                          }
+                          r.require(inferred <= 1, "at most one -1 in shape");
+                          std::vector<I> out;
+                          for (size_t j = 0; j < v.size(); ++j)
+                            out.push_back(ite(v[j] == -1, safeDiv(total, known), given[j]));
+                          r.require(product(r, out) == total, "the element count is unchanged");
+                          r.output(0, out);
+                        })
+                        .kernel(copyAll)));
 
-  reg.add(std::move(
-      OpSpec("Flatten", 1)
-          .types("T", allTypes())
-          .input("input", "T")
-          .output("output")
-          .attr(withSampling(intAttr("axis", 1, 0, 4), AttrSampling::AxisInclusive))
-          .shapeRule([](auto& r) {
-            int64_t axis = r.attrInt("axis");
-            r.check(axis >= -r.rank(0) && axis <= r.rank(0), "axis within [-rank, rank]");
-            if (axis < 0) axis += r.rank(0);
-            r.output(0, {product(r, r.dims(0), 0, static_cast<size_t>(axis)),
-                         product(r, r.dims(0), static_cast<size_t>(axis))});
-          })
-          .kernel(copyAll)));
+  reg.add(std::move(OpSpec("Flatten", 1)
+                        .types("T", allTypes())
+                        .input("input", "T")
+                        .output("output")
+                        .attr(withSampling(intAttr("axis", 1, 0, 4), AttrSampling::AxisInclusive))
+                        .shapeRule([](auto& r) {
+                          int64_t axis = r.attrInt("axis");
+                          r.check(axis >= -r.rank(0) && axis <= r.rank(0),
+                                  "axis within [-rank, rank]");
+                          if (axis < 0) axis += r.rank(0);
+                          r.output(0, {product(r, r.dims(0), 0, static_cast<size_t>(axis)),
+                                       product(r, r.dims(0), static_cast<size_t>(axis))});
+                        })
+                        .kernel(copyAll)));
 
-  reg.add(std::move(
-      OpSpec("Squeeze", 13)
-          .types("T", allTypes())
-          .types("tensor(int64)", {DType::Int64})
-          .input("data", "T")
-          .optionalInput("axes", "tensor(int64)", InputRole::AxesValues)
-          .sampleValues([](SampleContext& c) {
-            // Some of the axes of size 1 (an axis of another size when there is none).
-            std::vector<int64_t> axes;
-            const Shape& in = c.shape(0);
-            for (size_t a = 0; a < in.size(); ++a)
-              if (in[a] == 1 && c.rng.chance(0.7)) axes.push_back(static_cast<int64_t>(a));
-            if (axes.empty()) axes.push_back(in.empty() ? 0 : c.rng.uniform(0, static_cast<int64_t>(in.size()) - 1));
-            return int64Vector(axes);
-          })
-          .output("squeezed")
-          .shapeRule([](auto& r) {
-            auto axes = squeezeAxes(r);
-            std::vector<std::decay_t<decltype(r.lit(0))>> out;
-            for (int64_t a = 0; a < r.rank(0); ++a) {
-              const auto& d = r.dims(0)[static_cast<size_t>(a)];
-              if (std::binary_search(axes.begin(), axes.end(), a))
-                r.require(d == 1, "squeezed axis " + std::to_string(a) + " has size 1");
-              else
-                out.push_back(d);
-            }
-            r.output(0, out);
-          })
-          .kernel(copyAll)));
+  reg.add(
+      std::move(OpSpec("Squeeze", 13)
+                    .types("T", allTypes())
+                    .types("tensor(int64)", {DType::Int64})
+                    .input("data", "T")
+                    .optionalInput("axes", "tensor(int64)", InputRole::AxesValues)
+                    .sampleValues([](SampleContext& c) {
+                      // Some of the axes of size 1 (an axis of another size when there is none).
+                      std::vector<int64_t> axes;
+                      const Shape& in = c.shape(0);
+                      for (size_t a = 0; a < in.size(); ++a)
+                        if (in[a] == 1 && c.rng.chance(0.7))
+                          axes.push_back(static_cast<int64_t>(a));
+                      if (axes.empty())
+                        axes.push_back(
+                            in.empty() ? 0 : c.rng.uniform(0, static_cast<int64_t>(in.size()) - 1));
+                      return int64Vector(axes);
+                    })
+                    .output("squeezed")
+                    .shapeRule([](auto& r) {
+                      auto axes = squeezeAxes(r);
+                      std::vector<std::decay_t<decltype(r.lit(0))>> out;
+                      for (int64_t a = 0; a < r.rank(0); ++a) {
+                        const auto& d = r.dims(0)[static_cast<size_t>(a)];
+                        if (std::binary_search(axes.begin(), axes.end(), a))
+                          r.require(d == 1, "squeezed axis " + std::to_string(a) + " has size 1");
+                        else
+                          out.push_back(d);
+                      }
+                      r.output(0, out);
+                    })
+                    .kernel(copyAll)));
 
   reg.add(std::move(
       OpSpec("Unsqueeze", 13)
@@ -220,7 +230,8 @@ void registerShapeOps(Registry& reg) {
           .input("axes", "tensor(int64)", InputRole::AxesValues)
           .sampleValues([](SampleContext& c) {
             const int64_t r = static_cast<int64_t>(c.shape(0).size());
-            const int64_t n = std::max<int64_t>(1, std::min<int64_t>(c.rng.uniform(1, 2), c.maxRank - r));
+            const int64_t n =
+                std::max<int64_t>(1, std::min<int64_t>(c.rng.uniform(1, 2), c.maxRank - r));
             std::vector<int64_t> axes;
             for (int64_t a = 0; a < r + n; ++a) axes.push_back(a);
             c.rng.shuffle(axes);
@@ -237,33 +248,33 @@ void registerShapeOps(Registry& reg) {
             size_t next = 0;
             for (int64_t a = 0; a < outRank; ++a)
               out.push_back(std::binary_search(axes.begin(), axes.end(), a) ? r.lit(1)
-                                                                             : r.dims(0)[next++]);
+                                                                            : r.dims(0)[next++]);
             r.output(0, out);
           })
           .kernel(copyAll)));
 
-  reg.add(std::move(
-      OpSpec("Transpose", 1)
-          .types("T", allTypes())
-          .input("data", "T")
-          .output("transposed")
-          .attr(withSampling(intsAttr("perm"), AttrSampling::Permutation))
-          .shapeRule([](auto& r) {
-            auto perm = transposePerm(r);
-            std::vector<std::decay_t<decltype(r.lit(0))>> out;
-            for (int64_t p : perm) out.push_back(r.dims(0)[static_cast<size_t>(p)]);
-            r.output(0, out);
-          })
-          .kernel([](KernelCall& k) {
-            Rule<int64_t> r = concreteRule(k);
-            auto perm = transposePerm(r);
-            Shape inStrides = stridesOf(k.in(0).shape());
-            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
-              int64_t off = 0;
-              for (size_t a = 0; a < o.size(); ++a) off += o[a] * inStrides[static_cast<size_t>(perm[a])];
-              return off;
-            });
-          })));
+  reg.add(std::move(OpSpec("Transpose", 1)
+                        .types("T", allTypes())
+                        .input("data", "T")
+                        .output("transposed")
+                        .attr(withSampling(intsAttr("perm"), AttrSampling::Permutation))
+                        .shapeRule([](auto& r) {
+                          auto perm = transposePerm(r);
+                          std::vector<std::decay_t<decltype(r.lit(0))>> out;
+                          for (int64_t p : perm) out.push_back(r.dims(0)[static_cast<size_t>(p)]);
+                          r.output(0, out);
+                        })
+                        .kernel([](KernelCall& k) {
+                          Rule<int64_t> r = concreteRule(k);
+                          auto perm = transposePerm(r);
+                          Shape inStrides = stridesOf(k.in(0).shape());
+                          gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+                            int64_t off = 0;
+                            for (size_t a = 0; a < o.size(); ++a)
+                              off += o[a] * inStrides[static_cast<size_t>(perm[a])];
+                            return off;
+                          });
+                        })));
 
   reg.add(std::move(
       OpSpec("Concat", 4)
@@ -287,9 +298,11 @@ void registerShapeOps(Registry& reg) {
               r.check(r.rank(i) == r.rank(0), "all inputs have the same rank");
               for (int64_t a = 0; a < r.rank(0); ++a) {
                 const auto& d = r.dims(i)[static_cast<size_t>(a)];
-                if (a == axis) out[static_cast<size_t>(a)] = out[static_cast<size_t>(a)] + d;
-                else r.require(d == out[static_cast<size_t>(a)], "input " + std::to_string(i) +
-                                                                     " matches at axis " + std::to_string(a));
+                if (a == axis)
+                  out[static_cast<size_t>(a)] = out[static_cast<size_t>(a)] + d;
+                else
+                  r.require(d == out[static_cast<size_t>(a)],
+                            "input " + std::to_string(i) + " matches at axis " + std::to_string(a));
               }
             }
             r.output(0, out);
@@ -309,55 +322,57 @@ void registerShapeOps(Registry& reg) {
             }
           })));
 
-  reg.add(std::move(
-      OpSpec("Split", 13)
-          .types("T", allTypes())
-          .types("tensor(int64)", {DType::Int64})
-          .input("input", "T")
-          .optionalInput("split", "tensor(int64)", InputRole::ShapeValues)
-          .sampleValues([](SampleContext& c) {
-            // A random composition of the axis into one part per output.
-            const Shape& in = c.shape(0);
-            int64_t axis = c.node.attribute("axis") ? c.node.attribute("axis")->i : 0;
-            if (axis < 0) axis += static_cast<int64_t>(in.size());
-            const int64_t n = static_cast<int64_t>(c.node.outputs.size());
-            int64_t rest = axis >= 0 && axis < static_cast<int64_t>(in.size()) ? in[static_cast<size_t>(axis)] : n;
-            std::vector<int64_t> parts;
-            for (int64_t i = 0; i + 1 < n; ++i) {
-              int64_t p = c.rng.uniform(1, std::max<int64_t>(1, rest - (n - 1 - i)));
-              parts.push_back(p);
-              rest -= p;
-            }
-            parts.push_back(rest);
-            return int64Vector(parts);
-          })
-          .variadicOutput("outputs", 3)
-          .attr(axisAttr("axis", 0))
-          .shapeRule([](auto& r) {
-            int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
-            r.check(!r.node().outputs.empty(), "Split has at least one output");
-            auto sizes = splitSizes(r, axis);
-            for (size_t i = 0; i < sizes.size(); ++i) {
-              auto out = r.dims(0);
-              out[static_cast<size_t>(axis)] = sizes[i];
-              r.output(i, out);
-            }
-          })
-          .kernel([](KernelCall& k) {
-            const AxisSplit in(k.in(0).shape(), k.attrInt("axis"));
-            const size_t sz = dtypeSize(k.in(0).dtype());
-            const int64_t inBlock = in.size * in.inner;
-            int64_t done = 0;
-            for (size_t i = 0; i < k.outputCount(); ++i) {
-              Tensor& out = k.out(i);
-              const int64_t block = out.shape()[static_cast<size_t>(in.axis)] * in.inner;
-              for (int64_t o = 0; o < in.outer; ++o)
-                std::memcpy(out.bytes().data() + o * block * sz,
-                            k.in(0).bytes().data() + (o * inBlock + done) * sz,
-                            static_cast<size_t>(block) * sz);
-              done += block;
-            }
-          })));
+  reg.add(std::move(OpSpec("Split", 13)
+                        .types("T", allTypes())
+                        .types("tensor(int64)", {DType::Int64})
+                        .input("input", "T")
+                        .optionalInput("split", "tensor(int64)", InputRole::ShapeValues)
+                        .sampleValues([](SampleContext& c) {
+                          // A random composition of the axis into one part per output.
+                          const Shape& in = c.shape(0);
+                          int64_t axis = c.node.attribute("axis") ? c.node.attribute("axis")->i : 0;
+                          if (axis < 0) axis += static_cast<int64_t>(in.size());
+                          const int64_t n = static_cast<int64_t>(c.node.outputs.size());
+                          int64_t rest = axis >= 0 && axis < static_cast<int64_t>(in.size())
+                                             ? in[static_cast<size_t>(axis)]
+                                             : n;
+                          std::vector<int64_t> parts;
+                          for (int64_t i = 0; i + 1 < n; ++i) {
+                            int64_t p = c.rng.uniform(1, std::max<int64_t>(1, rest - (n - 1 - i)));
+                            parts.push_back(p);
+                            rest -= p;
+                          }
+                          parts.push_back(rest);
+                          return int64Vector(parts);
+                        })
+                        .variadicOutput("outputs", 3)
+                        .attr(axisAttr("axis", 0))
+                        .shapeRule([](auto& r) {
+                          int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+                          r.check(!r.node().outputs.empty(), "Split has at least one output");
+                          auto sizes = splitSizes(r, axis);
+                          for (size_t i = 0; i < sizes.size(); ++i) {
+                            auto out = r.dims(0);
+                            out[static_cast<size_t>(axis)] = sizes[i];
+                            r.output(i, out);
+                          }
+                        })
+                        .kernel([](KernelCall& k) {
+                          const AxisSplit in(k.in(0).shape(), k.attrInt("axis"));
+                          const size_t sz = dtypeSize(k.in(0).dtype());
+                          const int64_t inBlock = in.size * in.inner;
+                          int64_t done = 0;
+                          for (size_t i = 0; i < k.outputCount(); ++i) {
+                            Tensor& out = k.out(i);
+                            const int64_t block =
+                                out.shape()[static_cast<size_t>(in.axis)] * in.inner;
+                            for (int64_t o = 0; o < in.outer; ++o)
+                              std::memcpy(out.bytes().data() + o * block * sz,
+                                          k.in(0).bytes().data() + (o * inBlock + done) * sz,
+                                          static_cast<size_t>(block) * sz);
+                            done += block;
+                          }
+                        })));
 
   reg.add(std::move(
       OpSpec("Pad", 11)
@@ -367,7 +382,8 @@ void registerShapeOps(Registry& reg) {
           .input("pads", "tensor(int64)", InputRole::ShapeValues)
           .sampleValues([](SampleContext& c) {
             std::vector<int64_t> pads;
-            for (size_t i = 0; i < 2 * c.shape(0).size(); ++i) pads.push_back(c.rng.chance(0.5) ? 0 : c.rng.uniform(1, 2));
+            for (size_t i = 0; i < 2 * c.shape(0).size(); ++i)
+              pads.push_back(c.rng.chance(0.5) ? 0 : c.rng.uniform(1, 2));
             return int64Vector(pads);
           })
           .optionalInput("constant_value", "T")
@@ -411,7 +427,8 @@ void registerShapeOps(Registry& reg) {
                 int64_t x = padSource(idx[a] - pads[a], in[a], mode);
                 off = x < 0 ? -1 : off + x * strides[a];
               }
-              std::memcpy(y + o * sz, off < 0 ? fill.bytes().data() : k.in(0).bytes().data() + off * sz, sz);
+              std::memcpy(y + o * sz,
+                          off < 0 ? fill.bytes().data() : k.in(0).bytes().data() + off * sz, sz);
               for (size_t a = os.size(); a-- > 0;) {
                 if (++idx[a] < os[a]) break;
                 idx[a] = 0;
@@ -419,59 +436,60 @@ void registerShapeOps(Registry& reg) {
             }
           })));
 
-  reg.add(std::move(
-      OpSpec("Expand", 8)
-          .types("T", allTypes())
-          .types("tensor(int64)", {DType::Int64})
-          .input("input", "T")
-          .input("shape", "tensor(int64)", InputRole::ShapeValues)
-          .sampleValues(sampleExpand)
-          .output("output")
-          .shapeRule([](auto& r) {
-            r.check(r.rank(1) == 1, "shape is a vector");
-            for (const auto& v : r.values(1)) r.require(v >= 1, "shape values >= 1");
-            r.output(0, broadcastShapes(r, {r.dims(0), r.values(1)}));
-          })
-          .kernel([](KernelCall& k) {
-            Shape bs = broadcastStrides(k.in(0).shape(), k.out(0).shape());
-            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
-              int64_t off = 0;
-              for (size_t a = 0; a < o.size(); ++a) off += o[a] * bs[a];
-              return off;
-            });
-          })));
+  reg.add(std::move(OpSpec("Expand", 8)
+                        .types("T", allTypes())
+                        .types("tensor(int64)", {DType::Int64})
+                        .input("input", "T")
+                        .input("shape", "tensor(int64)", InputRole::ShapeValues)
+                        .sampleValues(sampleExpand)
+                        .output("output")
+                        .shapeRule([](auto& r) {
+                          r.check(r.rank(1) == 1, "shape is a vector");
+                          for (const auto& v : r.values(1)) r.require(v >= 1, "shape values >= 1");
+                          r.output(0, broadcastShapes(r, {r.dims(0), r.values(1)}));
+                        })
+                        .kernel([](KernelCall& k) {
+                          Shape bs = broadcastStrides(k.in(0).shape(), k.out(0).shape());
+                          gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+                            int64_t off = 0;
+                            for (size_t a = 0; a < o.size(); ++a) off += o[a] * bs[a];
+                            return off;
+                          });
+                        })));
 
-  reg.add(std::move(
-      OpSpec("Tile", 6)
-          .types("T", allTypes())
-          .types("tensor(int64)", {DType::Int64})
-          .input("input", "T")
-          .input("repeats", "tensor(int64)", InputRole::ShapeValues)
-          .sampleValues([](SampleContext& c) {
-            std::vector<int64_t> reps;
-            for (size_t i = 0; i < c.shape(0).size(); ++i) reps.push_back(c.rng.chance(0.6) ? 1 : c.rng.uniform(2, 3));
-            return int64Vector(reps);
-          })
-          .output("output")
-          .shapeRule([](auto& r) {
-            const auto& rep = r.values(1);
-            r.check(static_cast<int64_t>(rep.size()) == r.rank(0), "repeats has one value per axis");
-            auto out = r.dims(0);
-            for (size_t a = 0; a < out.size(); ++a) {
-              r.require(rep[a] >= 0, "repeats >= 0");
-              out[a] = out[a] * rep[a];
-            }
-            r.output(0, out);
-          })
-          .kernel([](KernelCall& k) {
-            const Shape& in = k.in(0).shape();
-            Shape strides = stridesOf(in);
-            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
-              int64_t off = 0;
-              for (size_t a = 0; a < o.size(); ++a) off += (o[a] % in[a]) * strides[a];
-              return off;
-            });
-          })));
+  reg.add(std::move(OpSpec("Tile", 6)
+                        .types("T", allTypes())
+                        .types("tensor(int64)", {DType::Int64})
+                        .input("input", "T")
+                        .input("repeats", "tensor(int64)", InputRole::ShapeValues)
+                        .sampleValues([](SampleContext& c) {
+                          std::vector<int64_t> reps;
+                          for (size_t i = 0; i < c.shape(0).size(); ++i)
+                            reps.push_back(c.rng.chance(0.6) ? 1 : c.rng.uniform(2, 3));
+                          return int64Vector(reps);
+                        })
+                        .output("output")
+                        .shapeRule([](auto& r) {
+                          const auto& rep = r.values(1);
+                          r.check(static_cast<int64_t>(rep.size()) == r.rank(0),
+                                  "repeats has one value per axis");
+                          auto out = r.dims(0);
+                          for (size_t a = 0; a < out.size(); ++a) {
+                            r.require(rep[a] >= 0, "repeats >= 0");
+                            out[a] = out[a] * rep[a];
+                          }
+                          r.output(0, out);
+                        })
+                        .kernel([](KernelCall& k) {
+                          const Shape& in = k.in(0).shape();
+                          Shape strides = stridesOf(in);
+                          gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+                            int64_t off = 0;
+                            for (size_t a = 0; a < o.size(); ++a)
+                              off += (o[a] % in[a]) * strides[a];
+                            return off;
+                          });
+                        })));
 }
 
 }  // namespace nncheck::ops

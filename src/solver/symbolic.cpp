@@ -20,19 +20,24 @@ SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& no
     in.dtype = f.dtype;
     if (f.present) {
       for (size_t a = 0; a < f.shape.size(); ++a)
-        in.dims.push_back(var("in" + std::to_string(i) + "_d" + std::to_string(a), f.shape[a], Kind::Dim, i, a));
+        in.dims.push_back(
+            var("in" + std::to_string(i) + "_d" + std::to_string(a), f.shape[a], Kind::Dim, i, a));
       if (f.value) {
         switch (spec.inputSpec(i).role) {
-          case ops::InputRole::Data: break;
+          case ops::InputRole::Data:
+            break;
           case ops::InputRole::ShapeValues: {
             std::vector<z3::expr> vals;
             auto concrete = f.value->toInt64s();
             for (size_t k = 0; k < concrete.size(); ++k)
-              vals.push_back(var("in" + std::to_string(i) + "_v" + std::to_string(k), concrete[k], Kind::Value, i, k));
+              vals.push_back(var("in" + std::to_string(i) + "_v" + std::to_string(k), concrete[k],
+                                 Kind::Value, i, k));
             in.values = vals;
             break;
           }
-          case ops::InputRole::AxesValues: in.axes = f.value->toInt64s(); break;
+          case ops::InputRole::AxesValues:
+            in.axes = f.value->toInt64s();
+            break;
           case ops::InputRole::FloatValues: {
             std::vector<double> fl;
             for (int64_t k = 0; k < f.value->size(); ++k) fl.push_back(f.value->toDouble(k));
@@ -48,7 +53,8 @@ SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& no
     if (!as.symbolic) continue;
     const Attribute* a = node.attribute(as.name);
     if (!a) continue;
-    std::vector<int64_t> values = a->kind == Attribute::Kind::Int ? std::vector<int64_t>{a->i} : a->ints;
+    std::vector<int64_t> values =
+        a->kind == Attribute::Kind::Int ? std::vector<int64_t>{a->i} : a->ints;
     std::vector<z3::expr> vars;
     for (size_t k = 0; k < values.size(); ++k)
       vars.push_back(var(as.name + "_" + std::to_string(k), values[k], Kind::Attr, 0, k, as.name));

@@ -1,12 +1,9 @@
 // nncheck gen, run as a user runs it: determinism across processes, replay, stats, errors.
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
-#include <filesystem>
-
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "cli/cli_runner.h"
 #include "nncheck/conformance.h"
 #include "nncheck/onnx_io.h"
 
@@ -15,21 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string output;
-};
-
-Outcome runCli(const std::string& args) {
-  Outcome o;
-  FILE* p = popen((std::string(NNCHECK_CLI) + " " + args + " 2>&1").c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) o.output.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using testing::runCli;
 
 class GenCommand : public ::testing::Test {
  protected:
@@ -50,8 +33,10 @@ std::map<std::string, std::string> caseFiles(const fs::path& dir) {
 }
 
 TEST_F(GenCommand, SameSeedGivesIdenticalFilesInAnotherProcessAtAnotherPosition) {
-  Outcome a = runCli("gen --seed 100 --count 3 --nodes 12 --out " + (dir_ / "a").string());
-  Outcome b = runCli("gen --seed 97 --count 6 --nodes 12 --out " + (dir_ / "b").string());
+  testing::CliOutcome a =
+      runCli("gen --seed 100 --count 3 --nodes 12 --out " + (dir_ / "a").string());
+  testing::CliOutcome b =
+      runCli("gen --seed 97 --count 6 --nodes 12 --out " + (dir_ / "b").string());
   ASSERT_EQ(a.status, 0) << a.output;
   ASSERT_EQ(b.status, 0) << b.output;
   for (int s = 100; s < 103; ++s) {
@@ -65,17 +50,18 @@ TEST_F(GenCommand, SameSeedGivesIdenticalFilesInAnotherProcessAtAnotherPosition)
 }
 
 TEST_F(GenCommand, WrittenCasesReplayWithNncheckRun) {
-  Outcome g = runCli("gen --seed 7 --count 20 --nodes 8 --out " + dir_.string());
+  testing::CliOutcome g = runCli("gen --seed 7 --count 20 --nodes 8 --out " + dir_.string());
   ASSERT_EQ(g.status, 0) << g.output;
   EXPECT_NE(g.output.find("wrote 20 cases"), std::string::npos) << g.output;
   ConformanceReport r = runConformance({dir_});
   EXPECT_EQ(r.passed, 20);
   EXPECT_EQ(r.failed, 0);
-  for (const auto& c : r.cases) EXPECT_EQ(c.status, CaseResult::Status::Passed) << c.dir << c.message;
+  for (const auto& c : r.cases)
+    EXPECT_EQ(c.status, CaseResult::Status::Passed) << c.dir << c.message;
 }
 
 TEST_F(GenCommand, StatsReportOpsPairsRanksDtypesAndRate) {
-  Outcome o = runCli("gen --seed 1 --count 50 --nodes 10 --stats --check");
+  testing::CliOutcome o = runCli("gen --seed 1 --count 50 --nodes 10 --stats --check");
   EXPECT_EQ(o.status, 0) << o.output;
   for (const char* needle : {"models/s", "op pairs (producer -> consumer)", "ranks of graph inputs",
                              "dtypes of graph inputs", "z3:", "invalid models (--check): 0"})
@@ -83,7 +69,7 @@ TEST_F(GenCommand, StatsReportOpsPairsRanksDtypesAndRate) {
 }
 
 TEST_F(GenCommand, BadOptionsAreErrorsNamingTheOption) {
-  Outcome o = runCli("gen --ops Conv,Frob --count 1");
+  testing::CliOutcome o = runCli("gen --ops Conv,Frob --count 1");
   EXPECT_EQ(o.status, 2);
   EXPECT_NE(o.output.find("Frob"), std::string::npos) << o.output;
   o = runCli("gen --dtypes float33 --count 1");

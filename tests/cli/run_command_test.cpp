@@ -1,13 +1,10 @@
 // The nncheck command, run as a user runs it: exit codes and messages.
-#include <sys/wait.h>
+#include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
+#include "cli/cli_runner.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"
 
@@ -16,22 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Outcome runCli(const std::string& args) {
-  Outcome o;
-  std::string cmd = std::string(NNCHECK_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) o.output.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using testing::runCli;
 
 class RunCommand : public ::testing::Test {
  protected:
@@ -49,13 +31,14 @@ class RunCommand : public ::testing::Test {
 };
 
 TEST_F(RunCommand, PassingCasesExitZeroWithTheSummaryLine) {
-  Outcome o = runCli("run " + copyCase("test_abs").string() + " " + copyCase("test_conv_with_strides_padding").string());
+  testing::CliOutcome o = runCli("run " + copyCase("test_abs").string() + " " +
+                                 copyCase("test_conv_with_strides_padding").string());
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("2 passed, 0 failed, 0 skipped"), std::string::npos) << o.output;
 }
 
 TEST_F(RunCommand, MissingFolderIsAnError) {
-  Outcome o = runCli("run " + (dir_ / "nowhere").string());
+  testing::CliOutcome o = runCli("run " + (dir_ / "nowhere").string());
   EXPECT_EQ(o.status, 2) << o.output;
   EXPECT_NE(o.output.find("nowhere: no such file or folder"), std::string::npos) << o.output;
 }
@@ -63,8 +46,9 @@ TEST_F(RunCommand, MissingFolderIsAnError) {
 TEST_F(RunCommand, TruncatedModelFailsNamingTheFile) {
   fs::path c = copyCase("test_abs");
   std::string bytes = readFile(c / "model.onnx");
-  std::ofstream(c / "model.onnx", std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 7);
-  Outcome o = runCli("run " + c.string());
+  std::ofstream(c / "model.onnx", std::ios::binary | std::ios::trunc)
+      << bytes.substr(0, bytes.size() - 7);
+  testing::CliOutcome o = runCli("run " + c.string());
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("model.onnx"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("0 passed, 1 failed"), std::string::npos) << o.output;
@@ -72,8 +56,9 @@ TEST_F(RunCommand, TruncatedModelFailsNamingTheFile) {
 
 TEST_F(RunCommand, WrongTypePbFailsNamingTheFile) {
   fs::path c = copyCase("test_abs");
-  fs::copy_file(c / "model.onnx", c / "test_data_set_0" / "input_0.pb", fs::copy_options::overwrite_existing);
-  Outcome o = runCli("run " + c.string());
+  fs::copy_file(c / "model.onnx", c / "test_data_set_0" / "input_0.pb",
+                fs::copy_options::overwrite_existing);
+  testing::CliOutcome o = runCli("run " + c.string());
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("input_0.pb: not an ONNX TensorProto"), std::string::npos) << o.output;
 }
@@ -83,14 +68,15 @@ TEST_F(RunCommand, UnknownOpFailsWhileUnregisteredOpIsSkipped) {
   Model m = loadModel(c / "model.onnx");
   m.graph.nodes[0].opType = "Abz";
   saveModel(m, c / "model.onnx");
-  Outcome o = runCli("run " + c.string());
+  testing::CliOutcome o = runCli("run " + c.string());
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("unknown op 'Abz'"), std::string::npos) << o.output;
 
-  Outcome skipped = runCli("run -v " + copyCase("test_acosh").string());
+  testing::CliOutcome skipped = runCli("run -v " + copyCase("test_acosh").string());
   EXPECT_EQ(skipped.status, 0) << skipped.output;
   EXPECT_NE(skipped.output.find("Acosh is not registered"), std::string::npos) << skipped.output;
-  EXPECT_NE(skipped.output.find("0 passed, 0 failed, 1 skipped"), std::string::npos) << skipped.output;
+  EXPECT_NE(skipped.output.find("0 passed, 0 failed, 1 skipped"), std::string::npos)
+      << skipped.output;
 }
 
 TEST_F(RunCommand, AWrongExpectedOutputIsAFailureWithErrorFigures) {
@@ -98,17 +84,17 @@ TEST_F(RunCommand, AWrongExpectedOutputIsAFailureWithErrorFigures) {
   Tensor want = loadTensor(c / "test_data_set_0" / "output_0.pb");
   want.span<float>()[0] += 1.0f;
   saveTensor(want, "y", c / "test_data_set_0" / "output_0.pb");
-  Outcome o = runCli("run --by-op " + c.string());
+  testing::CliOutcome o = runCli("run --by-op " + c.string());
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("max abs error"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("Relu"), std::string::npos) << o.output;
 }
 
 TEST_F(RunCommand, HelpDescribesRun) {
-  Outcome o = runCli("run --help");
+  testing::CliOutcome o = runCli("run --help");
   EXPECT_EQ(o.status, 0);
   EXPECT_NE(o.output.find("--by-op"), std::string::npos) << o.output;
-  Outcome bad = runCli("run --backend nosuch " + copyCase("test_abs").string());
+  testing::CliOutcome bad = runCli("run --backend nosuch " + copyCase("test_abs").string());
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.output.find("nosuch"), std::string::npos) << bad.output;
 }

@@ -1,8 +1,8 @@
 #include "nncheck/dtype.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace nncheck {
 namespace {

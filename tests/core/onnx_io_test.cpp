@@ -1,8 +1,8 @@
 #include "nncheck/onnx_io.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "nncheck/error.h"
 #include "test_util.h"
@@ -72,13 +72,15 @@ void expectErrorMentioning(const std::function<void()>& f, const std::string& ne
 }
 
 TEST_F(MalformedFiles, TruncatedModelIsRejectedNamingTheFile) {
-  std::string bytes = readFile(testing::nodeTestDir() / "test_conv_with_strides_padding" / "model.onnx");
+  std::string bytes =
+      readFile(testing::nodeTestDir() / "test_conv_with_strides_padding" / "model.onnx");
   fs::path p = write("truncated.onnx", bytes.substr(0, bytes.size() / 2));
   expectErrorMentioning([&] { loadModel(p); }, "truncated.onnx");
 }
 
 TEST_F(MalformedFiles, TensorFileGivenAsModelIsRejected) {
-  std::string tensor = readFile(testing::nodeTestDir() / "test_abs" / "test_data_set_0" / "input_0.pb");
+  std::string tensor =
+      readFile(testing::nodeTestDir() / "test_abs" / "test_data_set_0" / "input_0.pb");
   fs::path p = write("model.onnx", tensor);
   expectErrorMentioning([&] { loadModel(p); }, "not an ONNX model");
 }

@@ -18,8 +18,10 @@ TEST(Validity, OnnxAndOurRulesAgreeOnEveryRegisteredNodeTest) {
     std::vector<ValueInfo> kept;
     for (const ValueInfo& v : m.graph.inputs) {
       auto it = c.inputs.find(v.name);
-      if (it == c.inputs.end()) kept.push_back(v);
-      else m.graph.initializers.push_back({v.name, it->second, ""});
+      if (it == c.inputs.end())
+        kept.push_back(v);
+      else
+        m.graph.initializers.push_back({v.name, it->second, ""});
     }
     m.graph.inputs = kept;
     if (m.irVersion < 4) m.irVersion = 4;
@@ -34,7 +36,8 @@ Model matmulModel(Shape a, Shape b, Shape out) {
   Model m;
   m.opsets = {{"", 14}};
   m.graph.name = "g";
-  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, a), ValueInfo::tensor("b", DType::Float32, b)};
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, a),
+                    ValueInfo::tensor("b", DType::Float32, b)};
   m.graph.nodes.push_back(Node::make("MatMul", {"a", "b"}, {"y"}, "mm"));
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, out)};
   return m;

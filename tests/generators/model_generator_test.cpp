@@ -1,11 +1,10 @@
-#include "nncheck/generator.h"
-
-#include <set>
-
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <set>
+
 #include "nncheck/error.h"
+#include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/validity.h"
 
@@ -37,7 +36,8 @@ RC_GTEST_PROP(Generator, ModelsAreValidUnderRandomConfigs, ()) {
   cfg.opset = *rc::gen::inRange(13, 18);
   cfg.weightsAsInitializers = *rc::gen::arbitrary<bool>();
   cfg.dtypes = {DType::Float32};
-  for (DType t : {DType::Float64, DType::Float16, DType::Int32, DType::Int64, DType::Int8, DType::UInt8, DType::Bool})
+  for (DType t : {DType::Float64, DType::Float16, DType::Int32, DType::Int64, DType::Int8,
+                  DType::UInt8, DType::Bool})
     if (*rc::gen::arbitrary<bool>()) cfg.dtypes.push_back(t);
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   Model m;
@@ -103,7 +103,8 @@ TEST(Generator, WeightsBecomeInitializersWhenAsked) {
   cfg.dtypes = {DType::Float32};
   for (uint64_t seed = 0; seed < 30; ++seed) {
     Model m = generateModel(cfg, seed);
-    for (const Node& n : m.graph.nodes) EXPECT_TRUE(m.graph.initializer(n.inputs[1])) << "seed " << seed;
+    for (const Node& n : m.graph.nodes)
+      EXPECT_TRUE(m.graph.initializer(n.inputs[1])) << "seed " << seed;
   }
 }
 
@@ -118,7 +119,8 @@ TEST(Generator, CapabilitiesMapOntoTheConfig) {
   for (uint64_t seed = 0; seed < 50; ++seed) {
     Model m = generateModel(cfg, seed);
     EXPECT_EQ(m.defaultOpset(), 13);
-    for (const Node& n : m.graph.nodes) EXPECT_TRUE(std::count(caps.ops.begin(), caps.ops.end(), n.opType));
+    for (const Node& n : m.graph.nodes)
+      EXPECT_TRUE(std::count(caps.ops.begin(), caps.ops.end(), n.opType));
     for (const ValueInfo& v : m.graph.inputs) EXPECT_EQ(v.dtype, DType::Float32);
   }
 }

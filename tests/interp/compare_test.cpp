@@ -1,14 +1,16 @@
 #include "nncheck/compare.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace nncheck {
 namespace {
 
 TEST(Compare, FloatsUseOnnxTolerancesAndNanEqualsNan) {
-  auto f = [](std::vector<float> v) { return Tensor::fromVector<float>({static_cast<int64_t>(v.size())}, v); };
+  auto f = [](std::vector<float> v) {
+    return Tensor::fromVector<float>({static_cast<int64_t>(v.size())}, v);
+  };
   EXPECT_TRUE(compareTensors(f({1.0f, NAN}), f({1.0005f, NAN})).ok);
   Comparison c = compareTensors(f({1.0f, 2.0f}), f({1.0f, 2.01f}));
   EXPECT_FALSE(c.ok);

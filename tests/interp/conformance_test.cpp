@@ -1,8 +1,8 @@
 #include "nncheck/conformance.h"
 
-#include <map>
-
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "ops/op_spec.h"
 #include "test_util.h"

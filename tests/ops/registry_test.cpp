@@ -1,25 +1,90 @@
-#include "ops/op_spec.h"
+#include <gtest/gtest.h>
 
 #include <set>
 
-#include <gtest/gtest.h>
-
+#include "ops/op_spec.h"
 #include "solver/symbolic.h"
 #include "test_util.h"
 
 namespace nncheck::ops {
 namespace {
 
-const std::vector<std::string> kRequiredOps = {
-    "Abs", "Neg", "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Sigmoid", "HardSigmoid", "Tanh",
-    "Softplus", "Exp", "Log", "Sqrt", "Reciprocal", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
-    "Erf", "Floor", "Ceil", "Round", "Sign", "Clip", "Cast", "Add", "Sub", "Mul", "Div", "Pow",
-    "Max", "Min", "Mod", "Equal", "Greater", "Less", "And", "Or", "Xor", "Not", "Where", "MatMul",
-    "Gemm", "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool",
-    "BatchNormalization", "InstanceNormalization", "Softmax", "LogSoftmax", "ReduceSum",
-    "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ArgMax", "ArgMin", "Reshape",
-    "Transpose", "Concat", "Split", "Slice", "Pad", "Expand", "Squeeze", "Unsqueeze", "Flatten",
-    "Gather", "Tile", "CumSum", "Resize"};
+const std::vector<std::string> kRequiredOps = {"Abs",
+                                               "Neg",
+                                               "Relu",
+                                               "LeakyRelu",
+                                               "PRelu",
+                                               "Elu",
+                                               "Selu",
+                                               "Sigmoid",
+                                               "HardSigmoid",
+                                               "Tanh",
+                                               "Softplus",
+                                               "Exp",
+                                               "Log",
+                                               "Sqrt",
+                                               "Reciprocal",
+                                               "Sin",
+                                               "Cos",
+                                               "Tan",
+                                               "Asin",
+                                               "Acos",
+                                               "Atan",
+                                               "Erf",
+                                               "Floor",
+                                               "Ceil",
+                                               "Round",
+                                               "Sign",
+                                               "Clip",
+                                               "Cast",
+                                               "Add",
+                                               "Sub",
+                                               "Mul",
+                                               "Div",
+                                               "Pow",
+                                               "Max",
+                                               "Min",
+                                               "Mod",
+                                               "Equal",
+                                               "Greater",
+                                               "Less",
+                                               "And",
+                                               "Or",
+                                               "Xor",
+                                               "Not",
+                                               "Where",
+                                               "MatMul",
+                                               "Gemm",
+                                               "Conv",
+                                               "ConvTranspose",
+                                               "MaxPool",
+                                               "AveragePool",
+                                               "GlobalAveragePool",
+                                               "BatchNormalization",
+                                               "InstanceNormalization",
+                                               "Softmax",
+                                               "LogSoftmax",
+                                               "ReduceSum",
+                                               "ReduceMean",
+                                               "ReduceMax",
+                                               "ReduceMin",
+                                               "ReduceProd",
+                                               "ArgMax",
+                                               "ArgMin",
+                                               "Reshape",
+                                               "Transpose",
+                                               "Concat",
+                                               "Split",
+                                               "Slice",
+                                               "Pad",
+                                               "Expand",
+                                               "Squeeze",
+                                               "Unsqueeze",
+                                               "Flatten",
+                                               "Gather",
+                                               "Tile",
+                                               "CumSum",
+                                               "Resize"};
 
 TEST(Registry, HoldsEveryRequiredOpWithRuleKernelAndDeclaredTypes) {
   EXPECT_EQ(kRequiredOps.size(), 76u);
@@ -54,7 +119,8 @@ TEST(Registry, ConcreteAndSymbolicRulesAgreeOnEveryRegisteredNodeTest) {
         facts.push_back({});
         continue;
       }
-      const Tensor* t = c.inputs.count(name) ? &c.inputs.at(name) : &m.graph.initializer(name)->value;
+      const Tensor* t =
+          c.inputs.count(name) ? &c.inputs.at(name) : &m.graph.initializer(name)->value;
       facts.push_back({true, t->dtype(), t->shape(), t});
     }
     std::vector<TensorType> concrete = inferNode(spec, node, facts);
@@ -94,7 +160,8 @@ TEST(Registry, ViolationsAreCaughtByBothInstantiations) {
   Node node = Node::make("MatMul", {"a", "b"}, {"y"}, "mm");
   const OpSpec& spec = *Registry::instance().find("MatMul");
   Tensor a(DType::Float32, {2, 3}), b(DType::Float32, {4, 5});
-  std::vector<InputFacts> facts{{true, DType::Float32, a.shape(), &a}, {true, DType::Float32, b.shape(), &b}};
+  std::vector<InputFacts> facts{{true, DType::Float32, a.shape(), &a},
+                                {true, DType::Float32, b.shape(), &b}};
   try {
     inferNode(spec, node, facts);
     FAIL() << "no exception";
