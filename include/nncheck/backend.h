@@ -1,0 +1,70 @@
+// Backends: an engine under test (or the reference) behind one interface, and process
+// isolation that turns a crash or a hang into a reported failure instead of a dead runner.
+//
+//   class MyCompiler : public nncheck::Backend {
+//     std::string name() const override { return "mycompiler"; }
+//     nncheck::TensorMap run(const nncheck::Model& m, const nncheck::TensorMap& in) override;
+//   };
+//   nncheck::RunOutcome r = nncheck::isolated(compiler).run(model, inputs);
+//   if (r.kind == nncheck::OutcomeKind::Crash) std::cerr << "signal " << r.signal << "\n";
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "nncheck/generator.h"
+#include "nncheck/reference.h"
+
+namespace nncheck {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // What the engine accepts; the generator stays inside it.
+  virtual Capabilities capabilities() const { return {}; }
+  // Runs the model; throws to report an error (a rejected model, a failed compile...).
+  virtual TensorMap run(const Model& model, const TensorMap& inputs) = 0;
+};
+
+// nncheck's reference interpreter as a backend.
+class ReferenceBackend final : public Backend {
+ public:
+  std::string name() const override { return "reference"; }
+  TensorMap run(const Model& model, const TensorMap& inputs) override {
+    return runReference(model, inputs);
+  }
+};
+Backend& reference();
+
+enum class OutcomeKind { Ok, Error, Crash, Hang };
+std::string_view outcomeKindName(OutcomeKind k);  // "ok", "error", "crash", "hang"
+
+struct RunOutcome {
+  OutcomeKind kind = OutcomeKind::Ok;
+  TensorMap outputs;    // Ok
+  std::string message;  // Error: the exception's message; Crash: the signal's name
+  int signal = 0;       // Crash
+  double seconds = 0;
+};
+
+// Runs a backend in a forked child with a time limit. The child's outputs come back through a
+// pipe as TensorProtos; a signal is a Crash, running past the limit a Hang (the child is killed),
+// an exception an Error.
+class Isolated {
+ public:
+  Isolated(Backend& backend, std::chrono::milliseconds timeout);
+  RunOutcome run(const Model& model, const TensorMap& inputs) const;
+  Backend& backend() const { return backend_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+ private:
+  Backend& backend_;
+  std::chrono::milliseconds timeout_;
+};
+
+// The time limit from NNCHECK_TIMEOUT (seconds, may be fractional), else 10 s.
+std::chrono::milliseconds defaultTimeout();
+Isolated isolated(Backend& backend, std::chrono::milliseconds timeout = defaultTimeout());
+
+}  // namespace nncheck
