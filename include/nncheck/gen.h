@@ -1,0 +1,57 @@
+// RapidCheck generators of test cases whose shrinking works over the graph.
+//
+//   rc::check([](const nncheck::TestCase& tc) { ... });       // with the Arbitrary below, or:
+//   auto g = nncheck::gen::testCase(cfg);                       // rc::Gen<nncheck::TestCase>
+//   RC_GTEST_PROP(MyEngine, MatchesReference, ()) { auto tc = *g; ... }
+//
+// The model's size follows RapidCheck's size (nodes = 1 + size * (cfg.nodes - 1) / 100), the
+// seed comes from RapidCheck's random stream, and each value's shrinks are the candidates of
+// nncheck::ShrinkCandidates, produced lazily, largest cuts first.
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <memory>
+#include <ostream>
+
+#include "nncheck/shrink.h"
+
+namespace nncheck {
+
+// RapidCheck prints counterexamples with this.
+inline void showValue(const TestCase& tc, std::ostream& os) {
+  os << "seed " << tc.seed << "\n" << modelToText(tc.model);
+}
+
+namespace gen {
+
+// The valid, strictly simpler cases RapidCheck may try after tc fails.
+inline rc::Seq<TestCase> shrinks(const TestCase& tc) {
+  auto c = std::make_shared<ShrinkCandidates>(tc);
+  auto candidates =
+      rc::seq::map(rc::seq::range<size_t>(0, c->size()), [c](size_t i) { return c->make(i); });
+  auto valid = rc::seq::filter(std::move(candidates),
+                               [](const std::optional<TestCase>& t) { return t.has_value(); });
+  return rc::seq::map(std::move(valid), [](std::optional<TestCase>&& t) { return std::move(*t); });
+}
+
+// Test cases of up to cfg.nodes nodes; throws nncheck::Error for a bad config.
+inline rc::Gen<TestCase> testCase(GeneratorConfig cfg) {
+  validateConfig(cfg);
+  return rc::Gen<TestCase>([cfg](const rc::Random& random, int size) {
+    rc::Random r(random);
+    const uint64_t seed = r.next();
+    GeneratorConfig c = cfg;
+    c.nodes = std::clamp(1 + std::max(size, 0) * (cfg.nodes - 1) / 100, 1, cfg.nodes);
+    return rc::shrinkable::shrinkRecur(makeTestCase(c, seed), &shrinks);
+  });
+}
+
+// Test cases an engine accepts.
+inline rc::Gen<TestCase> testCase(const Capabilities& caps, int nodes = 10) {
+  return testCase(configFor(caps, nodes));
+}
+
+}  // namespace gen
+}  // namespace nncheck

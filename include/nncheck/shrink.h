@@ -1,0 +1,42 @@
+// Shrinking a test case over its graph: smaller candidates, each valid by nncheck::checkValid,
+// in the order worth trying. Cut a chunk of nodes (their values consumed later are fed in as
+// graph inputs, or initializers where the consumer wants a weight, so downstream values do not
+// change), drop a graph output, bypass a node whose input has its output's type, move
+// attributes toward defaults, simplify input values (zeros, ones, integers). Every edit makes
+// the case strictly simpler, so repeated shrinking ends.
+//
+//   nncheck::ShrinkCandidates c(tc);
+//   for (size_t i = 0; i < c.size(); ++i)
+//     if (auto smaller = c.make(i)) { /* does it still fail? */ }
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "nncheck/test_case.h"
+
+namespace nncheck {
+
+class ShrinkCandidates {
+ public:
+  explicit ShrinkCandidates(TestCase tc);
+  ~ShrinkCandidates();
+  ShrinkCandidates(ShrinkCandidates&&) noexcept;
+
+  size_t size() const;
+  // The i-th candidate, or nullopt when that edit does not give a valid case.
+  std::optional<TestCase> make(size_t i) const;
+  // What the i-th edit does: "cut 3 nodes from #2", "bypass Relu_4", "zeros for x0", ...
+  std::string describe(size_t i) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Removes nodes that reach no graph output, then graph inputs, input values and initializers
+// nothing reads.
+void pruneDeadNodes(TestCase& tc);
+
+}  // namespace nncheck

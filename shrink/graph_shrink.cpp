@@ -1,0 +1,310 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "nncheck/error.h"
+#include "nncheck/shrink.h"
+#include "nncheck/validity.h"
+#include "ops/infer.h"
+
+namespace nncheck {
+namespace {
+
+struct Edit {
+  enum class Kind { Cut, DropOutput, Bypass, DropAttribute, LowerAttribute, Zeros, Ones, Integers };
+  Kind kind;
+  size_t first = 0, count = 0;  // Cut: node positions; others: node, output or input index
+  std::string name;             // attribute or input name
+};
+
+bool allEqual(const Tensor& t, double v) {
+  for (int64_t i = 0; i < t.size(); ++i)
+    if (t.toDouble(i) != v) return false;
+  return true;
+}
+
+bool allIntegers(const Tensor& t) {
+  for (int64_t i = 0; i < t.size(); ++i) {
+    double v = t.toDouble(i);
+    if (std::isfinite(v) && v != std::nearbyint(v)) return false;
+  }
+  return true;
+}
+
+Tensor filled(const Tensor& like, double v) {
+  Tensor t(like.dtype(), like.shape());
+  visitCompute(t.dtype(), [&]<class T>() {
+    for (auto& x : t.span<T>()) {
+      if constexpr (std::is_same_v<T, Half>)
+        x = Half(static_cast<float>(v));
+      else
+        x = static_cast<T>(v);
+    }
+  });
+  return t;
+}
+
+Tensor rounded(const Tensor& like) {
+  Tensor t(like.dtype(), like.shape());
+  visitCompute(t.dtype(), [&]<class T>() {
+    auto out = t.span<T>();
+    for (int64_t i = 0; i < like.size(); ++i) {
+      double v = std::nearbyint(like.toDouble(i));
+      if constexpr (std::is_same_v<T, Half>)
+        out[static_cast<size_t>(i)] = Half(static_cast<float>(v));
+      else
+        out[static_cast<size_t>(i)] = static_cast<T>(v);
+    }
+  });
+  return t;
+}
+
+// Recomputes every graph output's declared type with nncheck's rules; throws when a node no
+// longer holds.
+void refreshOutputTypes(Model& m) {
+  std::map<std::string, ops::InputFacts> facts;
+  for (const Initializer& i : m.graph.initializers)
+    facts[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
+  for (const ValueInfo& v : m.graph.inputs)
+    if (!facts.count(v.name)) facts[v.name] = {true, v.dtype, v.shape().value_or(Shape{}), nullptr};
+  for (const Node& n : m.graph.nodes) {
+    std::vector<ops::InputFacts> ins;
+    for (const auto& name : n.inputs)
+      ins.push_back(name.empty() ? ops::InputFacts{} : facts.at(name));
+    auto outs = ops::inferNode(ops::specFor(n, m.defaultOpset()), n, ins);
+    for (size_t o = 0; o < n.outputs.size(); ++o)
+      if (!n.outputs[o].empty())
+        facts[n.outputs[o]] = {true, outs[o].dtype, outs[o].shape, nullptr};
+  }
+  for (ValueInfo& o : m.graph.outputs)
+    o = ValueInfo::tensor(o.name, facts.at(o.name).dtype, facts.at(o.name).shape);
+}
+
+}  // namespace
+
+void pruneDeadNodes(TestCase& tc) {
+  Graph& g = tc.model.graph;
+  std::set<std::string> needed;
+  for (const ValueInfo& o : g.outputs) needed.insert(o.name);
+  std::vector<bool> keep(g.nodes.size(), false);
+  for (size_t n = g.nodes.size(); n-- > 0;) {
+    for (const auto& o : g.nodes[n].outputs)
+      if (needed.count(o)) keep[n] = true;
+    if (keep[n])
+      for (const auto& i : g.nodes[n].inputs) needed.insert(i);
+  }
+  std::vector<Node> nodes;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (keep[n]) nodes.push_back(std::move(g.nodes[n]));
+  g.nodes = std::move(nodes);
+  std::erase_if(g.inputs, [&](const ValueInfo& v) { return !needed.count(v.name); });
+  std::erase_if(g.initializers, [&](const Initializer& i) { return !needed.count(i.name); });
+  for (auto it = tc.inputs.begin(); it != tc.inputs.end();)
+    it = needed.count(it->first) ? std::next(it) : tc.inputs.erase(it);
+}
+
+struct ShrinkCandidates::Impl {
+  TestCase tc;
+  std::vector<Edit> edits;
+  mutable std::optional<TensorMap> values;  // every value of the case, computed on first need
+
+  const TensorMap& allValues() const {
+    if (!values) values = runReferenceAllValues(tc.model, tc.inputs);
+    return *values;
+  }
+  std::optional<TestCase> apply(const Edit& e) const;
+  TestCase cut(size_t first, size_t count) const;
+};
+
+ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()) {
+  impl_->tc = std::move(tc);
+  const Graph& g = impl_->tc.model.graph;
+  auto& edits = impl_->edits;
+  const size_t n = g.nodes.size();
+  // Big cuts first, then smaller ones: halves, quarters, ..., single nodes (last ones first).
+  for (size_t k = n / 2; k >= 1; k /= 2) {
+    for (size_t start = n - k + 1; start-- > 0;)
+      if (start % k == 0 || k == 1) edits.push_back({Edit::Kind::Cut, start, k, {}});
+    if (k == 1) break;
+  }
+  if (g.outputs.size() > 1)
+    for (size_t o = 0; o < g.outputs.size(); ++o)
+      edits.push_back({Edit::Kind::DropOutput, o, 0, {}});
+  for (size_t i = 0; i < n; ++i) edits.push_back({Edit::Kind::Bypass, i, 0, {}});
+  for (size_t i = 0; i < n; ++i)
+    for (const Attribute& a : g.nodes[i].attributes) {
+      edits.push_back({Edit::Kind::DropAttribute, i, 0, a.name});
+      edits.push_back({Edit::Kind::LowerAttribute, i, 0, a.name});
+    }
+  for (const auto& [name, t] : impl_->tc.inputs) {
+    if (!isComputeDType(t.dtype())) continue;
+    if (!allEqual(t, 0)) edits.push_back({Edit::Kind::Zeros, 0, 0, name});
+    if (!allEqual(t, 0) && !allEqual(t, 1)) edits.push_back({Edit::Kind::Ones, 0, 0, name});
+    if (!allIntegers(t)) edits.push_back({Edit::Kind::Integers, 0, 0, name});
+  }
+}
+
+ShrinkCandidates::~ShrinkCandidates() = default;
+ShrinkCandidates::ShrinkCandidates(ShrinkCandidates&&) noexcept = default;
+
+size_t ShrinkCandidates::size() const { return impl_->edits.size(); }
+
+std::string ShrinkCandidates::describe(size_t i) const {
+  const Edit& e = impl_->edits.at(i);
+  const Graph& g = impl_->tc.model.graph;
+  switch (e.kind) {
+    case Edit::Kind::Cut:
+      return "cut " + std::to_string(e.count) + " node(s) from #" + std::to_string(e.first);
+    case Edit::Kind::DropOutput:
+      return "drop output " + g.outputs[e.first].name;
+    case Edit::Kind::Bypass:
+      return "bypass " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::DropAttribute:
+      return "default " + e.name + " of " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::LowerAttribute:
+      return "lower " + e.name + " of " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::Zeros:
+      return "zeros for " + e.name;
+    case Edit::Kind::Ones:
+      return "ones for " + e.name;
+    case Edit::Kind::Integers:
+      return "integers for " + e.name;
+  }
+  return "?";
+}
+
+std::optional<TestCase> ShrinkCandidates::make(size_t i) const {
+  try {
+    auto tc = impl_->apply(impl_->edits.at(i));
+    if (!tc) return std::nullopt;
+    pruneDeadNodes(*tc);
+    if (tc->model.graph.nodes.empty() || tc->model.graph.outputs.empty()) return std::nullopt;
+    refreshOutputTypes(tc->model);
+    if (whyInvalid(tc->model)) return std::nullopt;
+    return tc;
+  } catch (const std::exception&) {
+    return std::nullopt;  // the edit broke a rule: not a candidate
+  }
+}
+
+TestCase ShrinkCandidates::Impl::cut(size_t first, size_t count) const {
+  TestCase out = tc;
+  Graph& g = out.model.graph;
+  const int64_t opset = out.model.defaultOpset();
+  std::set<std::string> removedOutputs;
+  for (size_t n = first; n < first + count; ++n)
+    for (const auto& o : g.nodes[n].outputs) removedOutputs.insert(o);
+  // Each cut value read by a kept node is fed in: an initializer where a consumer wants a
+  // weight or a shape operand, else a graph input.
+  std::map<std::string, bool> fedAsInitializer;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (n >= first && n < first + count) continue;
+    const Node& node = g.nodes[n];
+    const ops::OpSpec& spec = ops::specFor(node, opset);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!removedOutputs.count(node.inputs[i])) continue;
+      const ops::InputSpec& is = spec.inputSpec(i);
+      bool& init = fedAsInitializer[node.inputs[i]];
+      init = init || is.weight || is.role != ops::InputRole::Data;
+    }
+  }
+  const TensorMap& vals = allValues();
+  for (const auto& [name, init] : fedAsInitializer) {
+    const Tensor& v = vals.at(name);
+    if (init) {
+      g.initializers.push_back({name, v, ""});
+    } else {
+      g.inputs.push_back(ValueInfo::tensor(name, v.dtype(), v.shape()));
+      out.inputs[name] = v;
+    }
+  }
+  std::erase_if(g.outputs, [&](const ValueInfo& o) { return removedOutputs.count(o.name) > 0; });
+  g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(first),
+                g.nodes.begin() + static_cast<std::ptrdiff_t>(first + count));
+  return out;
+}
+
+std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
+  switch (e.kind) {
+    case Edit::Kind::Cut:
+      return cut(e.first, e.count);
+    case Edit::Kind::DropOutput: {
+      TestCase out = tc;
+      out.model.graph.outputs.erase(out.model.graph.outputs.begin() +
+                                    static_cast<std::ptrdiff_t>(e.first));
+      return out;
+    }
+    case Edit::Kind::Bypass: {
+      // Route the node's output 0 around it from an input of the same type and shape.
+      TestCase out = tc;
+      Graph& g = out.model.graph;
+      const Node node = g.nodes[e.first];
+      const TensorMap& vals = allValues();
+      const std::string& o = node.outputs[0];
+      std::string via;
+      for (const auto& in : node.inputs)
+        if (!in.empty() && vals.at(in).dtype() == vals.at(o).dtype() &&
+            vals.at(in).shape() == vals.at(o).shape()) {
+          via = in;
+          break;
+        }
+      if (via.empty()) return std::nullopt;
+      for (const ValueInfo& gi : g.inputs)
+        if (gi.name == via)
+          for (const ValueInfo& go : g.outputs)
+            if (go.name == o) return std::nullopt;  // an output may not be a graph input
+      if (g.initializer(via))
+        for (const ValueInfo& go : g.outputs)
+          if (go.name == o) return std::nullopt;
+      g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(e.first));
+      for (Node& n : g.nodes)
+        for (auto& in : n.inputs)
+          if (in == o) in = via;
+      for (ValueInfo& go : g.outputs)
+        if (go.name == o) go.name = via;
+      return out;
+    }
+    case Edit::Kind::DropAttribute:
+    case Edit::Kind::LowerAttribute: {
+      TestCase out = tc;
+      Node& node = out.model.graph.nodes[e.first];
+      const ops::OpSpec& spec = ops::specFor(node, out.model.defaultOpset());
+      const ops::AttrSpec* as = spec.attrSpec(e.name);
+      auto it = std::find_if(node.attributes.begin(), node.attributes.end(),
+                             [&](const Attribute& a) { return a.name == e.name; });
+      if (!as || it == node.attributes.end()) return std::nullopt;
+      if (e.kind == Edit::Kind::DropAttribute) {
+        if (as->required) return std::nullopt;
+        node.attributes.erase(it);
+        return out;
+      }
+      bool lowered = false;
+      if (it->kind == Attribute::Kind::Int && as->intChoices.empty() && it->i > as->lo &&
+          as->lo < as->hi) {
+        it->i = std::max(as->lo, it->i > 0 ? it->i - 1 : as->lo);
+        lowered = true;
+      }
+      if (it->kind == Attribute::Kind::Ints && as->symbolic)
+        for (int64_t& v : it->ints)
+          if (v > as->lo) {
+            v = as->lo;
+            lowered = true;
+          }
+      if (!lowered) return std::nullopt;
+      return out;
+    }
+    case Edit::Kind::Zeros:
+    case Edit::Kind::Ones:
+    case Edit::Kind::Integers: {
+      TestCase out = tc;
+      Tensor& t = out.inputs.at(e.name);
+      t = e.kind == Edit::Kind::Integers ? rounded(t)
+                                         : filled(t, e.kind == Edit::Kind::Ones ? 1.0 : 0.0);
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace nncheck

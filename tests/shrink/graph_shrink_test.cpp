@@ -1,0 +1,129 @@
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "nncheck/backend.h"
+#include "nncheck/compare.h"
+#include "nncheck/gen.h"
+#include "nncheck/validity.h"
+
+namespace nncheck {
+namespace {
+
+GeneratorConfig smallConfig(int nodes) {
+  GeneratorConfig cfg;
+  cfg.nodes = nodes;
+  cfg.maxDim = 5;
+  return cfg;
+}
+
+// Every candidate is valid, strictly smaller or simpler, and a cut keeps the values of the
+// nodes it keeps (they are fed the cut values).
+RC_GTEST_PROP(ShrinkCandidates, AreValidAndKeepDownstreamValues, ()) {
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  TestCase tc = makeTestCase(smallConfig(*rc::gen::inRange(2, 12)), seed);
+  const TensorMap before = runReferenceAllValues(tc.model, tc.inputs);
+  ShrinkCandidates c(tc);
+  for (size_t i = 0; i < c.size(); ++i) {
+    auto s = c.make(i);
+    if (!s) continue;
+    RC_ASSERT(!whyInvalid(s->model));
+    RC_ASSERT(s->model.graph.nodes.size() <= tc.model.graph.nodes.size());
+    if (c.describe(i).rfind("cut", 0) != 0) continue;
+    RC_ASSERT(s->model.graph.nodes.size() < tc.model.graph.nodes.size());
+    const TensorMap after = runReferenceAllValues(s->model, s->inputs);
+    for (const Node& n : s->model.graph.nodes)
+      for (const auto& o : n.outputs)
+        RC_ASSERT(compareTensors(after.at(o), before.at(o), {0, 0}).ok);
+  }
+}
+
+TEST(ShrinkCandidates, OfferBigCutsFirstAndDescribeThemselves) {
+  TestCase tc = makeTestCase(smallConfig(8), 5);
+  ShrinkCandidates c(tc);
+  ASSERT_GT(c.size(), 8u);
+  EXPECT_EQ(c.describe(0).rfind("cut 4 node(s)", 0), 0u) << c.describe(0);
+}
+
+TEST(ShrinkCandidates, PruningDropsWhatNoOutputNeeds) {
+  TestCase tc = makeTestCase(smallConfig(10), 11);
+  tc.model.graph.outputs.resize(1);
+  pruneDeadNodes(tc);
+  EXPECT_LT(tc.model.graph.nodes.size(), 10u);
+  EXPECT_EQ(whyInvalid(tc.model), std::nullopt);
+  EXPECT_NO_THROW(runReference(tc.model, tc.inputs));
+}
+
+// A deliberately buggy engine: its "fusion pass" turns Relu into Abs when a MatMul with an odd
+// inner dim feeds it, then runs the reference.
+struct MatMulReluOddInner : Backend {
+  std::string name() const override { return "buggy-matmul-relu"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    Model rewritten = m;
+    const TensorMap values = runReferenceAllValues(m, inputs);
+    std::map<std::string, const Node*> producer;
+    for (const Node& n : m.graph.nodes)
+      for (const auto& o : n.outputs) producer[o] = &n;
+    for (Node& n : rewritten.graph.nodes) {
+      if (n.opType != "Relu") continue;
+      auto p = producer.find(n.inputs[0]);
+      if (p == producer.end() || p->second->opType != "MatMul") continue;
+      const Shape& a = values.at(p->second->inputs[0]).shape();
+      if (a.back() % 2 == 1) n.opType = "Abs";
+    }
+    return runReference(rewritten, inputs);
+  }
+};
+
+struct Shrunk {
+  bool failed = false;
+  TestCase last;  // the last failing case: the shrunk one
+  int runs = 0;
+};
+
+Shrunk checkAgainstReference(Backend& engine, GeneratorConfig cfg, uint64_t rcSeed) {
+  Shrunk out;
+  auto property = [&](const TestCase& tc) {
+    ++out.runs;
+    TensorMap want = runReference(tc.model, tc.inputs);
+    TensorMap got = engine.run(tc.model, tc.inputs);
+    bool same = true;
+    for (const auto& [name, w] : want) same = same && compareTensors(got.at(name), w).ok;
+    if (!same) out.last = tc;
+    RC_ASSERT(same);
+  };
+  rc::detail::TestParams params;
+  params.seed = rcSeed;
+  params.maxSuccess = 200;
+  auto gen = gen::testCase(cfg);
+  auto result =
+      rc::detail::checkTestable([&] { property(*gen); }, rc::detail::TestMetadata{}, params);
+  out.failed = result.is<rc::detail::FailureResult>();
+  return out;
+}
+
+TEST(Shrinking, MatMulReluBugShrinksToItsTwoNodePattern) {
+  GeneratorConfig cfg;
+  cfg.nodes = 30;
+  cfg.dtypes = {DType::Float32};
+  cfg.ops = {"MatMul", "Relu", "Add", "Sigmoid", "Tanh", "Transpose", "Concat", "Mul"};
+  cfg.opWeights = {{"MatMul", 3}, {"Relu", 3}};
+  MatMulReluOddInner engine;
+  Shrunk s = checkAgainstReference(engine, cfg, 1);
+  ASSERT_TRUE(s.failed) << "the buggy engine was never caught";
+  const auto& nodes = s.last.model.graph.nodes;
+  ASSERT_EQ(nodes.size(), 2u) << modelToText(s.last.model);
+  EXPECT_EQ(nodes[0].opType, "MatMul");
+  EXPECT_EQ(nodes[1].opType, "Relu");
+  std::cout << "shrunk in " << s.runs << " property runs:\n" << modelToText(s.last.model);
+}
+
+TEST(Shrinking, TheCorrectEngineNeverFails) {
+  GeneratorConfig cfg;
+  cfg.nodes = 12;
+  Shrunk s = checkAgainstReference(reference(), cfg, 2);
+  EXPECT_FALSE(s.failed) << modelToText(s.last.model);
+  EXPECT_EQ(s.runs, 200);
+}
+
+}  // namespace
+}  // namespace nncheck
