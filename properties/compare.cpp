@@ -53,7 +53,11 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
       double d = std::fabs(g - w);
       same = d <= tol.atol + tol.rtol * std::fabs(w);
       c.maxAbsError = std::max(c.maxAbsError, d);
-      if (w != 0) c.maxRelError = std::max(c.maxRelError, d / std::fabs(w));
+      // Relative to an expected 0, any difference is infinitely large.
+      if (w != 0)
+        c.maxRelError = std::max(c.maxRelError, d / std::fabs(w));
+      else if (d > 0)
+        c.maxRelError = INFINITY;
     }
     if (!same) {
       ++c.mismatches;

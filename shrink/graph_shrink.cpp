@@ -220,6 +220,19 @@ TestCase ShrinkCandidates::Impl::cut(size_t first, size_t count) const {
     }
   }
   std::erase_if(g.outputs, [&](const ValueInfo& o) { return removedOutputs.count(o.name) > 0; });
+  // What the cut nodes read from kept nodes becomes observable: cutting a tail keeps its feeders.
+  std::set<std::string> computedByKept;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (n < first || n >= first + count)
+      for (const auto& o : g.nodes[n].outputs) computedByKept.insert(o);
+  for (size_t n = first; n < first + count; ++n)
+    for (const auto& in : g.nodes[n].inputs) {
+      if (!computedByKept.count(in)) continue;
+      bool listed = false;
+      for (const ValueInfo& o : g.outputs) listed = listed || o.name == in;
+      if (!listed)
+        g.outputs.push_back(ValueInfo::tensor(in, vals.at(in).dtype(), vals.at(in).shape()));
+    }
   g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(first),
                 g.nodes.begin() + static_cast<std::ptrdiff_t>(first + count));
   return out;

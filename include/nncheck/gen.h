@@ -12,9 +12,11 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <ostream>
 
+#include "nncheck/error.h"
 #include "nncheck/shrink.h"
 
 namespace nncheck {
@@ -36,8 +38,16 @@ inline rc::Seq<TestCase> shrinks(const TestCase& tc) {
   return rc::seq::map(std::move(valid), [](std::optional<TestCase>&& t) { return std::move(*t); });
 }
 
-// Test cases of up to cfg.nodes nodes; throws nncheck::Error for a bad config.
+// Test cases of up to cfg.nodes nodes (NNCHECK_MAX_NODES, when set, overrides it); throws
+// nncheck::Error for a bad config.
 inline rc::Gen<TestCase> testCase(GeneratorConfig cfg) {
+  if (const char* max = std::getenv("NNCHECK_MAX_NODES"); max && *max) {
+    char* end = nullptr;
+    long n = std::strtol(max, &end, 10);
+    if (end == max || *end != '\0' || n < 1)
+      throw Error(std::string("NNCHECK_MAX_NODES='") + max + "': expected a positive integer");
+    cfg.nodes = static_cast<int>(n);
+  }
   validateConfig(cfg);
   return rc::Gen<TestCase>([cfg](const rc::Random& random, int size) {
     rc::Random r(random);

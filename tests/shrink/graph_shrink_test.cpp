@@ -4,6 +4,7 @@
 #include "nncheck/backend.h"
 #include "nncheck/compare.h"
 #include "nncheck/gen.h"
+#include "doubles.h"
 #include "nncheck/validity.h"
 
 namespace nncheck {
@@ -53,26 +54,7 @@ TEST(ShrinkCandidates, PruningDropsWhatNoOutputNeeds) {
   EXPECT_NO_THROW(runReference(tc.model, tc.inputs));
 }
 
-// A deliberately buggy engine: its "fusion pass" turns Relu into Abs when a MatMul with an odd
-// inner dim feeds it, then runs the reference.
-struct MatMulReluOddInner : Backend {
-  std::string name() const override { return "buggy-matmul-relu"; }
-  TensorMap run(const Model& m, const TensorMap& inputs) override {
-    Model rewritten = m;
-    const TensorMap values = runReferenceAllValues(m, inputs);
-    std::map<std::string, const Node*> producer;
-    for (const Node& n : m.graph.nodes)
-      for (const auto& o : n.outputs) producer[o] = &n;
-    for (Node& n : rewritten.graph.nodes) {
-      if (n.opType != "Relu") continue;
-      auto p = producer.find(n.inputs[0]);
-      if (p == producer.end() || p->second->opType != "MatMul") continue;
-      const Shape& a = values.at(p->second->inputs[0]).shape();
-      if (a.back() % 2 == 1) n.opType = "Abs";
-    }
-    return runReference(rewritten, inputs);
-  }
-};
+using testing::MatMulReluOddInner;
 
 struct Shrunk {
   bool failed = false;

@@ -1,0 +1,50 @@
+// The regression corpus: each failure a folder in ONNX's backend-test layout plus nncheck.json,
+// named by a content hash so the same failure is stored once. Writes are atomic (a temporary
+// folder, then a rename).
+//
+//   <corpus>/<Suite.Test>/<hash>/model.onnx, test_data_set_0/{input,output}_*.pb, nncheck.json
+//
+//   auto dir = nncheck::saveFailure("tests/corpus", "MyEngine.MatchesReference", tc, info);
+//   for (auto& c : nncheck::loadCorpus("tests/corpus")) { /* c.dir, c.testCase */ }
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nncheck/property.h"
+
+namespace nncheck {
+
+struct FailureInfo {
+  std::string property;  // Suite.Test
+  std::string backend;
+  std::string configuration;
+  FailureKind kind = FailureKind::Mismatch;
+  std::string message;
+  double maxAbsError = 0, maxRelError = 0;
+  Tolerance tolerance;
+  int nodesBefore = 0, nodesAfter = 0;
+  int shrinkSteps = 0;
+  double shrinkSeconds = 0;
+};
+
+// A 16-hex-digit hash of the model and its inputs.
+std::string contentHash(const TestCase& tc);
+
+// Saves the case with the reference's outputs; returns its folder. An existing folder with the
+// same hash is kept as it is.
+std::filesystem::path saveFailure(const std::filesystem::path& corpus, const std::string& property,
+                                  const TestCase& tc, const FailureInfo& info);
+
+struct CorpusCase {
+  std::filesystem::path dir;
+  TestCase testCase;
+};
+
+// Every case under `corpus` (recursively), sorted by folder; throws nncheck::Error naming a
+// broken one. A missing corpus folder is empty.
+std::vector<CorpusCase> loadCorpus(const std::filesystem::path& corpus);
+TestCase loadCase(const std::filesystem::path& caseDir);
+
+}  // namespace nncheck

@@ -1,0 +1,116 @@
+#include "nncheck/corpus.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
+
+namespace nncheck {
+namespace fs = std::filesystem;
+
+std::string contentHash(const TestCase& tc) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, 64 bits
+  auto mix = [&](const std::string& bytes) {
+    for (unsigned char c : bytes) {
+      h ^= c;
+      h *= 0x100000001b3ull;
+    }
+  };
+  Model m = tc.model;
+  m.graph.name.clear();  // the same graph found from two seeds is one failure
+  mix(serializeModel(m));
+  for (const auto& [name, t] : tc.inputs) mix(serializeTensor(t, name));
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+fs::path saveFailure(const fs::path& corpus, const std::string& property, const TestCase& tc,
+                     const FailureInfo& info) {
+  const fs::path dir = corpus / property / contentHash(tc);
+  if (fs::exists(dir / "model.onnx")) return dir;
+  std::error_code ec;
+  fs::create_directories(dir.parent_path(), ec);
+  if (ec)
+    throw Error(dir.parent_path().string() + ": cannot create the corpus folder: " + ec.message());
+  fs::path tmp = dir;
+  tmp += ".tmp." + std::to_string(::getpid());
+  fs::remove_all(tmp);
+  fs::create_directories(tmp / "test_data_set_0");
+
+  saveModel(tc.model, tmp / "model.onnx");
+  auto feeds = tc.model.graph.feedInputs();
+  for (size_t i = 0; i < feeds.size(); ++i)
+    saveTensor(tc.inputs.at(feeds[i]->name), feeds[i]->name,
+               tmp / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
+  TensorMap want = runReference(tc.model, tc.inputs);
+  for (size_t i = 0; i < tc.model.graph.outputs.size(); ++i) {
+    const std::string& name = tc.model.graph.outputs[i].name;
+    saveTensor(want.at(name), name,
+               tmp / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"));
+  }
+  nlohmann::ordered_json j;
+  j["seed"] = tc.seed;
+  j["property"] = info.property;
+  j["backend"] = info.backend;
+  j["configuration"] = info.configuration;
+  j["failure_kind"] = std::string(failureKindName(info.kind));
+  j["message"] = info.message;
+  j["max_abs_error"] = info.maxAbsError;
+  j["max_rel_error"] = info.maxRelError;
+  j["tolerance"] = {{"rtol", info.tolerance.rtol}, {"atol", info.tolerance.atol}};
+  j["first_diverging_node"] = nullptr;  // localization: not yet
+  j["nodes_before_shrinking"] = info.nodesBefore;
+  j["nodes_after_shrinking"] = info.nodesAfter;
+  j["shrink_steps"] = info.shrinkSteps;
+  j["shrink_seconds"] = info.shrinkSeconds;
+  j["nncheck_version"] = NNCHECK_VERSION;
+  writeFileAtomic(tmp / "nncheck.json", j.dump(2) + "\n");
+
+  fs::rename(tmp, dir, ec);
+  if (ec) {
+    fs::remove_all(tmp);
+    if (fs::exists(dir / "model.onnx")) return dir;  // another process saved the same case
+    throw Error(dir.string() + ": cannot move the saved case into place: " + ec.message());
+  }
+  return dir;
+}
+
+TestCase loadCase(const fs::path& caseDir) {
+  TestCase tc;
+  tc.model = loadModel(caseDir / "model.onnx");
+  auto feeds = tc.model.graph.feedInputs();
+  for (size_t i = 0; i < feeds.size(); ++i)
+    tc.inputs[feeds[i]->name] =
+        loadTensor(caseDir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
+  if (fs::exists(caseDir / "nncheck.json")) {
+    try {
+      auto j = nlohmann::json::parse(readFile(caseDir / "nncheck.json"));
+      tc.seed = j.value("seed", uint64_t{0});
+    } catch (const nlohmann::json::exception& e) {
+      throw Error((caseDir / "nncheck.json").string() + ": not valid JSON: " + e.what());
+    }
+  }
+  return tc;
+}
+
+std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {
+  std::vector<CorpusCase> out;
+  if (!fs::exists(corpus)) return out;
+  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator();
+       ++it) {
+    if (!it->is_directory() || !fs::exists(it->path() / "model.onnx")) continue;
+    if (it->path().filename().string().find(".tmp.") != std::string::npos)
+      continue;  // an unfinished save
+    out.push_back({it->path(), loadCase(it->path())});
+    it.disable_recursion_pending();
+  }
+  std::sort(out.begin(), out.end(),
+            [](const CorpusCase& a, const CorpusCase& b) { return a.dir < b.dir; });
+  return out;
+}
+
+}  // namespace nncheck

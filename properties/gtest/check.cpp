@@ -1,0 +1,224 @@
+// check(): RapidCheck drives generation and shrinking; this file adds what a compiler team
+// needs around it: failure kinds kept while shrinking, a shrink budget, the corpus, the report.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+
+#include "nncheck/error.h"
+#include "nncheck/gtest.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::optional<double> envNumber(const char* name) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  if (end == s || *end != '\0' || v < 0)
+    throw Error(std::string(name) + "='" + s + "': expected a non-negative number");
+  return v;
+}
+
+std::string currentTestName() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  if (!info) return "property";
+  return std::string(info->test_suite_name()) + "." + info->name();
+}
+
+// A folder name for a test: TEST_P names hold '/'.
+std::string folderName(std::string name) {
+  for (char& c : name)
+    if (c == '/' || c == ' ') c = '_';
+  return name;
+}
+
+std::string selfPath() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("<test binary>") : p.string();
+}
+
+uint64_t nameHash(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// The outcome of one property run.
+struct Verdict {
+  std::optional<FailureKind> kind;  // nullopt: passed
+  std::string message;
+  double maxAbs = 0, maxRel = 0;
+  Tolerance tolerance;
+};
+
+Verdict runProperty(const Property& property, const TestCase& tc) {
+  Verdict v;
+  try {
+    property(tc);
+  } catch (const PropertyFailure& f) {
+    v = {f.kind(), f.what(), f.maxAbsError, f.maxRelError, f.tolerance};
+  } catch (const rc::detail::CaseResult& r) {
+    if (r.type == rc::detail::CaseResult::Type::Failure)
+      v = {FailureKind::Mismatch, r.description, 0, 0, {}};
+  } catch (const std::exception& e) {
+    v = {FailureKind::Error, std::string("the property threw: ") + e.what(), 0, 0, {}};
+  }
+  return v;
+}
+
+std::string report(const std::string& test, const Verdict& v, const TestCase& tc,
+                   const FailureInfo& info, const std::string& saved) {
+  std::ostringstream os;
+  os << "nncheck: " << test << " failed: " << failureKindName(*v.kind);
+  if (info.nodesBefore) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.2f", info.shrinkSeconds);
+    os << " (shrunk from " << info.nodesBefore << " to " << info.nodesAfter << " nodes in "
+       << info.shrinkSteps << " steps, " << secs << " s)";
+  }
+  os << "\n" << v.message;
+  if (!v.message.empty() && v.message.back() != '\n') os << "\n";
+  os << "model (seed " << tc.seed << "):\n" << modelToText(tc.model);
+  os << "saved: " << saved << "\n";
+  if (saved.rfind("(", 0) != 0)
+    os << "replay: NNCHECK_REPLAY=" << saved << " " << selfPath() << " --gtest_filter='" << test
+       << "'\n";
+  return os.str();
+}
+
+fs::path corpusRoot() {
+  const char* c = std::getenv("NNCHECK_CORPUS");
+  return c && *c ? fs::path(c) : fs::path("nncheck-corpus");
+}
+
+std::string saveOrSay(const std::string& test, const TestCase& tc, const FailureInfo& info) {
+  try {
+    return saveFailure(corpusRoot(), folderName(test), tc, info).string();
+  } catch (const std::exception& e) {
+    return std::string("(not saved: ") + e.what() + ")";
+  }
+}
+
+}  // namespace
+
+void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options) {
+  const std::string test = currentTestName();
+  if (const char* replay = std::getenv("NNCHECK_REPLAY"); replay && *replay) {
+    TestCase tc = loadCase(replay);
+    Verdict v = runProperty(property, tc);
+    if (v.kind) ADD_FAILURE() << report(test, v, tc, {}, replay);
+    return;
+  }
+
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  const char* rcParams = std::getenv("RC_PARAMS");
+  const bool rcSeed = rcParams && std::string(rcParams).find("seed=") != std::string::npos;
+  if (auto seed = envNumber("NNCHECK_SEED"))
+    params.seed = static_cast<uint64_t>(*seed);
+  else if (!rcSeed)
+    params.seed = nameHash(test);  // reproducible by default
+  if (auto cases = envNumber("NNCHECK_CASES")) params.maxSuccess = static_cast<int>(*cases);
+  const double shrinkSeconds = envNumber("NNCHECK_SHRINK_SECONDS").value_or(60);
+  const int shrinkSteps = static_cast<int>(envNumber("NNCHECK_SHRINK_STEPS").value_or(2000));
+
+  struct State {
+    std::optional<FailureKind> kind;  // of the first failure: shrinking keeps it
+    Verdict last;
+    TestCase first, lastCase;
+    int steps = 0;
+    Clock::time_point shrinkStart;
+    bool exhausted = false;
+  } s;
+
+  auto wrapped = [&] {
+    const TestCase tc = *gen;
+    if (s.exhausted) return;  // past the budget every candidate "passes": shrinking stops
+    if (s.kind) {
+      ++s.steps;
+      const double spent = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
+      if (s.steps > shrinkSteps || spent > shrinkSeconds) {
+        s.exhausted = true;
+        return;
+      }
+    }
+    Verdict v = runProperty(property, tc);
+    if (!v.kind) return;
+    if (!s.kind) {
+      s.kind = v.kind;
+      s.first = tc;
+      s.shrinkStart = Clock::now();
+    } else if (*v.kind != *s.kind) {
+      return;  // another kind of failure is another bug: not this one's shrink
+    }
+    s.last = v;
+    s.lastCase = tc;
+    RC_FAIL(std::string(failureKindName(*v.kind)));
+  };
+
+  rc::detail::TestMetadata metadata;
+  metadata.id = test;
+  metadata.description = test;
+  const auto result = rc::detail::checkTestable(wrapped, metadata, params);
+  if (result.template is<rc::detail::SuccessResult>()) return;
+  if (!s.kind) {
+    std::ostringstream os;
+    rc::detail::printResultMessage(result, os);
+    ADD_FAILURE() << "nncheck: " << test << ": " << os.str();
+    return;
+  }
+  FailureInfo info;
+  info.property = test;
+  info.backend = options.backend;
+  info.configuration = options.configuration;
+  info.kind = *s.kind;
+  info.message = s.last.message;
+  info.maxAbsError = s.last.maxAbs;
+  info.maxRelError = s.last.maxRel;
+  info.tolerance = s.last.tolerance;
+  info.nodesBefore = static_cast<int>(s.first.model.graph.nodes.size());
+  info.nodesAfter = static_cast<int>(s.lastCase.model.graph.nodes.size());
+  info.shrinkSteps = s.steps;
+  info.shrinkSeconds = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
+  const std::string saved = saveOrSay(test, s.lastCase, info);
+  ADD_FAILURE() << report(test, s.last, s.lastCase, info, saved) << "(RapidCheck seed "
+                << params.seed << "; rerun with NNCHECK_SEED=" << params.seed << ")\n";
+}
+
+namespace {
+
+class CorpusCaseTest : public ::testing::Test {
+ public:
+  CorpusCaseTest(fs::path dir, Property property)
+      : dir_(std::move(dir)), property_(std::move(property)) {}
+  void TestBody() override {
+    TestCase tc = loadCase(dir_);
+    Verdict v = runProperty(property_, tc);
+    if (v.kind) ADD_FAILURE() << report(currentTestName(), v, tc, {}, dir_.string());
+  }
+
+ private:
+  fs::path dir_;
+  Property property_;
+};
+
+}  // namespace
+
+void registerCorpusTests(const std::string& suite, const fs::path& corpus, Property property) {
+  for (const CorpusCase& c : loadCorpus(corpus)) {
+    std::string name = folderName(fs::relative(c.dir, corpus).string());
+    ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [dir = c.dir, property]() -> ::testing::Test* {
+                              return new CorpusCaseTest(dir, property);
+                            });
+  }
+}
+
+}  // namespace nncheck

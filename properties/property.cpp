@@ -1,0 +1,73 @@
+#include "nncheck/property.h"
+
+#include <sstream>
+
+namespace nncheck {
+
+std::string_view failureKindName(FailureKind k) {
+  switch (k) {
+    case FailureKind::Mismatch:
+      return "mismatch";
+    case FailureKind::Crash:
+      return "crash";
+    case FailureKind::Hang:
+      return "hang";
+    case FailureKind::Error:
+      return "error";
+    case FailureKind::NonFinite:
+      return "nonfinite";
+  }
+  return "?";
+}
+
+TensorMap runOn(Backend& backend, const TestCase& tc) { return backend.run(tc.model, tc.inputs); }
+
+TensorMap runOn(const Isolated& engine, const TestCase& tc) {
+  RunOutcome r = engine.run(tc.model, tc.inputs);
+  const std::string who = engine.backend().name();
+  switch (r.kind) {
+    case OutcomeKind::Ok:
+      return std::move(r.outputs);
+    case OutcomeKind::Crash:
+      throw PropertyFailure(FailureKind::Crash, who + " crashed: " + r.message);
+    case OutcomeKind::Hang:
+      throw PropertyFailure(FailureKind::Hang, who + " hung: " + r.message);
+    case OutcomeKind::Error:
+      throw PropertyFailure(FailureKind::Error, who + " failed: " + r.message);
+  }
+  throw PropertyFailure(FailureKind::Error, who + ": unknown outcome");
+}
+
+void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance& tol) {
+  std::ostringstream os;
+  os.precision(6);
+  double maxAbs = 0, maxRel = 0;
+  bool ok = true;
+  for (const auto& [name, w] : want) {
+    auto it = got.find(name);
+    if (it == got.end()) {
+      ok = false;
+      os << "  output '" << name << "': missing from the engine's outputs\n";
+      continue;
+    }
+    Comparison c = compareTensors(it->second, w, tol);
+    maxAbs = std::max(maxAbs, c.maxAbsError);
+    maxRel = std::max(maxRel, c.maxRelError);
+    if (!c.ok) {
+      ok = false;
+      os << "  output '" << name << "': " << c.message << "\n";
+    }
+  }
+  if (ok) return;
+  std::ostringstream head;
+  head.precision(6);
+  head << "outputs differ from the reference (worst abs error " << maxAbs << ", worst rel error "
+       << maxRel << "; tolerance rtol=" << tol.rtol << " atol=" << tol.atol << ")\n";
+  PropertyFailure f(FailureKind::Mismatch, head.str() + os.str());
+  f.maxAbsError = maxAbs;
+  f.maxRelError = maxRel;
+  f.tolerance = tol;
+  throw f;
+}
+
+}  // namespace nncheck

@@ -1,0 +1,84 @@
+// Deliberately buggy engines: they wrap the reference and go wrong on one pattern, so tests can
+// prove that a property fails, shrinks to exactly that pattern, and passes on the reference.
+#pragma once
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "nncheck/backend.h"
+
+namespace nncheck::testing {
+
+// The producer of each value.
+inline std::map<std::string, const Node*> producers(const Model& m) {
+  std::map<std::string, const Node*> p;
+  for (const Node& n : m.graph.nodes)
+    for (const auto& o : n.outputs) p[o] = &n;
+  return p;
+}
+
+// A "fusion pass" that turns Relu into Abs when a MatMul with an odd inner dim feeds it.
+struct MatMulReluOddInner : Backend {
+  std::string name() const override { return "double:matmul-relu-odd-inner"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    Model rewritten = m;
+    const TensorMap values = runReferenceAllValues(m, inputs);
+    auto prod = producers(m);
+    for (Node& n : rewritten.graph.nodes) {
+      if (n.opType != "Relu") continue;
+      auto p = prod.find(n.inputs[0]);
+      if (p != prod.end() && p->second->opType == "MatMul" &&
+          values.at(p->second->inputs[0]).shape().back() % 2 == 1)
+        n.opType = "Abs";
+    }
+    return runReference(rewritten, inputs);
+  }
+};
+
+// Concat on axis 0 with an initializer operand: the operands come out in reverse order.
+struct ConcatAxis0Initializer : Backend {
+  std::string name() const override { return "double:concat-axis0-initializer"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    Model rewritten = m;
+    const TensorMap values = runReferenceAllValues(m, inputs);
+    for (Node& n : rewritten.graph.nodes) {
+      if (n.opType != "Concat" || n.inputs.size() < 2) continue;
+      const int64_t rank = values.at(n.inputs[0]).rank();
+      const int64_t axis = n.attribute("axis")->i;
+      bool anyInit = false;
+      for (const auto& in : n.inputs) anyInit = anyInit || m.graph.initializer(in);
+      if ((axis == 0 || axis == -rank) && anyInit) std::reverse(n.inputs.begin(), n.inputs.end());
+    }
+    return runReference(rewritten, inputs);
+  }
+};
+
+// A segfault on any Transpose of a rank-5 tensor.
+struct SegfaultOnRank5Transpose : Backend {
+  std::string name() const override { return "double:segfault-rank5-transpose"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    const TensorMap values = runReferenceAllValues(m, inputs);
+    for (const Node& n : m.graph.nodes)
+      if (n.opType == "Transpose" && values.at(n.inputs[0]).rank() == 5) ::raise(SIGSEGV);
+    return runReference(m, inputs);
+  }
+};
+
+// A hang on any Pow whose base a Sigmoid computes.
+struct HangOnPowAfterSigmoid : Backend {
+  std::string name() const override { return "double:hang-pow-after-sigmoid"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    auto prod = producers(m);
+    for (const Node& n : m.graph.nodes) {
+      auto p = prod.find(n.inputs[0]);
+      if (n.opType == "Pow" && p != prod.end() && p->second->opType == "Sigmoid")
+        for (;;) ::pause();
+    }
+    return runReference(m, inputs);
+  }
+};
+
+}  // namespace nncheck::testing

@@ -1,0 +1,208 @@
+// nncheck::check() end to end, with deliberately buggy engines: each property fails, shrinks to
+// exactly its pattern, is saved to the corpus, replays as failing, and passes on the reference.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "doubles.h"
+#include "nncheck/conformance.h"
+#include "nncheck/gtest.h"
+#include "nncheck/onnx_io.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class Glue : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    corpus_ = fs::temp_directory_path() / ("nncheck_corpus_" + std::to_string(::getpid()));
+    fs::remove_all(corpus_);
+    ::setenv("NNCHECK_CORPUS", corpus_.c_str(), 1);
+    ::setenv("NNCHECK_SEED", "1", 1);
+  }
+  void TearDown() override {
+    ::unsetenv("NNCHECK_CORPUS");
+    ::unsetenv("NNCHECK_SEED");
+    fs::remove_all(corpus_);
+  }
+
+  // Runs check() and returns the failure messages it reported.
+  std::vector<std::string> failuresOf(const rc::Gen<TestCase>& gen, const Property& p) {
+    ::testing::TestPartResultArray results;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+      check(gen, p);
+    }
+    std::vector<std::string> out;
+    for (int i = 0; i < results.size(); ++i) out.push_back(results.GetTestPartResult(i).message());
+    return out;
+  }
+
+  // The single saved case.
+  fs::path savedCase() {
+    std::vector<fs::path> cases;
+    for (const auto& c : loadCorpus(corpus_)) cases.push_back(c.dir);
+    EXPECT_EQ(cases.size(), 1u);
+    return cases.empty() ? fs::path() : cases[0];
+  }
+
+  fs::path corpus_;
+};
+
+Property matchesReference(Backend& engine, bool isolate) {
+  return [&engine, isolate](const TestCase& tc) {
+    TensorMap want = runOn(reference(), tc);
+    TensorMap got = isolate ? runOn(isolated(engine, 300ms), tc) : runOn(engine, tc);
+    NNCHECK_ASSERT_ALLCLOSE(got, want);
+  };
+}
+
+std::vector<std::string> opsOf(const TestCase& tc) {
+  std::vector<std::string> ops;
+  for (const Node& n : tc.model.graph.nodes) ops.push_back(n.opType);
+  return ops;
+}
+
+GeneratorConfig config(std::vector<std::string> ops, std::map<std::string, double> weights) {
+  GeneratorConfig cfg;
+  cfg.nodes = 30;
+  cfg.dtypes = {DType::Float32};
+  cfg.ops = std::move(ops);
+  cfg.opWeights = std::move(weights);
+  return cfg;
+}
+
+TEST_F(Glue, MismatchIsShrunkSavedReportedAndReplayable) {
+  testing::MatMulReluOddInner engine;
+  auto failures = failuresOf(
+      gen::testCase(config({"MatMul", "Relu", "Add", "Sigmoid", "Tanh", "Transpose", "Concat"},
+                           {{"MatMul", 3}, {"Relu", 3}})),
+      matchesReference(engine, false));
+  ASSERT_EQ(failures.size(), 1u);
+  const std::string& msg = failures[0];
+  for (const char* needle :
+       {"failed: mismatch", "worst abs error", "rtol=0.001", "MatMul(", "Relu(",
+        "saved: ", "replay: NNCHECK_REPLAY=", "--gtest_filter='Glue.Mismatch"})
+    EXPECT_NE(msg.find(needle), std::string::npos) << needle << "\n" << msg;
+  EXPECT_NE(msg.find("to 2 nodes"), std::string::npos) << msg;
+  std::cout << "what a user reads:\n" << msg;
+
+  const fs::path dir = savedCase();
+  TestCase saved = loadCase(dir);
+  EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"MatMul", "Relu"}));
+  auto json = readFile(dir / "nncheck.json");
+  EXPECT_NE(json.find("\"failure_kind\": \"mismatch\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"nodes_after_shrinking\": 2"), std::string::npos) << json;
+  // The saved case replays: still failing on the engine, passing on the reference.
+  EXPECT_THROW(matchesReference(engine, false)(saved), PropertyFailure);
+  EXPECT_NO_THROW(matchesReference(reference(), false)(saved));
+  // And it is an ordinary backend-test folder: the reference's outputs are stored with it.
+  ConformanceReport replay = runConformance({dir});
+  EXPECT_EQ(replay.passed, 1);
+}
+
+TEST_F(Glue, ConcatWithInitializerShrinksToOneConcat) {
+  testing::ConcatAxis0Initializer engine;
+  auto failures = failuresOf(
+      gen::testCase(config({"Concat", "Relu", "Add", "Transpose", "Sigmoid"}, {{"Concat", 4}})),
+      matchesReference(engine, false));
+  ASSERT_EQ(failures.size(), 1u);
+  TestCase saved = loadCase(savedCase());
+  EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Concat"})) << modelToText(saved.model);
+}
+
+TEST_F(Glue, ACrashIsSavedAsACrashAndTheRunnerSurvives) {
+  testing::SegfaultOnRank5Transpose engine;
+  auto failures =
+      failuresOf(gen::testCase(config({"Transpose", "Unsqueeze", "Relu", "Add", "Reshape"},
+                                      {{"Transpose", 3}, {"Unsqueeze", 3}})),
+                 matchesReference(engine, true));
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("failed: crash"), std::string::npos) << failures[0];
+  EXPECT_NE(failures[0].find("signal 11"), std::string::npos) << failures[0];
+  const fs::path dir = savedCase();
+  TestCase saved = loadCase(dir);
+  ASSERT_EQ(opsOf(saved), (std::vector<std::string>{"Transpose"})) << modelToText(saved.model);
+  EXPECT_EQ(runReferenceAllValues(saved.model, saved.inputs)
+                .at(saved.model.graph.nodes[0].inputs[0])
+                .rank(),
+            5);
+  EXPECT_NE(readFile(dir / "nncheck.json").find("\"failure_kind\": \"crash\""), std::string::npos);
+  EXPECT_THROW(matchesReference(engine, true)(saved), PropertyFailure);
+}
+
+TEST_F(Glue, AHangIsSavedAsAHang) {
+  testing::HangOnPowAfterSigmoid engine;
+  auto failures = failuresOf(gen::testCase(config({"Pow", "Sigmoid", "Relu", "Add", "Tanh"},
+                                                  {{"Pow", 3}, {"Sigmoid", 3}})),
+                             matchesReference(engine, true));
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("failed: hang"), std::string::npos) << failures[0];
+  TestCase saved = loadCase(savedCase());
+  EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Sigmoid", "Pow"})) << modelToText(saved.model);
+}
+
+TEST_F(Glue, TheReferencePassesAndNothingIsSaved) {
+  ::setenv("NNCHECK_CASES", "30", 1);
+  auto failures = failuresOf(gen::testCase(GeneratorConfig{}), matchesReference(reference(), true));
+  ::unsetenv("NNCHECK_CASES");
+  EXPECT_TRUE(failures.empty()) << failures[0];
+  EXPECT_TRUE(loadCorpus(corpus_).empty());
+}
+
+TEST_F(Glue, TheSameFailureIsSavedOnce) {
+  TestCase tc = makeTestCase(GeneratorConfig{}, 3);
+  FailureInfo info;
+  auto a = saveFailure(corpus_, "S.T", tc, info);
+  tc.seed = 99;
+  tc.model.graph.name = "another name";
+  auto b = saveFailure(corpus_, "S.T", tc, info);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(loadCorpus(corpus_).size(), 1u);
+}
+
+TEST_F(Glue, ReplayRunsTheSavedCaseAlone) {
+  TestCase tc = makeTestCase(GeneratorConfig{}, 4);
+  auto dir = saveFailure(corpus_, "S.T", tc, FailureInfo{});
+  ::setenv("NNCHECK_REPLAY", dir.c_str(), 1);
+  int runs = 0;
+  auto failures = failuresOf(gen::testCase(GeneratorConfig{}), [&](const TestCase& t) {
+    ++runs;
+    EXPECT_EQ(serializeModel(t.model), serializeModel(tc.model));
+    throw PropertyFailure(FailureKind::Error, "still broken");
+  });
+  ::unsetenv("NNCHECK_REPLAY");
+  EXPECT_EQ(runs, 1);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("still broken"), std::string::npos);
+}
+
+TEST_F(Glue, ShrinkingKeepsTheFirstFailureKind) {
+  // Crashes (as an error) on any Sigmoid, mismatches on any Tanh: the shrunk case must still be
+  // an error, even though cutting the Sigmoid would leave a (mismatching) Tanh.
+  int calls = 0;
+  auto failures =
+      failuresOf(gen::testCase(config({"Sigmoid", "Tanh", "Add"}, {})), [&](const TestCase& tc) {
+        ++calls;
+        bool sig = false, tanh = false;
+        for (const Node& n : tc.model.graph.nodes) {
+          sig = sig || n.opType == "Sigmoid";
+          tanh = tanh || n.opType == "Tanh";
+        }
+        if (sig) throw PropertyFailure(FailureKind::Error, "Sigmoid unsupported");
+        if (tanh) throw PropertyFailure(FailureKind::Mismatch, "Tanh wrong");
+      });
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("failed: error"), std::string::npos) << failures[0];
+  TestCase saved = loadCase(savedCase());
+  EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Sigmoid"})) << modelToText(saved.model);
+}
+
+}  // namespace
+}  // namespace nncheck
