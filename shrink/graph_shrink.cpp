@@ -7,12 +7,24 @@
 #include "nncheck/shrink.h"
 #include "nncheck/validity.h"
 #include "ops/infer.h"
+#include "shrink/dims.h"
 
 namespace nncheck {
 namespace {
 
 struct Edit {
-  enum class Kind { Cut, DropOutput, Bypass, DropAttribute, LowerAttribute, Zeros, Ones, Integers };
+  enum class Kind {
+    Cut,
+    DropOutput,
+    Bypass,
+    DropAttribute,
+    LowerAttribute,
+    DimToOne,
+    DimSmaller,
+    Zeros,
+    Ones,
+    Integers
+  };
   Kind kind;
   size_t first = 0, count = 0;  // Cut: node positions; others: node, output or input index
   std::string name;             // attribute or input name
@@ -137,6 +149,16 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
       edits.push_back({Edit::Kind::DropAttribute, i, 0, a.name});
       edits.push_back({Edit::Kind::LowerAttribute, i, 0, a.name});
     }
+  // Dims of graph inputs and weights: to 1, else smaller (after structure, before values).
+  auto addDims = [&](const std::string& name, const Shape& shape) {
+    for (size_t a = 0; a < shape.size(); ++a)
+      if (shape[a] > 1) {
+        edits.push_back({Edit::Kind::DimToOne, a, 0, name});
+        if (shape[a] > 2) edits.push_back({Edit::Kind::DimSmaller, a, 0, name});
+      }
+  };
+  for (const auto& [name, t] : impl_->tc.inputs) addDims(name, t.shape());
+  for (const Initializer& i : g.initializers) addDims(i.name, i.value.shape());
   for (const auto& [name, t] : impl_->tc.inputs) {
     if (!isComputeDType(t.dtype())) continue;
     if (!allEqual(t, 0)) edits.push_back({Edit::Kind::Zeros, 0, 0, name});
@@ -164,6 +186,10 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "default " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::LowerAttribute:
       return "lower " + e.name + " of " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::DimToOne:
+      return "dim " + std::to_string(e.first) + " of " + e.name + " to 1";
+    case Edit::Kind::DimSmaller:
+      return "dim " + std::to_string(e.first) + " of " + e.name + " smaller";
     case Edit::Kind::Zeros:
       return "zeros for " + e.name;
     case Edit::Kind::Ones:
@@ -307,6 +333,9 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
       if (!lowered) return std::nullopt;
       return out;
     }
+    case Edit::Kind::DimToOne:
+    case Edit::Kind::DimSmaller:
+      return shrink::shrinkDim(tc, e.name, e.first, e.kind == Edit::Kind::DimToOne);
     case Edit::Kind::Zeros:
     case Edit::Kind::Ones:
     case Edit::Kind::Integers: {
