@@ -17,6 +17,7 @@ struct Edit {
     Cut,
     DropOutput,
     Bypass,
+    DropOperand,
     DropAttribute,
     LowerAttribute,
     DimToOne,
@@ -26,7 +27,7 @@ struct Edit {
     Integers
   };
   Kind kind;
-  size_t first = 0, count = 0;  // Cut: node positions; others: node, output or input index
+  size_t first = 0, count = 0;  // Cut: node positions; DropOperand: node, operand; others: index
   std::string name;             // attribute or input name
 };
 
@@ -144,6 +145,14 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
     for (size_t o = 0; o < g.outputs.size(); ++o)
       edits.push_back({Edit::Kind::DropOutput, o, 0, {}});
   for (size_t i = 0; i < n; ++i) edits.push_back({Edit::Kind::Bypass, i, 0, {}});
+  // Fewer operands of variadic ops (Concat, Max, Min).
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = g.nodes[i];
+    const ops::OpSpec& spec = ops::specFor(node, impl_->tc.model.defaultOpset());
+    if (spec.isVariadic() && node.inputs.size() > spec.inputs.size())
+      for (size_t k = spec.inputs.size() - 1; k < node.inputs.size(); ++k)
+        edits.push_back({Edit::Kind::DropOperand, i, k, {}});
+  }
   for (size_t i = 0; i < n; ++i)
     for (const Attribute& a : g.nodes[i].attributes) {
       edits.push_back({Edit::Kind::DropAttribute, i, 0, a.name});
@@ -186,6 +195,8 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "default " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::LowerAttribute:
       return "lower " + e.name + " of " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::DropOperand:
+      return "drop operand " + std::to_string(e.count) + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::DimToOne:
       return "dim " + std::to_string(e.first) + " of " + e.name + " to 1";
     case Edit::Kind::DimSmaller:
@@ -331,6 +342,12 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
             lowered = true;
           }
       if (!lowered) return std::nullopt;
+      return out;
+    }
+    case Edit::Kind::DropOperand: {
+      TestCase out = tc;
+      auto& ins = out.model.graph.nodes[e.first].inputs;
+      ins.erase(ins.begin() + static_cast<std::ptrdiff_t>(e.count));
       return out;
     }
     case Edit::Kind::DimToOne:

@@ -114,7 +114,14 @@ TEST_F(Glue, ConcatWithInitializerShrinksToOneConcat) {
       matchesReference(engine, false));
   ASSERT_EQ(failures.size(), 1u);
   TestCase saved = loadCase(savedCase());
-  EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Concat"})) << modelToText(saved.model);
+  ASSERT_EQ(opsOf(saved), (std::vector<std::string>{"Concat"})) << modelToText(saved.model);
+  // Two operands, one an initializer, every dim 1 but the concatenated axis.
+  const Node& concat = saved.model.graph.nodes[0];
+  EXPECT_EQ(concat.inputs.size(), 2u) << modelToText(saved.model);
+  EXPECT_TRUE(saved.model.graph.initializer(concat.inputs[0]) ||
+              saved.model.graph.initializer(concat.inputs[1]));
+  for (const Initializer& w : saved.model.graph.initializers)
+    EXPECT_EQ(w.value.size(), 1) << modelToText(saved.model);
 }
 
 TEST_F(Glue, ACrashIsSavedAsACrashAndTheRunnerSurvives) {
@@ -146,6 +153,7 @@ TEST_F(Glue, AHangIsSavedAsAHang) {
   EXPECT_NE(failures[0].find("failed: hang"), std::string::npos) << failures[0];
   TestCase saved = loadCase(savedCase());
   EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Sigmoid", "Pow"})) << modelToText(saved.model);
+  for (const auto& [name, t] : saved.inputs) EXPECT_EQ(t.size(), 1) << modelToText(saved.model);
 }
 
 TEST_F(Glue, TheReferencePassesAndNothingIsSaved) {
