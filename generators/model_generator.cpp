@@ -238,11 +238,13 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
 
   // Outputs first: Split's sampler divides its axis among them.
   int outs = static_cast<int>(spec.outputs.size());
-  if (spec.outputs.size() == 1 && spec.outputs[0].maxCount > 1)
-    outs = static_cast<int>(rng_.uniform(1, spec.outputs[0].maxCount));
-  while (outs > 1 && spec.outputs[static_cast<size_t>(outs) - 1].optional &&
-         (backward || !rng_.chance(0.25)))
-    --outs;
+  if (spec.outputs.size() == 1 && spec.outputs[0].maxCount > 1) {
+    outs = static_cast<int>(rng_.uniform(1, spec.outputs[0].maxCount));  // a variadic list
+  } else {
+    while (outs > 1 && spec.outputs[static_cast<size_t>(outs) - 1].optional &&
+           (backward || !rng_.chance(0.25)))
+      --outs;
+  }
   c.outputCount = outs;
   c.node.outputs.assign(static_cast<size_t>(outs), "?");
 

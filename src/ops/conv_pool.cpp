@@ -69,18 +69,23 @@ std::vector<I> spatial(const std::vector<I>& dims) {
   return std::vector<I>(dims.begin() + 2, dims.end());
 }
 
+// Conv and ConvTranspose: kernel_shape, when set, must equal W's spatial dims.
+template <class I>
+void requireKernelShapeOfW(Rule<I>& r, const std::vector<I>& kernel) {
+  if (!r.hasAttr("kernel_shape")) return;
+  auto ks = r.symInts("kernel_shape");
+  r.check(ks.size() == kernel.size(), "kernel_shape has one value per spatial dim");
+  for (size_t i = 0; i < ks.size(); ++i)
+    r.require(ks[i] == kernel[i], "kernel_shape equals W's spatial dims");
+}
+
 // Conv's geometry: the window over X with W's spatial dims as kernel.
 template <class I>
 Window<I> convWindow(Rule<I>& r) {
   r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
   r.check(r.rank(1) == r.rank(0), "W has the rank of X");
   auto kernel = spatial(r.dims(1));
-  if (r.hasAttr("kernel_shape")) {
-    auto ks = r.symInts("kernel_shape");
-    r.check(ks.size() == kernel.size(), "kernel_shape has one value per spatial dim");
-    for (size_t i = 0; i < ks.size(); ++i)
-      r.require(ks[i] == kernel[i], "kernel_shape equals W's spatial dims");
-  }
+  requireKernelShapeOfW(r, kernel);
   return slidingWindow(r, spatial(r.dims(0)), kernel, true, false);
 }
 
@@ -102,12 +107,7 @@ Window<I> convTransposeWindow(Rule<I>& r) {
   const size_t s = in.size();
   Window<I> w;
   w.kernel = spatial(r.dims(1));
-  if (r.hasAttr("kernel_shape")) {
-    auto ks = r.symInts("kernel_shape");
-    r.check(ks.size() == s, "kernel_shape has one value per spatial dim");
-    for (size_t i = 0; i < s; ++i)
-      r.require(ks[i] == w.kernel[i], "kernel_shape equals W's spatial dims");
-  }
+  requireKernelShapeOfW(r, w.kernel);
   w.strides = intsOr(r, "strides", s, 1);
   w.dilations = intsOr(r, "dilations", s, 1);
   auto outPad = intsOr(r, "output_padding", s, 0);
@@ -279,6 +279,10 @@ void convTransposeKernel(KernelCall& k) {
     const int64_t Cg = C / group;
     Shape in(xs.begin() + 2, xs.end());
     Grid inGrid(in), ker(w.kernel), out(w.out);
+    // ConvTranspose scatters where Conv gathers: the same table, input and output swapped.
+    Window<int64_t> scatter = w;
+    scatter.out = in;
+    const auto table = windowTable(scatter, w.out);
     std::vector<double> acc(static_cast<size_t>(N * M * out.size()), 0.0);
     auto x = k.in(0).span<T>();
     auto wt = k.in(1).span<T>();
@@ -287,14 +291,8 @@ void convTransposeKernel(KernelCall& k) {
         const int64_t g = c / Cg;
         for (int64_t i = 0; i < inGrid.size(); ++i) {
           double xv = toDouble(x[static_cast<size_t>((n * C + c) * inGrid.size() + i)]);
-          Shape ic = inGrid.coords(i);
           for (int64_t kk = 0; kk < ker.size(); ++kk) {
-            Shape kc = ker.coords(kk);
-            int64_t off = 0;
-            for (size_t a = 0; a < in.size() && off >= 0; ++a) {
-              int64_t o = ic[a] * w.strides[a] + kc[a] * w.dilations[a] - w.padsBegin[a];
-              off = (o < 0 || o >= w.out[a]) ? -1 : off + o * out.strides[a];
-            }
+            const int64_t off = table[static_cast<size_t>(i * ker.size() + kk)];
             if (off < 0) continue;
             for (int64_t m = 0; m < Mg; ++m)
               acc[static_cast<size_t>((n * M + g * Mg + m) * out.size() + off)] +=
