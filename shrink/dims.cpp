@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 
+#include "core/rng.h"
+#include "generators/values.h"
 #include "ops/infer.h"
 #include "ops/kernels.h"
 
@@ -39,7 +41,7 @@ struct Leaf {
 }  // namespace
 
 std::optional<TestCase> shrinkDim(const TestCase& tc, const std::string& leaf, size_t axis,
-                                  bool toOne) {
+                                  bool toOne, bool refill) {
   const Model& m = tc.model;
   const int64_t opset = m.defaultOpset();
   z3::context ctx;
@@ -161,7 +163,12 @@ std::optional<TestCase> shrinkDim(const TestCase& tc, const std::string& leaf, s
 
   TestCase out = tc;
   Graph& g = out.model.graph;
-  for (auto& [name, t] : out.inputs) t = corner(t, shapeOf(name));
+  Rng rng(tc.seed ^ (static_cast<uint64_t>(axis) << 32) ^ std::hash<std::string>{}(leaf));
+  auto resized = [&](const Tensor& old, const Shape& shape) {
+    if (!refill || shape == old.shape()) return corner(old, shape);
+    return randomTensor(rng, old.dtype(), shape, ops::ValueDomain::Any, 0);
+  };
+  for (auto& [name, t] : out.inputs) t = resized(t, shapeOf(name));
   for (ValueInfo& v : g.inputs)
     if (out.inputs.count(v.name))
       v = ValueInfo::tensor(v.name, v.dtype, out.inputs.at(v.name).shape());
@@ -180,7 +187,7 @@ std::optional<TestCase> shrinkDim(const TestCase& tc, const std::string& leaf, s
       }
       i.value = t;
     } else if (!roles.count(i.name) || roles.at(i.name) == ops::InputRole::Data) {
-      i.value = corner(i.value, shapeOf(i.name));
+      i.value = resized(i.value, shapeOf(i.name));
     }
   }
   for (size_t n = 0; n < g.nodes.size(); ++n)

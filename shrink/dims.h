@@ -10,6 +10,6 @@
 namespace nncheck::shrink {
 
 std::optional<TestCase> shrinkDim(const TestCase& tc, const std::string& leaf, size_t axis,
-                                  bool toOne);
+                                  bool toOne, bool refill = false);
 
 }  // namespace nncheck::shrink

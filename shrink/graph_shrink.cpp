@@ -21,6 +21,7 @@ struct Edit {
     DropAttribute,
     LowerAttribute,
     DimToOne,
+    DimToOneRefilled,
     DimSmaller,
     Zeros,
     Ones,
@@ -163,6 +164,7 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
     for (size_t a = 0; a < shape.size(); ++a)
       if (shape[a] > 1) {
         edits.push_back({Edit::Kind::DimToOne, a, 0, name});
+        edits.push_back({Edit::Kind::DimToOneRefilled, a, 0, name});
         if (shape[a] > 2) edits.push_back({Edit::Kind::DimSmaller, a, 0, name});
       }
   };
@@ -199,6 +201,8 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "drop operand " + std::to_string(e.count) + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::DimToOne:
       return "dim " + std::to_string(e.first) + " of " + e.name + " to 1";
+    case Edit::Kind::DimToOneRefilled:
+      return "dim " + std::to_string(e.first) + " of " + e.name + " to 1, fresh values";
     case Edit::Kind::DimSmaller:
       return "dim " + std::to_string(e.first) + " of " + e.name + " smaller";
     case Edit::Kind::Zeros:
@@ -351,8 +355,10 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
       return out;
     }
     case Edit::Kind::DimToOne:
+    case Edit::Kind::DimToOneRefilled:
     case Edit::Kind::DimSmaller:
-      return shrink::shrinkDim(tc, e.name, e.first, e.kind == Edit::Kind::DimToOne);
+      return shrink::shrinkDim(tc, e.name, e.first, e.kind != Edit::Kind::DimSmaller,
+                               e.kind == Edit::Kind::DimToOneRefilled);
     case Edit::Kind::Zeros:
     case Edit::Kind::Ones:
     case Edit::Kind::Integers: {
