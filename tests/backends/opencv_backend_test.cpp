@@ -1,0 +1,84 @@
+// The OpenCV DNN backend against the real engine from Debian.
+#include <gtest/gtest.h>
+
+#include "core/rng.h"
+#include "nncheck/error.h"
+#include "nncheck/opencv.h"
+#include "nncheck/property.h"
+#include "nncheck/validity.h"
+
+namespace nncheck {
+namespace {
+
+using namespace std::chrono_literals;
+
+// x[1,2,5,5] -> Conv(w[3,2,3,3], b[3], pads 1) -> Relu, weights as initializers.
+TestCase convRelu() {
+  TestCase tc;
+  Model& m = tc.model;
+  m.opsets = {{"", 13}};
+  m.graph.name = "conv_relu";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 2, 5, 5})};
+  Rng rng(7);
+  auto random = [&](Shape s) {
+    Tensor t(DType::Float32, std::move(s));
+    for (float& v : t.span<float>()) v = static_cast<float>(rng.real(-1, 1));
+    return t;
+  };
+  m.graph.initializers = {{"w", random({3, 2, 3, 3}), ""}, {"b", random({3}), ""}};
+  Node conv = Node::make("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  conv.attributes = {Attribute::ofInts("kernel_shape", {3, 3}),
+                     Attribute::ofInts("pads", {1, 1, 1, 1})};
+  m.graph.nodes = {conv, Node::make("Relu", {"c"}, {"y"}, "relu")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 3, 5, 5})};
+  tc.inputs["x"] = random({1, 2, 5, 5});
+  return tc;
+}
+
+TEST(OpenCVBackend, IsBuiltAndDeclaresFloat32WithInitializerWeights) {
+  ASSERT_TRUE(opencv::available()) << "OpenCV DNN was not found at build time";
+  opencv::Backend cv;
+  EXPECT_EQ(cv.capabilities().dtypes, std::vector<DType>{DType::Float32});
+  EXPECT_TRUE(cv.capabilities().weightsMustBeInitializers);
+  EXPECT_EQ(cv.name(), "opencv (cpu, fusion on)");
+}
+
+TEST(OpenCVBackend, ConvReluMatchesTheReferenceWithAndWithoutFusion) {
+  TestCase tc = convRelu();
+  ASSERT_EQ(whyInvalid(tc.model), std::nullopt);
+  for (bool fusion : {true, false}) {
+    opencv::Backend cv({fusion, opencv::Target::Cpu});
+    TensorMap got = runOn(cv, tc);
+    EXPECT_NO_THROW(assertAllClose(got, runOn(reference(), tc))) << cv.name();
+  }
+}
+
+TEST(OpenCVBackend, RunsIsolated) {
+  opencv::Backend cv;
+  TestCase tc = convRelu();
+  EXPECT_NO_THROW(assertAllClose(runOn(isolated(cv, 20s), tc), runOn(reference(), tc)));
+}
+
+TEST(OpenCVBackend, AModelOpenCVRejectsIsAnErrorWithOpenCVsMessage) {
+  // A valid model OpenCV 4.6's ONNX importer has no layer for.
+  Model m;
+  m.opsets = {{"", 13}};
+  m.graph.name = "mod";
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, {2, 3}),
+                    ValueInfo::tensor("b", DType::Float32, {2, 3})};
+  Node mod = Node::make("Mod", {"a", "b"}, {"y"}, "mod");
+  mod.attributes = {Attribute::ofInt("fmod", 1)};
+  m.graph.nodes = {mod};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2, 3})};
+  ASSERT_EQ(whyInvalid(m), std::nullopt);
+  opencv::Backend cv;
+  try {
+    cv.run(m, {{"a", Tensor(DType::Float32, {2, 3})}, {"b", Tensor(DType::Float32, {2, 3})}});
+    FAIL() << "OpenCV accepted a Mod";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("opencv: OpenCV(4.6", 0), 0u) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nncheck
