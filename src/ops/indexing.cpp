@@ -7,9 +7,6 @@
 namespace nncheck::ops {
 namespace {
 
-Tensor int64Vector(const std::vector<int64_t>& v) {
-  return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
-}
 
 template <class I>
 struct SliceAxis {

@@ -55,6 +55,10 @@ struct SampleContext {
 // Generation hints, written in the op's one place: the contents of a shape operand, or the
 // shape of a fresh weight. A hint proposes; the shape rule decides.
 using ValueSampler = std::function<Tensor(SampleContext&)>;
+// The usual content of a shape operand: an int64 vector.
+inline Tensor int64Vector(const std::vector<int64_t>& v) {
+  return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+}
 using ShapeSampler = std::function<Shape(SampleContext&)>;
 
 struct InputSpec {

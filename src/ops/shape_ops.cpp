@@ -93,9 +93,6 @@ int64_t padSource(int64_t x, int64_t d, const std::string& mode) {
 
 // --- generation hints ---
 
-Tensor int64Vector(const std::vector<int64_t>& v) {
-  return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
-}
 
 // A new shape with the same element count: a random factorization, at times with -1 or 0.
 Tensor sampleReshape(SampleContext& c) {
