@@ -8,6 +8,7 @@ namespace nncheck::cli {
 
 void addRunCommand(CLI::App& app);
 void addGenCommand(CLI::App& app);
+void addProbeCommand(CLI::App& app);
 
 void setExitCode(int code);
 int exitCode();

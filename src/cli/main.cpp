@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   nncheck::cli::addRunCommand(app);
   nncheck::cli::addGenCommand(app);
+  nncheck::cli::addProbeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
