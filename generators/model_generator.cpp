@@ -148,9 +148,7 @@ void Builder::drawAttributes(Candidate& c, int64_t rank0) {
         rng_.shuffle(v.ints);
         break;
       case AttrSampling::AxesSubset:
-        for (int64_t i = 0; i < rank0; ++i)
-          if (rng_.chance(0.4)) v.ints.push_back(rng_.chance(0.3) ? i - rank0 : i);
-        if (v.ints.empty() && rank0 > 0) v.ints.push_back(rng_.uniform(0, rank0 - 1));
+        v.ints = ops::drawAxesSubset(rng_, rank0);
         break;
       case AttrSampling::DType:
         v.i = static_cast<int64_t>(rng_.pick(cfg_.dtypes));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/hash.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 
@@ -12,17 +13,10 @@ namespace nncheck {
 namespace fs = std::filesystem;
 
 std::string contentHash(const TestCase& tc) {
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, 64 bits
-  auto mix = [&](const std::string& bytes) {
-    for (unsigned char c : bytes) {
-      h ^= c;
-      h *= 0x100000001b3ull;
-    }
-  };
   Model m = tc.model;
   m.graph.name.clear();  // the same graph found from two seeds is one failure
-  mix(serializeModel(m));
-  for (const auto& [name, t] : tc.inputs) mix(serializeTensor(t, name));
+  uint64_t h = fnv1a(serializeModel(m));
+  for (const auto& [name, t] : tc.inputs) h = fnv1a(serializeTensor(t, name), h);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

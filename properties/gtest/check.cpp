@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/hash.h"
 #include "nncheck/error.h"
 #include "nncheck/gtest.h"
 
@@ -43,12 +44,6 @@ std::string selfPath() {
   std::error_code ec;
   fs::path p = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("<test binary>") : p.string();
-}
-
-uint64_t nameHash(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
 }
 
 // The outcome of one property run.
@@ -124,7 +119,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   if (auto seed = envNumber("NNCHECK_SEED"))
     params.seed = static_cast<uint64_t>(*seed);
   else if (!rcSeed)
-    params.seed = nameHash(test);  // reproducible by default
+    params.seed = fnv1a(test);  // reproducible by default
   if (auto cases = envNumber("NNCHECK_CASES")) params.maxSuccess = static_cast<int>(*cases);
   const double shrinkSeconds = envNumber("NNCHECK_SHRINK_SECONDS").value_or(60);
   const int shrinkSteps = static_cast<int>(envNumber("NNCHECK_SHRINK_STEPS").value_or(2000));

@@ -55,6 +55,15 @@ struct SampleContext {
 // Generation hints, written in the op's one place: the contents of a shape operand, or the
 // shape of a fresh weight. A hint proposes; the shape rule decides.
 using ValueSampler = std::function<Tensor(SampleContext&)>;
+// Distinct axes of a rank-`rank` tensor, some written negative, at least one when rank > 0.
+inline std::vector<int64_t> drawAxesSubset(Rng& rng, int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t a = 0; a < rank; ++a)
+    if (rng.chance(0.4)) axes.push_back(rng.chance(0.3) ? a - rank : a);
+  if (axes.empty() && rank > 0) axes.push_back(rng.uniform(0, rank - 1));
+  return axes;
+}
+
 // The usual content of a shape operand: an int64 vector.
 inline Tensor int64Vector(const std::vector<int64_t>& v) {
   return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);

@@ -66,12 +66,7 @@ enum class Reduce { Sum, Mean, Max, Min, Prod };
 
 // Distinct axes of input 0, some of them negative, at least one.
 Tensor sampleAxesSubset(SampleContext& c) {
-  std::vector<int64_t> axes;
-  const int64_t r = static_cast<int64_t>(c.shape(0).size());
-  for (int64_t a = 0; a < r; ++a)
-    if (c.rng.chance(0.4)) axes.push_back(c.rng.chance(0.3) ? a - r : a);
-  if (axes.empty() && r > 0) axes.push_back(c.rng.uniform(0, r - 1));
-  return Tensor::fromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
+  return int64Vector(drawAxesSubset(c.rng, static_cast<int64_t>(c.shape(0).size())));
 }
 
 template <class T>
