@@ -49,19 +49,11 @@ void shrinkOne(benchmark::State& state, const Scenario& s) {
     while (!fails(engine, s.isolate, cur));
     state.ResumeTiming();
     // RapidCheck's search: take the first failing candidate, then shrink that, until none fails.
-    for (bool progress = true; progress;) {
-      progress = false;
-      auto seq = gen::shrinks(cur);
-      while (auto c = seq.next()) {
-        ++runs;
-        if (fails(engine, s.isolate, *c)) {
-          cur = std::move(*c);
-          progress = true;
-          break;
-        }
-      }
-    }
-    nodesAfter += static_cast<int64_t>(cur.model.graph.nodes.size());
+    ShrinkResult r = shrinkGreedily(
+        std::move(cur), [&](const TestCase& c) { return fails(engine, s.isolate, c); },
+        {1 << 30, 1e9});
+    runs += r.steps;
+    nodesAfter += static_cast<int64_t>(r.testCase.model.graph.nodes.size());
   }
   state.counters["property_runs"] = static_cast<double>(runs);
   state.counters["nodes_after"] = static_cast<double>(nodesAfter);

@@ -56,7 +56,13 @@ fs::path saveFailure(const fs::path& corpus, const std::string& property, const 
   j["max_abs_error"] = info.maxAbsError;
   j["max_rel_error"] = info.maxRelError;
   j["tolerance"] = {{"rtol", info.tolerance.rtol}, {"atol", info.tolerance.atol}};
-  j["first_diverging_node"] = nullptr;  // localization: not yet
+  if (info.firstDivergingNode.empty())
+    j["first_diverging_node"] = nullptr;
+  else
+    j["first_diverging_node"] = info.firstDivergingNode;
+  j["triage"] = info.triage;
+  j["known_failures"] = info.knownFailures;
+  if (!info.pattern.empty()) j["pattern"] = info.pattern;
   j["nodes_before_shrinking"] = info.nodesBefore;
   j["nodes_after_shrinking"] = info.nodesAfter;
   j["shrink_steps"] = info.shrinkSteps;
@@ -73,23 +79,36 @@ fs::path saveFailure(const fs::path& corpus, const std::string& property, const 
   return dir;
 }
 
-TestCase loadCase(const fs::path& caseDir) {
-  TestCase tc;
+CorpusCase loadCorpusCase(const fs::path& caseDir) {
+  CorpusCase c;
+  c.dir = caseDir;
+  TestCase& tc = c.testCase;
   tc.model = loadModel(caseDir / "model.onnx");
   auto feeds = tc.model.graph.feedInputs();
   for (size_t i = 0; i < feeds.size(); ++i)
     tc.inputs[feeds[i]->name] =
         loadTensor(caseDir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
-  if (fs::exists(caseDir / "nncheck.json")) {
+  const fs::path meta = caseDir / "nncheck.json";
+  if (fs::exists(meta)) {
     try {
-      auto j = nlohmann::json::parse(readFile(caseDir / "nncheck.json"));
+      auto j = nlohmann::json::parse(readFile(meta));
       tc.seed = j.value("seed", uint64_t{0});
+      c.knownFailures =
+          j.value("known_failures", std::map<std::string, std::string>{});
+      c.pattern = j.value("pattern", std::string());
     } catch (const nlohmann::json::exception& e) {
-      throw Error((caseDir / "nncheck.json").string() + ": not valid JSON: " + e.what());
+      throw Error(meta.string() + ": not valid nncheck metadata: " + e.what());
     }
+    for (const auto& [config, kind] : c.knownFailures)
+      if (kind != "mismatch" && kind != "crash" && kind != "hang" && kind != "error" &&
+          kind != "nonfinite")
+        throw Error(meta.string() + ": known_failures[\"" + config + "\"] = \"" + kind +
+                    "\": expected mismatch, crash, hang, error or nonfinite");
   }
-  return tc;
+  return c;
 }
+
+TestCase loadCase(const fs::path& caseDir) { return loadCorpusCase(caseDir).testCase; }
 
 std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {
   std::vector<CorpusCase> out;
@@ -99,7 +118,7 @@ std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {
     if (!it->is_directory() || !fs::exists(it->path() / "model.onnx")) continue;
     if (it->path().filename().string().find(".tmp.") != std::string::npos)
       continue;  // an unfinished save
-    out.push_back({it->path(), loadCase(it->path())});
+    out.push_back(loadCorpusCase(it->path()));
     it.disable_recursion_pending();
   }
   std::sort(out.begin(), out.end(),

@@ -2,6 +2,9 @@
 
 #include <sstream>
 
+#include "nncheck/error.h"
+#include "nncheck/tolerance.h"
+
 namespace nncheck {
 
 std::string_view failureKindName(FailureKind k) {
@@ -28,6 +31,8 @@ TensorMap runOn(const Isolated& engine, const TestCase& tc) {
   switch (r.kind) {
     case OutcomeKind::Ok:
       return std::move(r.outputs);
+    case OutcomeKind::Unsupported:
+      throw Unsupported("engine", who + " does not support the model: " + r.message);
     case OutcomeKind::Crash:
       throw PropertyFailure(FailureKind::Crash, who + " crashed: " + r.message);
     case OutcomeKind::Hang:
@@ -68,6 +73,52 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
   f.maxRelError = maxRel;
   f.tolerance = tol;
   throw f;
+}
+
+void assertMatchesReference(const Isolated& engine, const TestCase& tc) {
+  const TensorMap values = runReferenceAllValues(tc.model, tc.inputs);
+  if (auto where = firstNonFinite(tc.model, values))
+    throw Unsupported("nonfinite", "the reference computes a non-finite value: " + *where);
+  TensorMap want;
+  for (const ValueInfo& o : tc.model.graph.outputs) want[o.name] = values.at(o.name);
+  const Tolerance tol = toleranceFor(tc.model);
+  try {
+    assertAllClose(runOn(engine, tc), want, tol);
+  } catch (PropertyFailure& f) {
+    if (f.kind() == FailureKind::Mismatch)
+      f.localize = [engine, tc, tol] { return localizeDivergence(engine, tc, tol); };
+    throw;
+  }
+}
+
+void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
+  TensorMap fromA = runOn(a, tc);
+  TensorMap fromB = runOn(b, tc);
+  try {
+    assertAllClose(fromA, fromB, toleranceFor(tc.model));
+  } catch (const PropertyFailure& f) {
+    PropertyFailure g(FailureKind::Mismatch, a.backend().name() + " and " + b.backend().name() +
+                                                 " disagree (the second taken as expected): " +
+                                                 f.what());
+    g.maxAbsError = f.maxAbsError;
+    g.maxRelError = f.maxRelError;
+    g.tolerance = f.tolerance;
+    throw g;
+  }
+}
+
+void assertDeterministic(const Isolated& engine, const TestCase& tc) {
+  TensorMap first = runOn(engine, tc);
+  TensorMap second = runOn(engine, tc);
+  for (const auto& [name, t] : first) {
+    auto it = second.find(name);
+    if (it == second.end() || !(it->second == t))
+      throw PropertyFailure(FailureKind::Mismatch,
+                            engine.backend().name() + ": two runs of the same case differ in output '" +
+                                name + "' (first run " + tensorToString(t) + ", second " +
+                                (it == second.end() ? "missing" : tensorToString(it->second)) +
+                                ")");
+  }
 }
 
 }  // namespace nncheck

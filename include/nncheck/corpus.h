@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct FailureInfo {
   int nodesBefore = 0, nodesAfter = 0;
   int shrinkSteps = 0;
   double shrinkSeconds = 0;
+  std::string firstDivergingNode;  // Divergence::describe(); empty: not localized
+  // Configuration triage: configuration -> "passes", "unsupported" or the failure kind.
+  std::map<std::string, std::string> triage;
+  // Configuration -> failure kind this case is known to fail with (an open bug); the corpus
+  // replay expects exactly that, so a fix or a new failure shows. Empty: it must pass.
+  std::map<std::string, std::string> knownFailures;
+  std::string pattern;  // the minimized pattern campaigns deduplicate on (see campaign.h)
 };
 
 // A 16-hex-digit hash of the model and its inputs.
@@ -40,11 +48,14 @@ std::filesystem::path saveFailure(const std::filesystem::path& corpus, const std
 struct CorpusCase {
   std::filesystem::path dir;
   TestCase testCase;
+  std::map<std::string, std::string> knownFailures;  // from nncheck.json's known_failures
+  std::string pattern;                               // from nncheck.json
 };
 
 // Every case under `corpus` (recursively), sorted by folder; throws nncheck::Error naming a
 // broken one. A missing corpus folder is empty.
 std::vector<CorpusCase> loadCorpus(const std::filesystem::path& corpus);
+CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
 TestCase loadCase(const std::filesystem::path& caseDir);
 
 }  // namespace nncheck

@@ -45,6 +45,9 @@ struct Capabilities {
   std::vector<DType> dtypes;     // empty: the generator's defaults
   int64_t opset = 14;
   bool weightsMustBeInitializers = true;
+  // Relative frequency per op, e.g. the share of an op's models the engine accepts (see
+  // nncheck/probe.h), so the generator spends little on what the engine mostly rejects.
+  std::map<std::string, double> opWeights;
 };
 GeneratorConfig configFor(const Capabilities& caps, int nodes = 10);
 

@@ -24,6 +24,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nncheck/corpus.h"
 #include "nncheck/gen.h"
@@ -36,6 +38,9 @@ using Property = std::function<void(const TestCase&)>;
 struct CheckOptions {
   std::string backend;        // for nncheck.json
   std::string configuration;  // e.g. the TEST_P parameter
+  // Configuration triage: the shrunk failure is run under each of these properties (one per
+  // configuration of the engine), and which pass and which fail is reported and saved.
+  std::vector<std::pair<std::string, Property>> triage;
 };
 
 // Runs the property on generated cases; a failure fails the current GoogleTest test with the
@@ -47,16 +52,21 @@ void check(const rc::Gen<TestCase>& gen, const Property& property,
 template <class Param>
 class PropertyTest : public ::testing::TestWithParam<Param> {
  protected:
-  void check(const rc::Gen<TestCase>& gen, const Property& property, std::string backend = "") {
+  void check(const rc::Gen<TestCase>& gen, const Property& property, std::string backend = "",
+             std::vector<std::pair<std::string, Property>> triage = {}) {
     ::nncheck::check(gen, property,
-                     {std::move(backend), ::testing::PrintToString(this->GetParam())});
+                     {std::move(backend), ::testing::PrintToString(this->GetParam()),
+                      std::move(triage)});
   }
 };
 
 // Registers one test per case saved under `corpus` (Suite.<case folder>): it fails while the
-// property still fails on the case, with the same report as check().
+// property still fails on the case, with the same report as check(). A case whose nncheck.json
+// lists a known failure for `configuration` (known_failures: {"<configuration>": "mismatch"})
+// must fail exactly that way instead: the test fails when it passes (fixed? remove the entry)
+// or fails another way.
 void registerCorpusTests(const std::string& suite, const std::filesystem::path& corpus,
-                         Property property);
+                         Property property, const std::string& configuration = "");
 
 }  // namespace nncheck
 
@@ -66,9 +76,10 @@ void registerCorpusTests(const std::string& suite, const std::filesystem::path& 
   TEST(Suite, Name) { ::nncheck::check((Gen), &Suite##_##Name##_nncheck_property); } \
   static void Suite##_##Name##_nncheck_property(const ::nncheck::TestCase& tc)
 
-// Every case saved under Dir, replayed as its own test of suite Suite.
-#define NNCHECK_CORPUS_TEST(Suite, Dir, Property)              \
-  static const bool Suite##_nncheck_corpus_registered = [] {   \
-    ::nncheck::registerCorpusTests(#Suite, (Dir), (Property)); \
-    return true;                                               \
+// Every case saved under Dir, replayed as its own test of suite Suite; an optional fourth
+// argument names the configuration whose known failures apply.
+#define NNCHECK_CORPUS_TEST(Suite, Dir, Property, ...)                          \
+  static const bool Suite##_nncheck_corpus_registered = [] {                    \
+    ::nncheck::registerCorpusTests(#Suite, (Dir), (Property), ##__VA_ARGS__); \
+    return true;                                                                \
   }()

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nncheck/backend.h"
 
@@ -17,13 +18,26 @@ struct Config {
   bool fusion = true;  // Net::enableFusion
   Target target = Target::Cpu;
   std::string describe() const;  // "cpu, fusion on"
+  std::string key() const;       // "target=cpu,fusion=on", what parse() reads back
+  // "fusion=off", "target=opencl,fusion=on", ...: keys fusion (on|off) and target
+  // (cpu|opencl); throws nncheck::Error naming what is wrong.
+  static Config parse(const std::string& text);
+  bool operator==(const Config&) const = default;
 };
+
+// Every configuration this machine can run: fusion on and off on the CPU, and on OpenCL when an
+// OpenCL device is present (PoCL).
+std::vector<Config> configurations();
 
 class Backend final : public nncheck::Backend {
  public:
   explicit Backend(Config config = {});
   std::string name() const override;
+  // Measured: the ops of opencv_capabilities.inc (rebuilt by `nncheck probe --backend opencv
+  // --write-table`), weighted by the share of single-op models OpenCV ran.
   Capabilities capabilities() const override;
+  // float32, opset 13, weights and shape operands as initializers: what probing starts from.
+  static Capabilities baseCapabilities();
   // float32 only; an OpenCV exception (an unsupported layer, a failed shape check) becomes an
   // nncheck::Error naming OpenCV's message.
   TensorMap run(const Model& model, const TensorMap& inputs) override;

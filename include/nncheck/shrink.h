@@ -10,6 +10,7 @@
 //     if (auto smaller = c.make(i)) { /* does it still fail? */ }
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,22 @@ class ShrinkCandidates {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+struct ShrinkBudget {
+  int steps = 2000;     // candidate runs
+  double seconds = 60;  // wall time
+};
+
+struct ShrinkResult {
+  TestCase testCase;  // the smallest failing case found
+  int steps = 0;      // candidates run
+  double seconds = 0;
+};
+
+// Greedy shrinking outside RapidCheck (campaigns, nncheck reduce): the first candidate that
+// still fails replaces the case, until no candidate fails or the budget is spent.
+ShrinkResult shrinkGreedily(TestCase tc, const std::function<bool(const TestCase&)>& stillFails,
+                            const ShrinkBudget& budget = {});
 
 // Removes nodes that reach no graph output, then graph inputs, input values and initializers
 // nothing reads.

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -48,10 +50,12 @@ std::string selfPath() {
 
 // The outcome of one property run.
 struct Verdict {
-  std::optional<FailureKind> kind;  // nullopt: passed
+  std::optional<FailureKind> kind;  // nullopt: passed, or unsupported
   std::string message;
   double maxAbs = 0, maxRel = 0;
   Tolerance tolerance;
+  std::function<std::optional<Divergence>()> localize;
+  std::optional<std::string> unsupported;  // the category, when the case was not a test
 };
 
 Verdict runProperty(const Property& property, const TestCase& tc) {
@@ -59,14 +63,23 @@ Verdict runProperty(const Property& property, const TestCase& tc) {
   try {
     property(tc);
   } catch (const PropertyFailure& f) {
-    v = {f.kind(), f.what(), f.maxAbsError, f.maxRelError, f.tolerance};
+    v = {f.kind(), f.what(), f.maxAbsError, f.maxRelError, f.tolerance, f.localize, {}};
+  } catch (const Unsupported& u) {
+    v.unsupported = u.category();
+    v.message = u.what();
   } catch (const rc::detail::CaseResult& r) {
     if (r.type == rc::detail::CaseResult::Type::Failure)
-      v = {FailureKind::Mismatch, r.description, 0, 0, {}};
+      v = {FailureKind::Mismatch, r.description, 0, 0, {}, {}, {}};
   } catch (const std::exception& e) {
-    v = {FailureKind::Error, std::string("the property threw: ") + e.what(), 0, 0, {}};
+    v = {FailureKind::Error, std::string("the property threw: ") + e.what(), 0, 0, {}, {}, {}};
   }
   return v;
+}
+
+// "passes", "unsupported" or the failure kind.
+std::string outcomeName(const Verdict& v) {
+  if (v.kind) return std::string(failureKindName(*v.kind));
+  return v.unsupported ? "unsupported" : "passes";
 }
 
 std::string report(const std::string& test, const Verdict& v, const TestCase& tc,
@@ -81,6 +94,13 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
   }
   os << "\n" << v.message;
   if (!v.message.empty() && v.message.back() != '\n') os << "\n";
+  if (!info.firstDivergingNode.empty())
+    os << "first diverging node: " << info.firstDivergingNode << "\n";
+  if (!info.triage.empty()) {
+    os << "configurations:";
+    for (const auto& [config, outcome] : info.triage) os << " [" << config << ": " << outcome << "]";
+    os << "\n";
+  }
   os << "model (seed " << tc.seed << "):\n" << modelToText(tc.model);
   os << "saved: " << saved << "\n";
   if (saved.rfind("(", 0) != 0)
@@ -131,6 +151,8 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     int steps = 0;
     Clock::time_point shrinkStart;
     bool exhausted = false;
+    int cases = 0;
+    std::map<std::string, int> unsupported;  // by category, before the first failure
   } s;
 
   auto wrapped = [&] {
@@ -145,6 +167,10 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
       }
     }
     Verdict v = runProperty(property, tc);
+    if (!s.kind) {
+      ++s.cases;
+      if (v.unsupported) ++s.unsupported[*v.unsupported];
+    }
     if (!v.kind) return;
     if (!s.kind) {
       s.kind = v.kind;
@@ -162,7 +188,23 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   metadata.id = test;
   metadata.description = test;
   const auto result = rc::detail::checkTestable(wrapped, metadata, params);
-  if (result.template is<rc::detail::SuccessResult>()) return;
+  int skipped = 0;
+  std::string why;
+  for (const auto& [category, n] : s.unsupported) {
+    skipped += n;
+    why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + category;
+  }
+  if (skipped)
+    std::printf("nncheck: %s: %d of %d cases were not tests (%s)\n", test.c_str(), skipped,
+                s.cases, why.c_str());
+  if (result.template is<rc::detail::SuccessResult>()) {
+    if (s.cases > 0 && skipped == s.cases)
+      ADD_FAILURE() << "nncheck: " << test << ": all " << s.cases
+                    << " cases were rejected or skipped (" << why
+                    << "), so the property tested nothing; narrow the generator to what the "
+                       "engine accepts";
+    return;
+  }
   if (!s.kind) {
     std::ostringstream os;
     rc::detail::printResultMessage(result, os);
@@ -182,6 +224,10 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   info.nodesAfter = static_cast<int>(s.lastCase.model.graph.nodes.size());
   info.shrinkSteps = s.steps;
   info.shrinkSeconds = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
+  if (s.last.localize)
+    if (std::optional<Divergence> d = s.last.localize()) info.firstDivergingNode = d->describe();
+  for (const auto& [config, other] : options.triage)
+    info.triage[config] = outcomeName(runProperty(other, s.lastCase));
   const std::string saved = saveOrSay(test, s.lastCase, info);
   ADD_FAILURE() << report(test, s.last, s.lastCase, info, saved) << "(RapidCheck seed "
                 << params.seed << "; rerun with NNCHECK_SEED=" << params.seed << ")\n";
@@ -191,27 +237,44 @@ namespace {
 
 class CorpusCaseTest : public ::testing::Test {
  public:
-  CorpusCaseTest(fs::path dir, Property property)
-      : dir_(std::move(dir)), property_(std::move(property)) {}
+  CorpusCaseTest(fs::path dir, Property property, std::string configuration)
+      : dir_(std::move(dir)), property_(std::move(property)), config_(std::move(configuration)) {}
   void TestBody() override {
-    TestCase tc = loadCase(dir_);
-    Verdict v = runProperty(property_, tc);
-    if (v.kind) ADD_FAILURE() << report(currentTestName(), v, tc, {}, dir_.string());
+    CorpusCase c = loadCorpusCase(dir_);
+    Verdict v = runProperty(property_, c.testCase);
+    auto known = c.knownFailures.find(config_);
+    if (known == c.knownFailures.end()) {
+      if (v.kind) ADD_FAILURE() << report(currentTestName(), v, c.testCase, {}, dir_.string());
+      return;
+    }
+    // A known failure: it must still fail the same way.
+    const std::string got = outcomeName(v);
+    if (got != known->second)
+      ADD_FAILURE() << "nncheck: " << dir_.string() << " is a known " << known->second
+                    << " failure" << (config_.empty() ? "" : " in " + config_) << " but now "
+                    << got << ": if the engine was fixed, remove the entry from known_failures "
+                    << "in its nncheck.json\n"
+                    << v.message;
+    else
+      std::printf("nncheck: known %s failure still reproduces: %s\n", got.c_str(),
+                  dir_.string().c_str());
   }
 
  private:
   fs::path dir_;
   Property property_;
+  std::string config_;
 };
 
 }  // namespace
 
-void registerCorpusTests(const std::string& suite, const fs::path& corpus, Property property) {
+void registerCorpusTests(const std::string& suite, const fs::path& corpus, Property property,
+                         const std::string& configuration) {
   for (const CorpusCase& c : loadCorpus(corpus)) {
     std::string name = folderName(fs::relative(c.dir, corpus).string());
     ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [dir = c.dir, property]() -> ::testing::Test* {
-                              return new CorpusCaseTest(dir, property);
+                            [dir = c.dir, property, configuration]() -> ::testing::Test* {
+                              return new CorpusCaseTest(dir, property, configuration);
                             });
   }
 }

@@ -1,11 +1,15 @@
 // The OpenCV DNN adapter. Compiled into the library only when CMake finds OpenCV's DNN module
 // (NNCHECK_HAS_OPENCV); without it the backend reports itself unavailable.
+#include <sstream>
+
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/opencv.h"
 
 #ifdef NNCHECK_HAS_OPENCV
 #include <opencv2/core.hpp>
+#include <opencv2/core/ocl.hpp>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
 #endif
 
@@ -16,11 +20,42 @@ std::string Config::describe() const {
          (fusion ? "on" : "off");
 }
 
-Backend::Backend(Config config) : config_(config) {}
+std::string Config::key() const {
+  return std::string("target=") + (target == Target::Cpu ? "cpu" : "opencl") +
+         ",fusion=" + (fusion ? "on" : "off");
+}
+
+Config Config::parse(const std::string& text) {
+  Config c;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "fusion" && (value == "on" || value == "off")) {
+      c.fusion = value == "on";
+    } else if (key == "target" && (value == "cpu" || value == "opencl")) {
+      c.target = value == "cpu" ? Target::Cpu : Target::OpenCL;
+    } else {
+      throw Error("opencv configuration '" + text + "': cannot read '" + item +
+                  "' (expected fusion=on|off, target=cpu|opencl)");
+    }
+  }
+  return c;
+}
+
+Backend::Backend(Config config) : config_(config) {
+#ifdef NNCHECK_HAS_OPENCV
+  // The importer logs every rejected node to stderr; the message comes back in the exception.
+  cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+#endif
+}
 
 std::string Backend::name() const { return "opencv (" + config_.describe() + ")"; }
 
-Capabilities Backend::capabilities() const {
+Capabilities Backend::baseCapabilities() {
   Capabilities caps;
   caps.dtypes = {DType::Float32};
   caps.opset = 13;  // OpenCV 4.6 reads any opset but behaves like opset 11; 13 is our oldest
@@ -28,8 +63,29 @@ Capabilities Backend::capabilities() const {
   return caps;
 }
 
+Capabilities Backend::capabilities() const {
+  static const std::vector<std::pair<std::string, double>> kProbed = {
+#include "backends/opencv_capabilities.inc"
+  };
+  Capabilities caps = baseCapabilities();
+  for (const auto& [op, share] : kProbed) {
+    caps.ops.push_back(op);
+    caps.opWeights[op] = share;
+  }
+  return caps;
+}
+
 #ifdef NNCHECK_HAS_OPENCV
 bool available() { return true; }
+
+std::vector<Config> configurations() {
+  std::vector<Config> out = {{true, Target::Cpu}, {false, Target::Cpu}};
+  if (cv::ocl::haveOpenCL()) {
+    out.push_back({true, Target::OpenCL});
+    out.push_back({false, Target::OpenCL});
+  }
+  return out;
+}
 
 namespace {
 
@@ -44,11 +100,18 @@ cv::Mat toMat(const Tensor& t, const std::string& name) {
   return m;
 }
 
-Tensor fromMat(const cv::Mat& m, const std::string& name) {
+// A cv::Mat has at least two dims, so a scalar or 1-D output comes back as [1, n] or [n, 1]: the
+// declared shape is restored when the element count agrees. Higher ranks are kept as OpenCV
+// gives them, so a wrong shape shows.
+Tensor fromMat(const cv::Mat& m, const ValueInfo& declared) {
+  const std::string& name = declared.name;
   if (m.depth() != CV_32F) throw Error("opencv: output '" + name + "' is not float32");
   cv::Mat c = m.isContinuous() ? m : m.clone();
   Shape shape;
   for (int i = 0; i < c.dims; ++i) shape.push_back(c.size[i]);
+  if (std::optional<Shape> want = declared.shape();
+      want && want->size() < 2 && elementCount(*want) == static_cast<int64_t>(c.total()))
+    shape = *want;
   Tensor t(DType::Float32, shape);
   if (static_cast<size_t>(c.total() * c.elemSize()) != t.bytes().size())
     throw Error("opencv: output '" + name + "' has an unexpected size");
@@ -74,14 +137,18 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
     net.forward(outs, names);
     TensorMap result;
     for (size_t i = 0; i < names.size() && i < outs.size(); ++i)
-      result[names[i]] = fromMat(outs[i], names[i]);
+      result[names[i]] = fromMat(outs[i], model.graph.outputs[i]);
     return result;
   } catch (const cv::Exception& e) {
-    throw Error(std::string("opencv: ") + e.what());
+    // OpenCV throws on what it cannot import or run (an unsupported op or attribute, a failed
+    // shape check): a limit of the engine, reported as such. Crashes and wrong results are bugs.
+    throw Unsupported("engine", std::string("opencv: ") + e.what());
   }
 }
 #else
 bool available() { return false; }
+
+std::vector<Config> configurations() { return {}; }
 
 TensorMap Backend::run(const Model&, const TensorMap&) {
   throw Error(

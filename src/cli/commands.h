@@ -9,6 +9,8 @@ namespace nncheck::cli {
 void addRunCommand(CLI::App& app);
 void addGenCommand(CLI::App& app);
 void addProbeCommand(CLI::App& app);
+void addFuzzCommand(CLI::App& app);
+void addReduceCommand(CLI::App& app);
 
 void setExitCode(int code);
 int exitCode();

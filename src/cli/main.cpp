@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   nncheck::cli::addRunCommand(app);
   nncheck::cli::addGenCommand(app);
   nncheck::cli::addProbeCommand(app);
+  nncheck::cli::addFuzzCommand(app);
+  nncheck::cli::addReduceCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,119 +1,95 @@
 // nncheck probe: what an engine accepts, measured with single-op models of every op in the
-// library (float32, weights as initializers), each run isolated and compared with the reference.
+// library under the engine's base capabilities, each run isolated and compared with the
+// reference; --write-table rebuilds the table a backend compiles in.
+#include <cstdio>
 #include <iostream>
-#include <map>
 
 #include "cli/commands.h"
+#include "cli/engines.h"
 #include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
 #include "nncheck/opencv.h"
-#include "nncheck/property.h"
+#include "nncheck/probe.h"
 
 namespace nncheck::cli {
 namespace {
 
-struct ProbeOptions {
+struct ProbeCliOptions {
   std::string backend = "opencv";
-  int perOp = 5;
-  uint64_t seed = 1;
-  bool fusion = true;
+  std::string config;
+  ProbeOptions probe;
   double timeout = 10;
+  std::string writeTable;
 };
 
-struct Row {
-  int match = 0, mismatch = 0, rejected = 0, crash = 0, hang = 0;
-  std::string firstMessage;
-};
+Capabilities baseFor(const std::string& backend, const Backend& engine) {
+  if (backend == "opencv") return opencv::Backend::baseCapabilities();
+  return engine.capabilities();
+}
 
-int run(const ProbeOptions& o) {
+int run(const ProbeCliOptions& o) {
   std::unique_ptr<Backend> engine;
-  if (o.backend == "opencv") {
-    if (!opencv::available()) {
-      std::cerr << "nncheck probe: error: this nncheck was built without OpenCV DNN\n";
-      return 2;
-    }
-    engine = std::make_unique<opencv::Backend>(opencv::Config{o.fusion, opencv::Target::Cpu});
-  } else if (o.backend == "reference") {
-    engine = std::make_unique<ReferenceBackend>();
-  } else {
-    std::cerr << "nncheck probe: error: --backend " << o.backend
-              << ": unknown backend (available: opencv, reference)\n";
-    return 2;
-  }
-  if (o.perOp < 1 || o.timeout <= 0) {
-    std::cerr << "nncheck probe: error: --per-op and --timeout must be positive\n";
-    return 2;
-  }
-  GeneratorConfig base = configFor(engine->capabilities(), 1);
-  std::vector<std::string> ops;
+  std::chrono::milliseconds timeout;
   try {
-    ops = usableOps(base);
-  } catch (const std::exception& e) {
+    engine = makeEngine(o.backend, o.config);
+    timeout = secondsOption("--timeout", o.timeout);
+    if (o.probe.perOp < 1) throw Error("--per-op: expected a positive number of models");
+  } catch (const Error& e) {
     std::cerr << "nncheck probe: error: " << e.what() << "\n";
     return 2;
   }
-  const Isolated isolatedEngine =
-      isolated(*engine, std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000)));
-  std::map<std::string, Row> rows;
-  int accepted = 0;
-  for (const std::string& op : ops) {
-    GeneratorConfig cfg = base;
-    cfg.ops = {op};
-    Row& row = rows[op];
-    for (int i = 0; i < o.perOp; ++i) {
-      TestCase tc;
-      try {
-        tc = makeTestCase(cfg, o.seed + static_cast<uint64_t>(i));
-      } catch (const Error&) {
-        continue;  // no single-node model of this op under the engine's capabilities
-      }
-      try {
-        assertAllClose(runOn(isolatedEngine, tc), runOn(reference(), tc));
-        ++row.match;
-      } catch (const PropertyFailure& f) {
-        switch (f.kind()) {
-          case FailureKind::Mismatch:
-            ++row.mismatch;
-            break;
-          case FailureKind::Crash:
-            ++row.crash;
-            break;
-          case FailureKind::Hang:
-            ++row.hang;
-            break;
-          default:
-            ++row.rejected;
-            break;
-        }
-        if (row.firstMessage.empty()) row.firstMessage = std::string(f.what()).substr(0, 100);
-      }
-    }
-    if (row.match + row.mismatch > 0) ++accepted;
-    std::printf("%-22s match %2d  mismatch %2d  rejected %2d  crash %2d  hang %2d  %s\n",
-                op.c_str(), row.match, row.mismatch, row.rejected, row.crash, row.hang,
-                row.match == o.perOp ? "" : row.firstMessage.c_str());
-    std::fflush(stdout);
+  const Isolated isolatedEngine = isolated(*engine, timeout, Isolation::Persistent);
+  std::printf("%-22s %6s %5s %8s %11s %5s %5s %5s  %s\n", "op", "models", "match", "mismatch",
+              "unsupported", "error", "crash", "hang", "first problem");
+  std::vector<ProbeRow> rows;
+  try {
+    rows = probe(isolatedEngine, baseFor(o.backend, *engine), o.probe, [](const ProbeRow& r) {
+      std::string problem = r.firstProblem.substr(0, r.firstProblem.find('\n'));
+      if (problem.size() > 110) problem = problem.substr(0, 110) + "...";
+      std::printf("%-22s %6d %5d %8d %11d %5d %5d %5d  %s\n", r.op.c_str(), r.models, r.match,
+                  r.mismatch, r.unsupported, r.error, r.crash, r.hang, problem.c_str());
+      std::fflush(stdout);
+    });
+  } catch (const Error& e) {
+    std::cerr << "nncheck probe: error: " << e.what() << "\n";
+    return 1;
   }
-  std::printf("\n%s: %d of %zu ops accepted (ran on at least one model)\n", engine->name().c_str(),
-              accepted, ops.size());
+  int accepted = 0;
+  for (const ProbeRow& r : rows) accepted += r.acceptedShare() > 0;
+  std::printf("\n%s: %d of %zu ops accepted (ran on at least one model)\n",
+              engine->name().c_str(), accepted, rows.size());
+  if (!o.writeTable.empty()) {
+    try {
+      writeFileAtomic(o.writeTable, probeTableSource(rows, engine->name(), o.probe));
+    } catch (const std::exception& e) {
+      std::cerr << "nncheck probe: error: --write-table " << o.writeTable << ": " << e.what()
+                << "\n";
+      return 1;
+    }
+    std::printf("table written to %s\n", o.writeTable.c_str());
+  }
   return 0;
 }
 
 }  // namespace
 
 void addProbeCommand(CLI::App& app) {
-  auto o = std::make_shared<ProbeOptions>();
+  auto o = std::make_shared<ProbeCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "probe",
-      "Measure what an engine accepts: single-op models of every op (float32, weights as "
-      "initializers), run isolated and compared with the reference.");
+      "Measure what an engine accepts: single-op models of every op, run isolated and compared "
+      "with the reference.");
   cmd->add_option("--backend", o->backend, "engine to probe: opencv, reference")
       ->capture_default_str();
-  cmd->add_option("--per-op", o->perOp, "models per op")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the first model per op")->capture_default_str();
+  cmd->add_option("--config", o->config, "engine configuration, e.g. fusion=off,target=cpu");
+  cmd->add_option("--per-op", o->probe.perOp, "models per op")->capture_default_str();
+  cmd->add_option("--seed", o->probe.seed, "seed of the first model per op")
+      ->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds per run before it counts as a hang")
       ->capture_default_str();
-  cmd->add_flag(
-      "--no-fusion", [o](int64_t) { o->fusion = false; }, "OpenCV: switch graph fusion off");
+  cmd->add_option("--write-table", o->writeTable,
+                  "write the accepted ops and their shares as C++ rows (for opencv: "
+                  "src/backends/opencv_capabilities.inc)");
   cmd->callback([o] { setExitCode(run(*o)); });
 }
 

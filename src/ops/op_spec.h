@@ -10,12 +10,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/rng.h"
+#include "nncheck/compare.h"
 #include "nncheck/graph.h"
 #include "ops/rule.h"
 
@@ -165,6 +167,9 @@ struct OpSpec {
   std::function<void(Rule<int64_t>&)> ruleConcrete;
   std::function<void(Rule<z3::expr>&)> ruleSymbolic;
   std::function<void(KernelCall&)> kernelFn;
+  // How far a correct float32 engine may stray from the reference (which accumulates in
+  // double) on this op, where it is more than the dtype's default (long sums, ...).
+  std::optional<Tolerance> float32Tolerance;
 
   // --- builder ---
   OpSpec& types(std::string name, std::vector<DType> allowed) {
@@ -226,6 +231,10 @@ struct OpSpec {
   }
   OpSpec& kernel(std::function<void(KernelCall&)> k) {
     kernelFn = std::move(k);
+    return *this;
+  }
+  OpSpec& tolerance(Tolerance t) {
+    float32Tolerance = t;
     return *this;
   }
 

@@ -2,6 +2,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "nncheck/backend.h"
 #include "nncheck/compare.h"
 #include "nncheck/error.h"
@@ -20,7 +22,7 @@ Model smallModel() {
 
 // Test doubles: engines that misbehave in each way isolation must survive.
 struct Misbehaving : Backend {
-  enum class How { Segfault, Abort, Hang, Throw, ExitSilently } how;
+  enum class How { Segfault, Abort, Hang, Throw, Reject, ExitSilently } how;
   explicit Misbehaving(How h) : how(h) {}
   std::string name() const override { return "misbehaving"; }
   TensorMap run(const Model&, const TensorMap&) override {
@@ -33,7 +35,9 @@ struct Misbehaving : Backend {
       case How::Hang:
         for (;;) ::pause();
       case How::Throw:
-        throw std::runtime_error("engine rejects the model: Conv needs kernel_shape");
+        throw std::runtime_error("engine failed: out of device memory");
+      case How::Reject:
+        throw Unsupported("engine", "engine rejects the model: Conv needs kernel_shape");
       case How::ExitSilently:
         ::_exit(3);
     }
@@ -41,19 +45,21 @@ struct Misbehaving : Backend {
   }
 };
 
-TEST(Isolated, ReferenceOutputsComeBackIntact) {
+class IsolatedIn : public ::testing::TestWithParam<Isolation> {};
+
+TEST_P(IsolatedIn, ReferenceOutputsComeBackIntact) {
   Model m = smallModel();
   TensorMap in = randomInputs(m, 3);
-  RunOutcome r = isolated(reference(), 5s).run(m, in);
+  RunOutcome r = isolated(reference(), 5s, GetParam()).run(m, in);
   ASSERT_EQ(r.kind, OutcomeKind::Ok) << r.message;
   TensorMap direct = runReference(m, in);
   ASSERT_EQ(r.outputs.size(), direct.size());
   for (const auto& [name, t] : direct) EXPECT_TRUE(r.outputs.at(name) == t) << name;
 }
 
-TEST(Isolated, ASegfaultIsACrashWithItsSignal) {
+TEST_P(IsolatedIn, ASegfaultIsACrashWithItsSignal) {
   Misbehaving engine(Misbehaving::How::Segfault);
-  RunOutcome r = isolated(engine, 5s).run(smallModel(), {});
+  RunOutcome r = isolated(engine, 5s, GetParam()).run(smallModel(), {});
   EXPECT_EQ(r.kind, OutcomeKind::Crash);
 #ifndef __SANITIZE_ADDRESS__
   EXPECT_EQ(r.signal, SIGSEGV);
@@ -64,33 +70,93 @@ TEST(Isolated, ASegfaultIsACrashWithItsSignal) {
 #endif
 }
 
-TEST(Isolated, AnAbortIsACrash) {
+TEST_P(IsolatedIn, AnAbortIsACrash) {
   Misbehaving engine(Misbehaving::How::Abort);
-  RunOutcome r = isolated(engine, 5s).run(smallModel(), {});
+  RunOutcome r = isolated(engine, 5s, GetParam()).run(smallModel(), {});
   EXPECT_EQ(r.kind, OutcomeKind::Crash);
   EXPECT_EQ(r.signal, SIGABRT);
 }
 
-TEST(Isolated, AHangIsKilledAtTheTimeLimit) {
+TEST_P(IsolatedIn, AHangIsKilledAtTheTimeLimit) {
   Misbehaving engine(Misbehaving::How::Hang);
-  RunOutcome r = isolated(engine, 300ms).run(smallModel(), {});
+  RunOutcome r = isolated(engine, 300ms, GetParam()).run(smallModel(), {});
   EXPECT_EQ(r.kind, OutcomeKind::Hang);
   EXPECT_GE(r.seconds, 0.29);
   EXPECT_LT(r.seconds, 5.0);
 }
 
-TEST(Isolated, AnExceptionIsAnErrorWithItsMessage) {
+TEST_P(IsolatedIn, AnExceptionIsAnErrorWithItsMessage) {
   Misbehaving engine(Misbehaving::How::Throw);
-  RunOutcome r = isolated(engine, 5s).run(smallModel(), {});
+  RunOutcome r = isolated(engine, 5s, GetParam()).run(smallModel(), {});
   EXPECT_EQ(r.kind, OutcomeKind::Error);
+  EXPECT_EQ(r.message, "engine failed: out of device memory");
+}
+
+TEST_P(IsolatedIn, ARejectedModelIsUnsupportedWithItsMessage) {
+  Misbehaving engine(Misbehaving::How::Reject);
+  RunOutcome r = isolated(engine, 5s, GetParam()).run(smallModel(), {});
+  EXPECT_EQ(r.kind, OutcomeKind::Unsupported);
   EXPECT_EQ(r.message, "engine rejects the model: Conv needs kernel_shape");
 }
 
-TEST(Isolated, ExitingWithoutAResultIsACrash) {
+TEST_P(IsolatedIn, ExitingWithoutAResultIsACrash) {
   Misbehaving engine(Misbehaving::How::ExitSilently);
-  RunOutcome r = isolated(engine, 5s).run(smallModel(), {});
+  RunOutcome r = isolated(engine, 5s, GetParam()).run(smallModel(), {});
   EXPECT_EQ(r.kind, OutcomeKind::Crash);
   EXPECT_NE(r.message.find("status 3"), std::string::npos) << r.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, IsolatedIn,
+                         ::testing::Values(Isolation::ForkPerRun, Isolation::Persistent),
+                         [](const auto& info) {
+                           return info.param == Isolation::Persistent ? "Persistent"
+                                                                      : "ForkPerRun";
+                         });
+
+// An engine that reports the process it runs in, and crashes on its second run in a process
+// (state an earlier case left behind).
+struct ProcessReporter : Backend {
+  int runsHere = 0;
+  std::string name() const override { return "process reporter"; }
+  TensorMap run(const Model&, const TensorMap&) override {
+    if (++runsHere == 2 && crashOnSecondRun) ::raise(SIGSEGV);
+    return {{"pid", Tensor::scalar<int64_t>(::getpid())}};
+  }
+  bool crashOnSecondRun = false;
+};
+
+TEST(Isolated, APersistentWorkerServesManyRunsInOneProcess) {
+  ProcessReporter engine;
+  Isolated worker = isolated(engine, 5s, Isolation::Persistent);
+  EXPECT_EQ(worker.mode(), Isolation::Persistent);
+  std::set<int64_t> pids;
+  for (int i = 0; i < 5; ++i) {
+    RunOutcome r = worker.run(smallModel(), {});
+    ASSERT_EQ(r.kind, OutcomeKind::Ok) << r.message;
+    pids.insert(r.outputs.at("pid").toInt64(0));
+  }
+  EXPECT_EQ(pids.size(), 1u);
+  EXPECT_NE(*pids.begin(), ::getpid());
+  // Fork per run: a new process each time.
+  Isolated perRun = isolated(engine, 5s);
+  EXPECT_NE(perRun.run(smallModel(), {}).outputs.at("pid").toInt64(0),
+            perRun.run(smallModel(), {}).outputs.at("pid").toInt64(0));
+}
+
+TEST(Isolated, ACrashCausedByAnEarlierCaseIsNotBlamedOnThisOne) {
+  ProcessReporter engine;
+  engine.crashOnSecondRun = true;
+  Isolated worker = isolated(engine, 5s, Isolation::Persistent);
+  RunOutcome first = worker.run(smallModel(), {});
+  ASSERT_EQ(first.kind, OutcomeKind::Ok) << first.message;
+  // The worker dies on its second run; the case, run alone in a fresh child, is fine.
+  RunOutcome second = worker.run(smallModel(), {});
+  ASSERT_EQ(second.kind, OutcomeKind::Ok) << second.message;
+  EXPECT_NE(second.outputs.at("pid").toInt64(0), first.outputs.at("pid").toInt64(0));
+  // A replacement worker serves the next run.
+  RunOutcome third = worker.run(smallModel(), {});
+  ASSERT_EQ(third.kind, OutcomeKind::Ok) << third.message;
+  EXPECT_NE(third.outputs.at("pid").toInt64(0), first.outputs.at("pid").toInt64(0));
 }
 
 TEST(Isolated, TimeoutComesFromTheEnvironment) {

@@ -59,7 +59,7 @@ TEST(OpenCVBackend, RunsIsolated) {
   EXPECT_NO_THROW(assertAllClose(runOn(isolated(cv, 20s), tc), runOn(reference(), tc)));
 }
 
-TEST(OpenCVBackend, AModelOpenCVRejectsIsAnErrorWithOpenCVsMessage) {
+Model modModel() {
   // A valid model OpenCV 4.6's ONNX importer has no layer for.
   Model m;
   m.opsets = {{"", 13}};
@@ -70,13 +70,39 @@ TEST(OpenCVBackend, AModelOpenCVRejectsIsAnErrorWithOpenCVsMessage) {
   mod.attributes = {Attribute::ofInt("fmod", 1)};
   m.graph.nodes = {mod};
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2, 3})};
+  return m;
+}
+
+TEST(OpenCVBackend, AModelOpenCVRejectsIsUnsupportedWithOpenCVsMessage) {
+  Model m = modModel();
   ASSERT_EQ(whyInvalid(m), std::nullopt);
   opencv::Backend cv;
   try {
     cv.run(m, {{"a", Tensor(DType::Float32, {2, 3})}, {"b", Tensor(DType::Float32, {2, 3})}});
     FAIL() << "OpenCV accepted a Mod";
-  } catch (const Error& e) {
+  } catch (const Unsupported& e) {
     EXPECT_EQ(std::string(e.what()).rfind("opencv: OpenCV(4.6", 0), 0u) << e.what();
+    // The importer names the node it could not handle.
+    EXPECT_NE(std::string(e.what()).find("onnx_node!mod"), std::string::npos) << e.what();
+  }
+  TestCase tc{m, {{"a", Tensor(DType::Float32, {2, 3})}, {"b", Tensor(DType::Float32, {2, 3})}}};
+  EXPECT_THROW(runOn(isolated(cv, 20s), tc), Unsupported);
+}
+
+TEST(OpenCVBackend, ScalarAndVectorOutputsKeepTheirDeclaredShape) {
+  // OpenCV's Mat has at least two dims; the adapter restores ranks 0 and 1.
+  for (const Shape& shape : {Shape{}, Shape{5}}) {
+    Model m;
+    m.opsets = {{"", 13}};
+    m.graph.name = "relu";
+    m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, shape)};
+    m.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "relu")};
+    m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, shape)};
+    TestCase tc{m, randomInputs(m, 1)};
+    opencv::Backend cv;
+    TensorMap got = runOn(cv, tc);
+    EXPECT_EQ(got.at("y").shape(), shape);
+    EXPECT_NO_THROW(assertAllClose(got, runOn(reference(), tc)));
   }
 }
 

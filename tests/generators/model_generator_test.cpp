@@ -117,8 +117,10 @@ TEST(Generator, CapabilitiesMapOntoTheConfig) {
   caps.ops = {"Conv", "Relu", "Reshape", "Add"};
   caps.dtypes = {DType::Float32};
   caps.opset = 13;
+  caps.opWeights = {{"Conv", 0.5}};
   GeneratorConfig cfg = configFor(caps, 6);
   EXPECT_EQ(cfg.nodes, 6);
+  EXPECT_EQ(cfg.opWeights, caps.opWeights);
   EXPECT_TRUE(cfg.weightsAsInitializers);
   for (uint64_t seed = 0; seed < 50; ++seed) {
     Model m = generateModel(cfg, seed);

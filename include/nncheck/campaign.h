@@ -1,0 +1,100 @@
+// A differential campaign: generate -> run on the engine -> compare with the reference ->
+// shrink -> localize -> triage across configurations -> save, for a time or a number of cases.
+// What `nncheck fuzz` runs.
+//
+// Cases the engine rejects are counted as unsupported, not as bugs, and the op it names loses
+// weight in the generator, so the campaign spends its time on what the engine runs. Cases whose
+// reference computes NaN/Inf are skipped (nncheck/tolerance.h). Failures are deduplicated on
+// their minimized pattern (failure kind, ops and wiring, first diverging op): one corpus entry
+// each, with a hit count. The engine runs in a persistent isolated process; every failure is
+// confirmed in a fresh one, and shrinking and triage use fresh ones.
+//
+//   nncheck::CampaignOptions o;
+//   o.generator = nncheck::configFor(cv.capabilities());
+//   o.seconds = 60;
+//   o.corpus = "nncheck-corpus";
+//   nncheck::CampaignStats s = nncheck::runCampaign({{"fusion=on", &cv}}, o);
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nncheck/corpus.h"
+#include "nncheck/shrink.h"
+
+namespace nncheck {
+
+struct CampaignEngine {
+  std::string configuration;  // e.g. "target=cpu,fusion=on"
+  Backend* backend = nullptr;
+};
+
+struct CampaignOptions {
+  GeneratorConfig generator;  // usually configFor(engine.capabilities())
+  uint64_t seed = 1;          // case i uses seed + i
+  double seconds = 60;        // time box
+  int64_t maxCases = 0;       // 0: until the time is up; else stop after this many
+  std::filesystem::path corpus;  // where findings are saved; empty: not saved
+  std::string property = "fuzz";  // <corpus>/<property>/<hash>/
+  std::chrono::milliseconds timeout{10000};  // per engine run
+  ShrinkBudget shrink{400, 20};
+  int shrinksPerKey = 2;  // failures of one kind at one op shrunk before the rest count as repeats
+  bool learnUnsupported = true;   // lower the weight of ops the engine rejects
+  bool markKnownFailures = false;  // save findings with known_failures = their failing configs
+};
+
+struct CampaignFinding {
+  FailureKind kind = FailureKind::Mismatch;
+  std::string pattern;
+  std::string firstDivergingNode;
+  std::map<std::string, std::string> triage;
+  std::string message;
+  std::filesystem::path dir;  // empty when not saved
+  bool fromCorpus = false;    // the pattern was already in the corpus
+  int hits = 1;               // shrunk failures with this pattern
+  int nodesBefore = 0, nodesAfter = 0;
+  int shrinkSteps = 0;
+  double shrinkSeconds = 0;
+  double maxAbs = 0, maxRel = 0;
+  Tolerance tolerance;
+  TestCase minimized;
+};
+
+struct CampaignStats {
+  int64_t cases = 0, passed = 0, unsupported = 0, nonfinite = 0;
+  int64_t unconfirmed = 0;  // failed in the persistent process, passed in a fresh one
+  int64_t repeats = 0;      // failures not shrunk: their kind and op were shrunk often enough
+  std::map<FailureKind, int64_t> failures;  // confirmed, by kind
+  std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
+  double seconds = 0, shrinkSeconds = 0;
+  std::vector<CampaignFinding> findings;  // distinct patterns, in the order found
+  int newFindings() const;
+};
+
+// Throws nncheck::Error for an empty engine list or a bad generator config.
+CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
+                          const std::function<void(const CampaignStats&)>& progress = {});
+
+// Reduces one case (a saved failure, a hand-made model): nullopt when it does not fail on the
+// first engine; else shrunk (keeping its failure kind), localized and triaged.
+std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& engines,
+                                          const TestCase& tc, const CampaignOptions& o);
+
+// Saves a finding to o.corpus / o.property with its triage and pattern; returns the folder.
+std::filesystem::path saveFinding(const CampaignFinding& f,
+                                  const std::vector<CampaignEngine>& engines,
+                                  const CampaignOptions& o);
+
+// The minimized pattern two failures share when they are the same bug: kind, each node's op and
+// where its inputs come from, and the first diverging op.
+std::string failurePattern(const TestCase& tc, FailureKind kind, const std::string& divergingOp);
+
+// The op type of the node an engine's message names (the longest node name it contains), or "".
+std::string rejectedOp(const std::string& message, const Model& model);
+
+}  // namespace nncheck

@@ -1,0 +1,47 @@
+// Localization: for a model whose outputs differ from the reference, the first diverging node,
+// the one whose inputs agree and whose output does not.
+//
+// First every intermediate value is exposed as a graph output and the engine runs once; the
+// first node (in graph order) with a differing output is the answer. Exposing values can stop
+// an engine from fusing nodes, so when that run shows no divergence, each node is tried as the
+// output of the sub-model that computes it (its ancestors only, their values kept internal);
+// the first such sub-model that differs names the node.
+//
+//   if (auto d = nncheck::localizeDivergence(engine, tc, nncheck::toleranceFor(tc.model)))
+//     std::cerr << d->describe() << "\n";   // "node 'n3' (Softmax), output 'v4': ..."
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "nncheck/backend.h"
+#include "nncheck/compare.h"
+#include "nncheck/test_case.h"
+
+namespace nncheck {
+
+struct Divergence {
+  size_t node = 0;     // index in graph order
+  std::string name;    // node name
+  std::string opType;  // op
+  std::string output;  // the first differing output of the node
+  std::string detail;  // what differs (the comparison's message)
+  // true: found with every value exposed; false: only the node's own sub-model differs (its
+  // inputs internal), which points at fusion of the node with its producers.
+  bool exposed = true;
+  std::string describe() const;
+};
+
+// A model whose graph outputs are its outputs plus every node output (typed from the
+// reference's values).
+Model exposeAllValues(const Model& model, const TensorMap& values);
+
+// The sub-model computing node `node`'s outputs from graph inputs and initializers: the node
+// and its ancestors, with the node's outputs as the graph outputs.
+TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values);
+
+// nullopt when neither way finds a differing node (e.g. the engine fails on every variant).
+std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestCase& tc,
+                                             const Tolerance& tol);
+
+}  // namespace nncheck

@@ -1,0 +1,95 @@
+#include "nncheck/localize.h"
+
+#include <set>
+
+namespace nncheck {
+namespace {
+
+ValueInfo typedLike(const std::string& name, const TensorMap& values) {
+  const Tensor& t = values.at(name);
+  return ValueInfo::tensor(name, t.dtype(), t.shape());
+}
+
+// The first output of `node` (graph order) that differs, with the comparison's message.
+std::optional<std::pair<std::string, std::string>> differingOutput(const Node& node,
+                                                                   const TensorMap& got,
+                                                                   const TensorMap& want,
+                                                                   const Tolerance& tol) {
+  for (const std::string& out : node.outputs) {
+    if (out.empty() || !want.count(out)) continue;
+    auto it = got.find(out);
+    if (it == got.end()) return std::make_pair(out, std::string("missing from the engine"));
+    Comparison c = compareTensors(it->second, want.at(out), tol);
+    if (!c.ok) return std::make_pair(out, c.message);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string Divergence::describe() const {
+  std::string s = "node '" + name + "' (" + opType + "), output '" + output + "'";
+  if (!exposed) s += " [differs only with its inputs kept internal: fusion?]";
+  return s + ": " + detail;
+}
+
+Model exposeAllValues(const Model& model, const TensorMap& values) {
+  Model m = model;
+  std::set<std::string> outputs;
+  for (const ValueInfo& o : m.graph.outputs) outputs.insert(o.name);
+  for (const Node& n : model.graph.nodes)
+    for (const std::string& out : n.outputs)
+      if (!out.empty() && values.count(out) && outputs.insert(out).second)
+        m.graph.outputs.push_back(typedLike(out, values));
+  return m;
+}
+
+TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values) {
+  const Graph& g = tc.model.graph;
+  std::set<std::string> needed(g.nodes[node].inputs.begin(), g.nodes[node].inputs.end());
+  std::vector<bool> keep(g.nodes.size(), false);
+  keep[node] = true;
+  for (size_t i = node; i-- > 0;) {
+    bool produces = false;
+    for (const std::string& out : g.nodes[i].outputs) produces |= needed.count(out) > 0;
+    if (!produces) continue;
+    keep[i] = true;
+    needed.insert(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
+  }
+  TestCase sub = tc;
+  Graph& s = sub.model.graph;
+  s.nodes.clear();
+  for (size_t i = 0; i <= node; ++i)
+    if (keep[i]) s.nodes.push_back(g.nodes[i]);
+  std::erase_if(s.inputs, [&](const ValueInfo& v) { return !needed.count(v.name); });
+  std::erase_if(s.initializers, [&](const Initializer& v) { return !needed.count(v.name); });
+  std::erase_if(s.valueInfos, [&](const ValueInfo& v) { return !needed.count(v.name); });
+  std::erase_if(sub.inputs, [&](const auto& kv) { return !needed.count(kv.first); });
+  s.outputs.clear();
+  for (const std::string& out : g.nodes[node].outputs)
+    if (!out.empty() && values.count(out)) s.outputs.push_back(typedLike(out, values));
+  return sub;
+}
+
+std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestCase& tc,
+                                             const Tolerance& tol) {
+  const TensorMap want = runReferenceAllValues(tc.model, tc.inputs);
+  const Graph& g = tc.model.graph;
+  auto found = [&](size_t i, const std::pair<std::string, std::string>& diff, bool exposed) {
+    return Divergence{i, g.nodes[i].name, g.nodes[i].opType, diff.first, diff.second, exposed};
+  };
+  RunOutcome all = engine.run(exposeAllValues(tc.model, want), tc.inputs);
+  if (all.kind == OutcomeKind::Ok)
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (auto diff = differingOutput(g.nodes[i], all.outputs, want, tol))
+        return found(i, *diff, true);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    TestCase sub = subModelFor(tc, i, want);
+    RunOutcome r = engine.run(sub.model, sub.inputs);
+    if (r.kind != OutcomeKind::Ok) continue;
+    if (auto diff = differingOutput(g.nodes[i], r.outputs, want, tol)) return found(i, *diff, false);
+  }
+  return std::nullopt;
+}
+
+}  // namespace nncheck
