@@ -32,7 +32,8 @@ TensorMap runOn(const Isolated& engine, const TestCase& tc) {
     case OutcomeKind::Ok:
       return std::move(r.outputs);
     case OutcomeKind::Unsupported:
-      throw Unsupported("engine", who + " does not support the model: " + r.message);
+      throw Unsupported("rejected by the engine",
+                        who + " does not support the model: " + r.message);
     case OutcomeKind::Crash:
       throw PropertyFailure(FailureKind::Crash, who + " crashed: " + r.message);
     case OutcomeKind::Hang:
@@ -78,7 +79,8 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
 void assertMatchesReference(const Isolated& engine, const TestCase& tc) {
   const TensorMap values = runReferenceAllValues(tc.model, tc.inputs);
   if (auto where = firstNonFinite(tc.model, values))
-    throw Unsupported("nonfinite", "the reference computes a non-finite value: " + *where);
+    throw Unsupported("with non-finite reference values",
+                      "the reference computes a non-finite value: " + *where);
   TensorMap want;
   for (const ValueInfo& o : tc.model.graph.outputs) want[o.name] = values.at(o.name);
   const Tolerance tol = toleranceFor(tc.model);
@@ -97,9 +99,9 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
   try {
     assertAllClose(fromA, fromB, toleranceFor(tc.model));
   } catch (const PropertyFailure& f) {
-    PropertyFailure g(FailureKind::Mismatch, a.backend().name() + " and " + b.backend().name() +
-                                                 " disagree (the second taken as expected): " +
-                                                 f.what());
+    PropertyFailure g(FailureKind::Mismatch,
+                      a.backend().name() + " and " + b.backend().name() +
+                          " disagree (the second taken as expected): " + f.what());
     g.maxAbsError = f.maxAbsError;
     g.maxRelError = f.maxRelError;
     g.tolerance = f.tolerance;
@@ -113,11 +115,11 @@ void assertDeterministic(const Isolated& engine, const TestCase& tc) {
   for (const auto& [name, t] : first) {
     auto it = second.find(name);
     if (it == second.end() || !(it->second == t))
-      throw PropertyFailure(FailureKind::Mismatch,
-                            engine.backend().name() + ": two runs of the same case differ in output '" +
-                                name + "' (first run " + tensorToString(t) + ", second " +
-                                (it == second.end() ? "missing" : tensorToString(it->second)) +
-                                ")");
+      throw PropertyFailure(
+          FailureKind::Mismatch,
+          engine.backend().name() + ": two runs of the same case differ in output '" + name +
+              "' (first run " + tensorToString(t) + ", second " +
+              (it == second.end() ? "missing" : tensorToString(it->second)) + ")");
   }
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "nncheck/backend.h"
+#include "nncheck/error.h"
 
 namespace nncheck::testing {
 
@@ -35,6 +36,45 @@ struct MatMulReluOddInner : Backend {
         n.opType = "Abs";
     }
     return runReference(rewritten, inputs);
+  }
+};
+
+// The same bug as a switchable "fusion pass" that only fires while the MatMul's output stays
+// internal (exposing it as a graph output stops the fusion, as in real engines).
+struct FusedMatMulRelu : Backend {
+  bool fusion = true;
+  explicit FusedMatMulRelu(bool fusionOn = true) : fusion(fusionOn) {}
+  std::string name() const override {
+    return std::string("double:fused-matmul-relu (fusion ") + (fusion ? "on)" : "off)");
+  }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    if (!fusion) return runReference(m, inputs);
+    Model rewritten = m;
+    const TensorMap values = runReferenceAllValues(m, inputs);
+    auto prod = producers(m);
+    auto isOutput = [&](const std::string& v) {
+      return std::any_of(m.graph.outputs.begin(), m.graph.outputs.end(),
+                         [&](const ValueInfo& o) { return o.name == v; });
+    };
+    for (Node& n : rewritten.graph.nodes) {
+      if (n.opType != "Relu") continue;
+      auto p = prod.find(n.inputs[0]);
+      if (p != prod.end() && p->second->opType == "MatMul" && !isOutput(n.inputs[0]) &&
+          values.at(p->second->inputs[0]).shape().back() % 2 == 1)
+        n.opType = "Abs";
+    }
+    return runReference(rewritten, inputs);
+  }
+};
+
+// An engine without Tanh: it rejects any model holding one, naming the node, as importers do.
+struct RejectsTanh : Backend {
+  std::string name() const override { return "double:rejects-tanh"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    for (const Node& n : m.graph.nodes)
+      if (n.opType == "Tanh")
+        throw Unsupported("engine", "cannot create layer '" + n.name + "' of type Tanh");
+    return runReference(m, inputs);
   }
 };
 

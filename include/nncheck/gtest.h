@@ -54,9 +54,9 @@ class PropertyTest : public ::testing::TestWithParam<Param> {
  protected:
   void check(const rc::Gen<TestCase>& gen, const Property& property, std::string backend = "",
              std::vector<std::pair<std::string, Property>> triage = {}) {
-    ::nncheck::check(gen, property,
-                     {std::move(backend), ::testing::PrintToString(this->GetParam()),
-                      std::move(triage)});
+    ::nncheck::check(
+        gen, property,
+        {std::move(backend), ::testing::PrintToString(this->GetParam()), std::move(triage)});
   }
 };
 
@@ -68,6 +68,10 @@ class PropertyTest : public ::testing::TestWithParam<Param> {
 void registerCorpusTests(const std::string& suite, const std::filesystem::path& corpus,
                          Property property, const std::string& configuration = "");
 
+// What each of those tests does with its case.
+void replayCorpusCase(const std::filesystem::path& dir, const Property& property,
+                      const std::string& configuration = "");
+
 }  // namespace nncheck
 
 // A plain property test: NNCHECK_PROPERTY(Suite, Name, gen, tc) { ... uses tc ... }
@@ -78,8 +82,8 @@ void registerCorpusTests(const std::string& suite, const std::filesystem::path& 
 
 // Every case saved under Dir, replayed as its own test of suite Suite; an optional fourth
 // argument names the configuration whose known failures apply.
-#define NNCHECK_CORPUS_TEST(Suite, Dir, Property, ...)                          \
-  static const bool Suite##_nncheck_corpus_registered = [] {                    \
+#define NNCHECK_CORPUS_TEST(Suite, Dir, Property, ...)                        \
+  static const bool Suite##_nncheck_corpus_registered = [] {                  \
     ::nncheck::registerCorpusTests(#Suite, (Dir), (Property), ##__VA_ARGS__); \
-    return true;                                                                \
+    return true;                                                              \
   }()

@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -98,7 +98,8 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
     os << "first diverging node: " << info.firstDivergingNode << "\n";
   if (!info.triage.empty()) {
     os << "configurations:";
-    for (const auto& [config, outcome] : info.triage) os << " [" << config << ": " << outcome << "]";
+    for (const auto& [config, outcome] : info.triage)
+      os << " [" << config << ": " << outcome << "]";
     os << "\n";
   }
   os << "model (seed " << tc.seed << "):\n" << modelToText(tc.model);
@@ -195,8 +196,8 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + category;
   }
   if (skipped)
-    std::printf("nncheck: %s: %d of %d cases were not tests (%s)\n", test.c_str(), skipped,
-                s.cases, why.c_str());
+    std::printf("nncheck: %s: %d of %d cases were not tests (%s)\n", test.c_str(), skipped, s.cases,
+                why.c_str());
   if (result.template is<rc::detail::SuccessResult>()) {
     if (s.cases > 0 && skipped == s.cases)
       ADD_FAILURE() << "nncheck: " << test << ": all " << s.cases
@@ -239,26 +240,7 @@ class CorpusCaseTest : public ::testing::Test {
  public:
   CorpusCaseTest(fs::path dir, Property property, std::string configuration)
       : dir_(std::move(dir)), property_(std::move(property)), config_(std::move(configuration)) {}
-  void TestBody() override {
-    CorpusCase c = loadCorpusCase(dir_);
-    Verdict v = runProperty(property_, c.testCase);
-    auto known = c.knownFailures.find(config_);
-    if (known == c.knownFailures.end()) {
-      if (v.kind) ADD_FAILURE() << report(currentTestName(), v, c.testCase, {}, dir_.string());
-      return;
-    }
-    // A known failure: it must still fail the same way.
-    const std::string got = outcomeName(v);
-    if (got != known->second)
-      ADD_FAILURE() << "nncheck: " << dir_.string() << " is a known " << known->second
-                    << " failure" << (config_.empty() ? "" : " in " + config_) << " but now "
-                    << got << ": if the engine was fixed, remove the entry from known_failures "
-                    << "in its nncheck.json\n"
-                    << v.message;
-    else
-      std::printf("nncheck: known %s failure still reproduces: %s\n", got.c_str(),
-                  dir_.string().c_str());
-  }
+  void TestBody() override { replayCorpusCase(dir_, property_, config_); }
 
  private:
   fs::path dir_;
@@ -267,6 +249,28 @@ class CorpusCaseTest : public ::testing::Test {
 };
 
 }  // namespace
+
+void replayCorpusCase(const fs::path& dir, const Property& property,
+                      const std::string& configuration) {
+  CorpusCase c = loadCorpusCase(dir);
+  Verdict v = runProperty(property, c.testCase);
+  auto known = c.knownFailures.find(configuration);
+  if (known == c.knownFailures.end()) {
+    if (v.kind) ADD_FAILURE() << report(currentTestName(), v, c.testCase, {}, dir.string());
+    return;
+  }
+  // A known failure: it must still fail the same way.
+  const std::string got = outcomeName(v);
+  if (got != known->second)
+    ADD_FAILURE() << "nncheck: " << dir.string() << " is a known " << known->second << " failure"
+                  << (configuration.empty() ? "" : " in " + configuration) << " but now " << got
+                  << ": if the engine was fixed, remove the entry from known_failures in its "
+                     "nncheck.json\n"
+                  << v.message;
+  else
+    std::printf("nncheck: known %s failure still reproduces: %s\n", got.c_str(),
+                dir.string().c_str());
+}
 
 void registerCorpusTests(const std::string& suite, const fs::path& corpus, Property property,
                          const std::string& configuration) {

@@ -402,6 +402,8 @@ void averagePoolKernel(KernelCall& k) {
 
 void registerConvPool(Registry& reg) {
   reg.add(std::move(OpSpec("Conv", 11)
+                        // Long float32 accumulations (the reference sums in double).
+                        .tolerance({1e-3, 1e-4})
                         .types("T", floatTypes())
                         .input("X", "T")
                         .input("W", "T")
@@ -433,6 +435,8 @@ void registerConvPool(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("ConvTranspose", 1)
+          // Long float32 accumulations (the reference sums in double).
+          .tolerance({1e-3, 1e-4})
           .types("T", floatTypes())
           .input("X", "T")
           .input("W", "T")

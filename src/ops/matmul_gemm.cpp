@@ -74,6 +74,8 @@ void matmulKernel(KernelCall& k) {
 void registerMatMulGemm(Registry& reg) {
   reg.add(std::move(
       OpSpec("MatMul", 1)
+          // Long float32 accumulations (the reference sums in double).
+          .tolerance({1e-3, 1e-4})
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .input("A", "T")
           .input("B", "T")
@@ -105,6 +107,8 @@ void registerMatMulGemm(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("Gemm", 11)
+          // Long float32 accumulations (the reference sums in double).
+          .tolerance({1e-3, 1e-4})
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .input("A", "T")
           .input("B", "T")

@@ -214,6 +214,8 @@ void registerReductions(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("CumSum", 11)
+          // Long float32 accumulations (the reference sums in double).
+          .tolerance({1e-3, 1e-4})
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .types("T2", indexTypes())
           .input("x", "T")

@@ -216,5 +216,91 @@ TEST_F(Glue, ShrinkingKeepsTheFirstFailureKind) {
   EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Sigmoid"})) << modelToText(saved.model);
 }
 
+TEST_F(Glue, TheFailureNamesItsFirstDivergingNodeAndItsConfigurations) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  auto matches = [](Backend& engine) -> Property {
+    return [&engine](const TestCase& tc) { assertMatchesReference(isolated(engine, 5s), tc); };
+  };
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    check(
+        gen::testCase(
+            config({"MatMul", "Relu", "Sigmoid", "Transpose"}, {{"MatMul", 3}, {"Relu", 3}})),
+        matches(fused),
+        {"double", "fusion=on", {{"fusion=on", matches(fused)}, {"fusion=off", matches(unfused)}}});
+  }
+  ASSERT_EQ(results.size(), 1);
+  const std::string msg = results.GetTestPartResult(0).message();
+  EXPECT_NE(msg.find("first diverging node: node '"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(Relu)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[fusion=off: passes] [fusion=on: mismatch]"), std::string::npos) << msg;
+  const std::string json = readFile(savedCase() / "nncheck.json");
+  EXPECT_NE(json.find("\"first_diverging_node\": \"node '"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"fusion=off\": \"passes\""), std::string::npos) << json;
+}
+
+TEST_F(Glue, RejectedCasesAreNotFailuresButAllRejectedIsOne) {
+  testing::RejectsTanh engine;
+  auto property = [&](const TestCase& tc) { assertMatchesReference(isolated(engine, 5s), tc); };
+  ::setenv("NNCHECK_CASES", "40", 1);
+  auto some = failuresOf(gen::testCase(config({"Tanh", "Relu", "Add"}, {})), property);
+  EXPECT_TRUE(some.empty()) << some[0];
+  auto all = failuresOf(gen::testCase(config({"Tanh"}, {})), property);
+  ::unsetenv("NNCHECK_CASES");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_NE(all[0].find("all 40 cases were rejected or skipped (40 rejected by the engine)"),
+            std::string::npos)
+      << all[0];
+  EXPECT_TRUE(loadCorpus(corpus_).empty());
+}
+
+TEST_F(Glue, AKnownFailureMustKeepFailingTheSameWay) {
+  testing::MatMulReluOddInner buggy;
+  Property onBuggy = [&](const TestCase& tc) { assertMatchesReference(isolated(buggy, 5s), tc); };
+  Property onReference = [](const TestCase& tc) {
+    assertMatchesReference(isolated(reference(), 5s), tc);
+  };
+  TestCase tc;
+  tc.model.opsets = {{"", 14}};
+  tc.model.graph.name = "g";
+  tc.model.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 3})};
+  tc.model.graph.initializers = {{"w", Tensor::fromVector<float>({3, 1}, {1, 1, 1}), ""}};
+  tc.model.graph.nodes = {Node::make("MatMul", {"x", "w"}, {"p"}, "mm"),
+                          Node::make("Relu", {"p"}, {"r"}, "relu")};
+  tc.model.graph.outputs = {ValueInfo::tensor("r", DType::Float32, {1, 1})};
+  tc.inputs = {{"x", Tensor::fromVector<float>({1, 3}, {-1, -2, -3})}};
+  FailureInfo info;
+  info.knownFailures = {{"cpu", "mismatch"}};
+  const fs::path dir = saveFailure(corpus_, "S.T", tc, info);
+  auto failuresReplaying = [&](const Property& p, const std::string& config) {
+    ::testing::TestPartResultArray results;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+      replayCorpusCase(dir, p, config);
+    }
+    std::vector<std::string> out;
+    for (int i = 0; i < results.size(); ++i) out.push_back(results.GetTestPartResult(i).message());
+    return out;
+  };
+  // Still failing as recorded: passes.
+  EXPECT_TRUE(failuresReplaying(onBuggy, "cpu").empty());
+  // Fixed: the test says so.
+  auto fixed = failuresReplaying(onReference, "cpu");
+  ASSERT_EQ(fixed.size(), 1u);
+  EXPECT_NE(fixed[0].find("known mismatch failure in cpu but now passes"), std::string::npos)
+      << fixed[0];
+  // Failing another way: reported.
+  auto other = failuresReplaying(
+      [](const TestCase&) { throw PropertyFailure(FailureKind::Crash, "boom"); }, "cpu");
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_NE(other[0].find("but now crash"), std::string::npos) << other[0];
+  // A configuration without the mark must pass.
+  EXPECT_EQ(failuresReplaying(onBuggy, "gpu").size(), 1u);
+  EXPECT_TRUE(failuresReplaying(onReference, "gpu").empty());
+}
+
 }  // namespace
 }  // namespace nncheck

@@ -1,0 +1,75 @@
+// nncheck fuzz and nncheck reduce, run as a user runs them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli/cli_runner.h"
+#include "nncheck/corpus.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::runCli;
+
+class FuzzCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    corpus_ = fs::temp_directory_path() / ("nncheck_fuzz_cli_" + std::to_string(::getpid()));
+    fs::remove_all(corpus_);
+  }
+  void TearDown() override { fs::remove_all(corpus_); }
+  fs::path corpus_;
+};
+
+TEST_F(FuzzCommand, ACampaignAgainstOpenCVFindsSavesAndSummarizes) {
+  auto o = runCli("fuzz --backend opencv --cases 300 --seed 1 --corpus " + corpus_.string());
+  ASSERT_EQ(o.status, 0) << o.output;
+  for (const char* needle : {"campaign: 300 cases", "passed", "unsupported", "distinct failures:",
+                             "configurations: target=cpu,fusion=off:", "saved: "})
+    EXPECT_NE(o.output.find(needle), std::string::npos) << needle << "\n" << o.output;
+  auto saved = loadCorpus(corpus_);
+  EXPECT_GE(saved.size(), 1u) << o.output;
+  // Same seed, same cases: a second run adds nothing new to the corpus.
+  auto again = runCli("fuzz --backend opencv --cases 300 --seed 1 --fail-on-new --corpus " +
+                      corpus_.string());
+  EXPECT_EQ(again.status, 0) << again.output;
+  EXPECT_NE(again.output.find("(0 new)"), std::string::npos) << again.output;
+  EXPECT_EQ(loadCorpus(corpus_).size(), saved.size());
+
+  // A saved case reduces against the engine it fails on, and not against the reference.
+  const fs::path one = saved.front().dir;
+  auto reduced = runCli("reduce " + one.string() + " --backend opencv --corpus " +
+                        (corpus_ / "reduced").string());
+  EXPECT_EQ(reduced.status, 0) << reduced.output;
+  EXPECT_NE(reduced.output.find("shrunk from"), std::string::npos) << reduced.output;
+  auto passes = runCli("reduce " + one.string() + " --backend reference");
+  EXPECT_EQ(passes.status, 1) << passes.output;
+  EXPECT_NE(passes.output.find("does not fail on reference: nothing to reduce"), std::string::npos)
+      << passes.output;
+}
+
+TEST_F(FuzzCommand, TheReferenceAgainstItselfFindsNothing) {
+  auto o =
+      runCli("fuzz --backend reference --cases 100 --fail-on-new --corpus " + corpus_.string());
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("distinct failures: 0"), std::string::npos) << o.output;
+  EXPECT_FALSE(fs::exists(corpus_));
+}
+
+TEST_F(FuzzCommand, BadArgumentsAreNamed) {
+  for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"fuzz --backend nosuch", "--backend nosuch: unknown backend"},
+           {"fuzz --config fusion=maybe", "cannot read 'fusion=maybe'"},
+           {"fuzz --seconds 0", "--seconds"},
+           {"fuzz --nodes 0", "--nodes"},
+           {"reduce /nonexistent/case --backend reference", "/nonexistent/case"}}) {
+    auto o = runCli(args);
+    EXPECT_EQ(o.status, 2) << args << "\n" << o.output;
+    EXPECT_NE(o.output.find(needle), std::string::npos) << args << "\n" << o.output;
+  }
+}
+
+}  // namespace
+}  // namespace nncheck

@@ -1,0 +1,152 @@
+// Campaigns against deliberately buggy engines: the bug is found, shrunk to its pattern,
+// localized, triaged, saved once; rejected ops lose weight; the same seed gives the same run.
+#include "nncheck/campaign.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "doubles.h"
+#include "nncheck/onnx_io.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class Campaign : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    corpus_ = fs::temp_directory_path() / ("nncheck_campaign_" + std::to_string(::getpid()));
+    fs::remove_all(corpus_);
+  }
+  void TearDown() override { fs::remove_all(corpus_); }
+
+  CampaignOptions options(int64_t cases) {
+    CampaignOptions o;
+    o.generator.nodes = 8;
+    o.generator.dtypes = {DType::Float32};
+    o.generator.ops = {"MatMul", "Relu", "Add", "Sigmoid", "Tanh", "Transpose"};
+    o.generator.opWeights = {{"MatMul", 3}, {"Relu", 3}};
+    o.seed = 7;
+    o.seconds = 1e9;
+    o.maxCases = cases;
+    o.corpus = corpus_;
+    o.timeout = 5s;
+    return o;
+  }
+
+  fs::path corpus_;
+};
+
+TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  const std::vector<CampaignEngine> engines = {{"fusion=on", &fused}, {"fusion=off", &unfused}};
+  CampaignStats s = runCampaign(engines, options(150));
+  EXPECT_EQ(s.cases, 150);
+  EXPECT_GT(s.failures[FailureKind::Mismatch], 0);
+  EXPECT_EQ(s.cases, s.passed + s.unsupported + s.nonfinite + s.failures[FailureKind::Mismatch]);
+  // One pattern per way the MatMul gets its right operand (a graph input or an initializer:
+  // engines take different paths for constants); each shrunk to the two nodes.
+  ASSERT_GE(s.findings.size(), 1u);
+  ASSERT_LE(s.findings.size(), 2u);
+  for (const CampaignFinding& f : s.findings) {
+    EXPECT_EQ(f.kind, FailureKind::Mismatch);
+    EXPECT_TRUE(f.pattern == "mismatch at Relu: MatMul(x,x) Relu(#0)" ||
+                f.pattern == "mismatch at Relu: MatMul(x,w) Relu(#0)")
+        << f.pattern;
+    EXPECT_EQ(f.nodesAfter, 2);
+    EXPECT_NE(f.firstDivergingNode.find("(Relu)"), std::string::npos) << f.firstDivergingNode;
+    EXPECT_NE(f.firstDivergingNode.find("fusion?"), std::string::npos) << f.firstDivergingNode;
+    EXPECT_EQ(f.triage, (std::map<std::string, std::string>{{"fusion=on", "mismatch"},
+                                                            {"fusion=off", "passes"}}));
+    ASSERT_FALSE(f.dir.empty());
+    const std::string json = readFile(f.dir / "nncheck.json");
+    for (const char* needle : {"\"first_diverging_node\": \"node '", "\"fusion=off\": \"passes\"",
+                               "\"fusion=on\": \"mismatch\"", "\"pattern\": \"mismatch at Relu"})
+      EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
+  }
+  EXPECT_EQ(s.newFindings(), static_cast<int>(s.findings.size()));
+  EXPECT_EQ(loadCorpus(corpus_).size(), s.findings.size());
+
+  // A second campaign knows the patterns from the corpus: nothing new is saved.
+  CampaignStats again = runCampaign(engines, options(150));
+  ASSERT_EQ(again.findings.size(), s.findings.size());
+  EXPECT_EQ(again.newFindings(), 0);
+  EXPECT_EQ(loadCorpus(corpus_).size(), s.findings.size());
+}
+
+TEST_F(Campaign, TheReferenceFindsNothing) {
+  CampaignStats s = runCampaign({{"", &reference()}}, options(100));
+  EXPECT_EQ(s.findings.size(), 0u);
+  EXPECT_EQ(s.passed + s.nonfinite, 100);
+  EXPECT_FALSE(fs::exists(corpus_));
+}
+
+TEST_F(Campaign, RejectedOpsAreUnsupportedNotBugsAndLoseWeight) {
+  testing::RejectsTanh engine;
+  CampaignOptions o = options(200);
+  o.learnUnsupported = false;
+  CampaignStats fixed = runCampaign({{"", &engine}}, o);
+  o.learnUnsupported = true;
+  CampaignStats learned = runCampaign({{"", &engine}}, o);
+  EXPECT_EQ(fixed.findings.size(), 0u);
+  EXPECT_EQ(learned.findings.size(), 0u);
+  EXPECT_GT(fixed.rejectedOps["Tanh"], 0);
+  EXPECT_EQ(fixed.rejectedOps.size(), 1u);  // the engine's message names the node: Tanh
+  EXPECT_LT(learned.unsupported * 2, fixed.unsupported)
+      << "learned " << learned.unsupported << ", fixed " << fixed.unsupported;
+}
+
+TEST_F(Campaign, TheSameSeedGivesTheSameCampaign) {
+  testing::MatMulReluOddInner engine;
+  CampaignOptions o = options(80);
+  o.corpus.clear();
+  CampaignStats a = runCampaign({{"", &engine}}, o);
+  CampaignStats b = runCampaign({{"", &engine}}, o);
+  EXPECT_EQ(a.passed, b.passed);
+  EXPECT_EQ(a.nonfinite, b.nonfinite);
+  EXPECT_EQ(a.failures, b.failures);
+  ASSERT_EQ(a.findings.size(), b.findings.size());
+  for (size_t i = 0; i < a.findings.size(); ++i) {
+    EXPECT_EQ(a.findings[i].pattern, b.findings[i].pattern);
+    EXPECT_EQ(serializeModel(a.findings[i].minimized.model),
+              serializeModel(b.findings[i].minimized.model));
+  }
+}
+
+TEST_F(Campaign, ReduceShrinksOneCaseOrSaysItDoesNotFail) {
+  testing::MatMulReluOddInner engine;
+  CampaignOptions o = options(1);
+  GeneratorConfig cfg = o.generator;
+  cfg.nodes = 20;
+  // The first generated case this engine gets wrong.
+  TestCase failing;
+  for (uint64_t seed = 0;; ++seed) {
+    failing = makeTestCase(cfg, seed);
+    if (reduceCase({{"", &reference()}}, failing, o)) FAIL() << "the reference failed";
+    if (auto f = reduceCase({{"", &engine}}, failing, o)) {
+      EXPECT_EQ(f->nodesAfter, 2);
+      EXPECT_EQ(f->pattern.rfind("mismatch at Relu: MatMul(", 0), 0u) << f->pattern;
+      EXPECT_EQ(f->triage.at(""), "mismatch");
+      break;
+    }
+    ASSERT_LT(seed, 200u) << "no failing case in 200 seeds";
+  }
+}
+
+TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
+  TestCase tc;
+  tc.model.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1})};
+  tc.model.graph.initializers = {{"w", Tensor::fromVector<float>({1}, {1}), ""}};
+  tc.model.graph.nodes = {Node::make("Add", {"x", "w"}, {"a"}, "add"),
+                          Node::make("Mul", {"a", "x"}, {"b"}, "mul")};
+  EXPECT_EQ(failurePattern(tc, FailureKind::Mismatch, "Mul"),
+            "mismatch at Mul: Add(x,w) Mul(#0,x)");
+  EXPECT_EQ(failurePattern(tc, FailureKind::Crash, ""), "crash: Add(x,w) Mul(#0,x)");
+  EXPECT_EQ(rejectedOp("cannot create layer (onnx_node!mul) of type", tc.model), "Mul");
+  EXPECT_EQ(rejectedOp("no node named", tc.model), "");
+}
+
+}  // namespace
+}  // namespace nncheck
