@@ -31,7 +31,9 @@ function(nncheck_add_tests target)
     if(ARG_TIMEOUT)
       list(APPEND env "NNCHECK_TIMEOUT=${ARG_TIMEOUT}")
     endif()
+    # PRE_TEST: tests are listed when ctest runs, so corpus cases added since the build count.
     gtest_discover_tests(${target} TEST_SUFFIX ".seed${seed}" DISCOVERY_TIMEOUT 60
+      DISCOVERY_MODE PRE_TEST
       PROPERTIES ENVIRONMENT "${env}" ${ARG_PROPERTIES})
   endforeach()
 endfunction()

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The main job: install, build, then run nncheck's reference interpreter over ONNX's official
-# node tests with a per-op report. Extra arguments go to `nncheck run`.
+# The main job: install, build, then run a differential campaign of OpenCV DNN against the
+# reference (60 s by default; NNCHECK_FUZZ_SECONDS). Extra arguments go to `nncheck fuzz`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NNCHECK_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
-exec "$build/nncheck" run --by-op "$@"
+exec "$build/nncheck" fuzz --backend opencv --seconds "${NNCHECK_FUZZ_SECONDS:-60}" "$@"

@@ -5,6 +5,7 @@
 //   nncheck::TensorMap out = cv.run(model, inputs);   // throws nncheck::Error when OpenCV does
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct Config {
   static Config parse(const std::string& text);
   bool operator==(const Config&) const = default;
 };
+
+// GoogleTest prints a TEST_P parameter with this: "target=cpu,fusion=on".
+inline void PrintTo(const Config& c, std::ostream* os) { *os << c.key(); }
 
 // Every configuration this machine can run: fusion on and off on the CPU, and on OpenCL when an
 // OpenCL device is present (PoCL).

@@ -50,7 +50,8 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
 
 // The engine's outputs are allclose to the reference's (toleranceFor(model)). A case whose
 // reference computes NaN or Inf anywhere throws nncheck::Unsupported ("nonfinite"): not a test.
-// A mismatch carries a localizer.
+// A mismatch carries a localizer, which runs the engine again after check() has shrunk the
+// case: the engine must outlive the check() call.
 void assertMatchesReference(const Isolated& engine, const TestCase& tc);
 
 // Two engines, or two configurations of one (fused and unfused, CPU and OpenCL), agree within

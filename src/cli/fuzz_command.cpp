@@ -54,8 +54,9 @@ std::string triageText(const std::map<std::string, std::string>& triage) {
 }
 
 void printFinding(size_t i, const CampaignFinding& f) {
-  std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1, std::string(failureKindName(f.kind)).c_str(),
-              f.nodesBefore, f.nodesAfter, f.hits, f.pattern.c_str());
+  std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
+              std::string(failureKindName(f.kind)).c_str(), f.nodesBefore, f.nodesAfter, f.hits,
+              f.pattern.c_str());
   if (!f.firstDivergingNode.empty())
     std::printf("       first diverging node: %s\n",
                 f.firstDivergingNode.substr(0, f.firstDivergingNode.find('\n')).c_str());
@@ -132,15 +133,15 @@ int fuzz(const FuzzOptions& o) {
   std::printf("\ncampaign: %lld cases in %.1f s (%.0f cases/s; shrinking %.1f s)\n",
               static_cast<long long>(s.cases), s.seconds, s.cases / std::max(s.seconds, 1e-9),
               s.shrinkSeconds);
-  std::printf("  passed %lld, unsupported %lld, nonfinite (skipped) %lld", 
+  std::printf("  passed %lld, unsupported %lld, nonfinite (skipped) %lld",
               static_cast<long long>(s.passed), static_cast<long long>(s.unsupported),
               static_cast<long long>(s.nonfinite));
   for (const auto& [kind, n] : s.failures)
-    std::printf(", %s %lld", std::string(failureKindName(kind)).c_str(),
-                static_cast<long long>(n));
-  std::printf("\n  failures not shrunk (their kind and op already shrunk): %lld; "
-              "unconfirmed in a fresh process: %lld\n",
-              static_cast<long long>(s.repeats), static_cast<long long>(s.unconfirmed));
+    std::printf(", %s %lld", std::string(failureKindName(kind)).c_str(), static_cast<long long>(n));
+  std::printf(
+      "\n  failures not shrunk (their kind and op already shrunk): %lld; "
+      "unconfirmed in a fresh process: %lld\n",
+      static_cast<long long>(s.repeats), static_cast<long long>(s.unconfirmed));
   if (!s.rejectedOps.empty()) {
     std::vector<std::pair<int64_t, std::string>> top;
     for (const auto& [op, n] : s.rejectedOps) top.push_back({-n, op});
@@ -160,6 +161,7 @@ struct ReduceOptions {
   EngineOptions engine;
   std::string caseDir;
   std::string corpus = "nncheck-corpus";
+  bool markKnown = false;
 };
 
 int reduce(const ReduceOptions& o) {
@@ -176,6 +178,7 @@ int reduce(const ReduceOptions& o) {
   }
   c.corpus = o.corpus;
   c.property = "reduce-" + o.engine.backend;
+  c.markKnownFailures = o.markKnown;
   try {
     std::optional<CampaignFinding> f = reduceCase(engines.list, tc, c);
     if (!f) {
@@ -231,8 +234,9 @@ void addReduceCommand(CLI::App& app) {
       "an engine, keeping its failure kind; localize, triage and save it.");
   cmd->add_option("case", o->caseDir, "the case folder")->required();
   addEngineOptions(cmd, o->engine);
-  cmd->add_option("--corpus", o->corpus, "where the reduced case is saved")
-      ->capture_default_str();
+  cmd->add_option("--corpus", o->corpus, "where the reduced case is saved")->capture_default_str();
+  cmd->add_flag("--mark-known", o->markKnown,
+                "save it as a known failure of the configurations it fails in");
   cmd->callback([o] { setExitCode(reduce(*o)); });
 }
 
