@@ -50,7 +50,7 @@ void BM_CampaignAgainstOpenCV(benchmark::State& state) {
 }
 BENCHMARK(BM_CampaignAgainstOpenCV)
     ->ArgNames({"cases"})
-    ->Arg(2000)
+    ->Arg(5000)
     ->Unit(benchmark::kSecond)
     ->Iterations(3)
     ->UseRealTime();

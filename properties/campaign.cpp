@@ -91,17 +91,28 @@ std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Judge
 }
 
 // Shrinks a judged failure keeping its kind, localizes it, triages it across the engines.
-CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const Isolated& fresh,
-                             const TestCase& tc, const Judgement& j, const CampaignOptions& o) {
+// Candidates run on `shrinker` (the persistent worker in campaigns: a fork per candidate costs
+// four times the run); the result is confirmed in a fresh process, and if it does not fail
+// there the shrink is redone in fresh processes.
+CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const Isolated& shrinker,
+                             const Isolated& fresh, const TestCase& tc, const Judgement& j,
+                             const CampaignOptions& o) {
   const FailureKind kind = j.kind;
-  ShrinkResult r = shrinkGreedily(
-      tc,
-      [&](const TestCase& c) {
-        Judgement k = judge(fresh, c);
-        return k.what == Judgement::What::Fail && k.kind == kind;
-      },
-      o.shrink);
+  auto shrinkOn = [&](const Isolated& engine) {
+    return shrinkGreedily(
+        tc,
+        [&](const TestCase& c) {
+          Judgement k = judge(engine, c);
+          return k.what == Judgement::What::Fail && k.kind == kind;
+        },
+        o.shrink);
+  };
+  ShrinkResult r = shrinkOn(shrinker);
   Judgement last = judge(fresh, r.testCase);
+  if (&shrinker != &fresh && (last.what != Judgement::What::Fail || last.kind != kind)) {
+    r = shrinkOn(fresh);
+    last = judge(fresh, r.testCase);
+  }
   if (last.what != Judgement::What::Fail) last = j;  // keep the original figures
   std::optional<Divergence> d;
   if (kind == FailureKind::Mismatch)
@@ -165,7 +176,7 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
   const Isolated fresh = isolated(*engines.front().backend, o.timeout);
   Judgement j = judge(fresh, tc);
   if (j.what != Judgement::What::Fail) return std::nullopt;
-  return reduceJudged(engines, fresh, tc, j, o);
+  return reduceJudged(engines, fresh, fresh, tc, j, o);
 }
 
 int CampaignStats::newFindings() const {
@@ -260,7 +271,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           break;
         }
         const auto shrinkStart = Clock::now();
-        CampaignFinding f = reduceJudged(engines, fresh, tc, j, o);
+        CampaignFinding f = reduceJudged(engines, primary, fresh, tc, j, o);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
         if (auto it = findingIndex.find(f.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;
