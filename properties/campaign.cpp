@@ -118,19 +118,28 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const I
   if (kind == FailureKind::Mismatch)
     d = localizeDivergence(fresh, r.testCase, toleranceFor(r.testCase.model));
   CampaignFinding f;
-  f.kind = kind;
-  f.pattern = failurePattern(r.testCase, kind, d ? d->opType : "");
-  f.firstDivergingNode = d ? d->describe() : "";
-  f.message = last.message;
-  f.maxAbs = last.maxAbs;
-  f.maxRel = last.maxRel;
-  f.tolerance = last.tolerance;
-  f.nodesBefore = static_cast<int>(tc.model.graph.nodes.size());
-  f.nodesAfter = static_cast<int>(r.testCase.model.graph.nodes.size());
-  f.shrinkSteps = r.steps;
-  f.shrinkSeconds = r.seconds;
-  for (const CampaignEngine& e : engines)
-    f.triage[e.configuration] = outcomeName(judge(isolated(*e.backend, o.timeout), r.testCase));
+  FailureInfo& info = f.info;
+  info.property = o.property;
+  info.backend = engines.front().backend->name();
+  info.configuration = engines.front().configuration;
+  info.kind = kind;
+  info.pattern = failurePattern(r.testCase, kind, d ? d->opType : "");
+  info.firstDivergingNode = d ? d->describe() : "";
+  info.message = last.message;
+  info.maxAbsError = last.maxAbs;
+  info.maxRelError = last.maxRel;
+  info.tolerance = last.tolerance;
+  info.nodesBefore = static_cast<int>(tc.model.graph.nodes.size());
+  info.nodesAfter = static_cast<int>(r.testCase.model.graph.nodes.size());
+  info.shrinkSteps = r.steps;
+  info.shrinkSeconds = r.seconds;
+  for (const CampaignEngine& e : engines) {
+    const std::string outcome = outcomeName(judge(isolated(*e.backend, o.timeout), r.testCase));
+    info.triage[e.configuration] = outcome;
+    if (o.markKnownFailures && outcome != "passes" && outcome != "unsupported" &&
+        outcome != "nonfinite")
+      info.knownFailures[e.configuration] = outcome;
+  }
   f.minimized = std::move(r.testCase);
   return f;
 }
@@ -144,30 +153,8 @@ std::set<std::string> corpusPatterns(const std::filesystem::path& dir) {
 
 }  // namespace
 
-std::filesystem::path saveFinding(const CampaignFinding& f,
-                                  const std::vector<CampaignEngine>& engines,
-                                  const CampaignOptions& o) {
-  FailureInfo info;
-  info.property = o.property;
-  info.backend = engines.front().backend->name();
-  info.configuration = engines.front().configuration;
-  info.kind = f.kind;
-  info.message = f.message;
-  info.maxAbsError = f.maxAbs;
-  info.maxRelError = f.maxRel;
-  info.tolerance = f.tolerance;
-  info.nodesBefore = f.nodesBefore;
-  info.nodesAfter = f.nodesAfter;
-  info.shrinkSteps = f.shrinkSteps;
-  info.shrinkSeconds = f.shrinkSeconds;
-  info.firstDivergingNode = f.firstDivergingNode;
-  info.triage = f.triage;
-  info.pattern = f.pattern;
-  if (o.markKnownFailures)
-    for (const auto& [config, outcome] : f.triage)
-      if (outcome != "passes" && outcome != "unsupported" && outcome != "nonfinite")
-        info.knownFailures[config] = outcome;
-  return saveFailure(o.corpus, o.property, f.minimized, info);
+std::filesystem::path saveFinding(const CampaignFinding& f, const CampaignOptions& o) {
+  return saveFailure(o.corpus, o.property, f.minimized, f.info);
 }
 
 std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& engines,
@@ -227,8 +214,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   GeneratorConfig cfg = o.generator;
   std::map<std::string, double> initialWeight;
   std::map<std::string, int> shrunkPerKey;
-  std::set<std::string> known = o.corpus.empty() ? std::set<std::string>{}
-                                                 : corpusPatterns(o.corpus / o.property);
+  std::set<std::string> known =
+      o.corpus.empty() ? std::set<std::string>{} : corpusPatterns(o.corpus / o.property);
   std::map<std::string, size_t> findingIndex;
   double lastProgress = 0;
 
@@ -273,13 +260,13 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         const auto shrinkStart = Clock::now();
         CampaignFinding f = reduceJudged(engines, primary, fresh, tc, j, o);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
-        if (auto it = findingIndex.find(f.pattern); it != findingIndex.end()) {
+        if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;
           break;
         }
-        f.fromCorpus = known.count(f.pattern) > 0;
-        if (!o.corpus.empty() && !f.fromCorpus) f.dir = saveFinding(f, engines, o);
-        const std::string pattern = f.pattern;
+        f.fromCorpus = known.count(f.info.pattern) > 0;
+        if (!o.corpus.empty() && !f.fromCorpus) f.dir = saveFinding(f, o);
+        const std::string pattern = f.info.pattern;
         findingIndex[pattern] = stats.findings.size();
         stats.findings.push_back(std::move(f));
         break;

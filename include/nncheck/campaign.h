@@ -35,41 +35,34 @@ struct CampaignEngine {
 };
 
 struct CampaignOptions {
-  GeneratorConfig generator;  // usually configFor(engine.capabilities())
-  uint64_t seed = 1;          // case i uses seed + i
-  double seconds = 60;        // time box
-  int64_t maxCases = 0;       // 0: until the time is up; else stop after this many
-  std::filesystem::path corpus;  // where findings are saved; empty: not saved
-  std::string property = "fuzz";  // <corpus>/<property>/<hash>/
+  GeneratorConfig generator;                 // usually configFor(engine.capabilities())
+  uint64_t seed = 1;                         // case i uses seed + i
+  double seconds = 60;                       // time box
+  int64_t maxCases = 0;                      // 0: until the time is up; else stop after this many
+  std::filesystem::path corpus;              // where findings are saved; empty: not saved
+  std::string property = "fuzz";             // <corpus>/<property>/<hash>/
   std::chrono::milliseconds timeout{10000};  // per engine run
   ShrinkBudget shrink{400, 20};
   int shrinksPerKey = 2;  // failures of one kind at one op shrunk before the rest count as repeats
-  bool learnUnsupported = true;   // lower the weight of ops the engine rejects
+  bool learnUnsupported = true;    // lower the weight of ops the engine rejects
   bool markKnownFailures = false;  // save findings with known_failures = their failing configs
 };
 
 struct CampaignFinding {
-  FailureKind kind = FailureKind::Mismatch;
-  std::string pattern;
-  std::string firstDivergingNode;
-  std::map<std::string, std::string> triage;
-  std::string message;
+  // What nncheck.json holds: kind, message and figures, nodes before and after shrinking, first
+  // diverging node, configuration triage, pattern, and known failures with --mark-known.
+  FailureInfo info;
+  TestCase minimized;
   std::filesystem::path dir;  // empty when not saved
   bool fromCorpus = false;    // the pattern was already in the corpus
   int hits = 1;               // shrunk failures with this pattern
-  int nodesBefore = 0, nodesAfter = 0;
-  int shrinkSteps = 0;
-  double shrinkSeconds = 0;
-  double maxAbs = 0, maxRel = 0;
-  Tolerance tolerance;
-  TestCase minimized;
 };
 
 struct CampaignStats {
   int64_t cases = 0, passed = 0, unsupported = 0, nonfinite = 0;
   int64_t unconfirmed = 0;  // failed in the persistent process, passed in a fresh one
   int64_t repeats = 0;      // failures not shrunk: their kind and op were shrunk often enough
-  std::map<FailureKind, int64_t> failures;  // confirmed, by kind
+  std::map<FailureKind, int64_t> failures;     // confirmed, by kind
   std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
   double seconds = 0, shrinkSeconds = 0;
   std::vector<CampaignFinding> findings;  // distinct patterns, in the order found
@@ -86,9 +79,7 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
                                           const TestCase& tc, const CampaignOptions& o);
 
 // Saves a finding to o.corpus / o.property with its triage and pattern; returns the folder.
-std::filesystem::path saveFinding(const CampaignFinding& f,
-                                  const std::vector<CampaignEngine>& engines,
-                                  const CampaignOptions& o);
+std::filesystem::path saveFinding(const CampaignFinding& f, const CampaignOptions& o);
 
 // The minimized pattern two failures share when they are the same bug: kind, each node's op and
 // where its inputs come from, and the first diverging op.

@@ -55,12 +55,12 @@ std::string triageText(const std::map<std::string, std::string>& triage) {
 
 void printFinding(size_t i, const CampaignFinding& f) {
   std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
-              std::string(failureKindName(f.kind)).c_str(), f.nodesBefore, f.nodesAfter, f.hits,
-              f.pattern.c_str());
-  if (!f.firstDivergingNode.empty())
+              std::string(failureKindName(f.info.kind)).c_str(), f.info.nodesBefore,
+              f.info.nodesAfter, f.hits, f.info.pattern.c_str());
+  if (!f.info.firstDivergingNode.empty())
     std::printf("       first diverging node: %s\n",
-                f.firstDivergingNode.substr(0, f.firstDivergingNode.find('\n')).c_str());
-  std::printf("       configurations: %s\n", triageText(f.triage).c_str());
+                f.info.firstDivergingNode.substr(0, f.info.firstDivergingNode.find('\n')).c_str());
+  std::printf("       configurations: %s\n", triageText(f.info.triage).c_str());
   if (!f.dir.empty())
     std::printf("       saved: %s\n", f.dir.c_str());
   else if (f.fromCorpus)
@@ -186,11 +186,11 @@ int reduce(const ReduceOptions& o) {
                 << engines.list.front().backend->name() << ": nothing to reduce\n";
       return 1;
     }
-    f->dir = saveFinding(*f, engines.list, c);
+    f->dir = saveFinding(*f, c);
     std::printf("%s, shrunk from %d to %d nodes in %d steps (%.2f s)\n",
-                std::string(failureKindName(f->kind)).c_str(), f->nodesBefore, f->nodesAfter,
-                f->shrinkSteps, f->shrinkSeconds);
-    std::printf("%s\n", f->message.c_str());
+                std::string(failureKindName(f->info.kind)).c_str(), f->info.nodesBefore,
+                f->info.nodesAfter, f->info.shrinkSteps, f->info.shrinkSeconds);
+    std::printf("%s\n", f->info.message.c_str());
     printFinding(0, *f);
     std::printf("model:\n%s", modelToText(f->minimized.model).c_str());
   } catch (const Error& e) {

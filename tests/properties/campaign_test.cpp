@@ -51,15 +51,17 @@ TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
   ASSERT_GE(s.findings.size(), 1u);
   ASSERT_LE(s.findings.size(), 2u);
   for (const CampaignFinding& f : s.findings) {
-    EXPECT_EQ(f.kind, FailureKind::Mismatch);
-    EXPECT_TRUE(f.pattern == "mismatch at Relu: MatMul(x,x) Relu(#0)" ||
-                f.pattern == "mismatch at Relu: MatMul(x,w) Relu(#0)")
-        << f.pattern;
-    EXPECT_EQ(f.nodesAfter, 2);
-    EXPECT_NE(f.firstDivergingNode.find("(Relu)"), std::string::npos) << f.firstDivergingNode;
-    EXPECT_NE(f.firstDivergingNode.find("fusion?"), std::string::npos) << f.firstDivergingNode;
-    EXPECT_EQ(f.triage, (std::map<std::string, std::string>{{"fusion=on", "mismatch"},
-                                                            {"fusion=off", "passes"}}));
+    EXPECT_EQ(f.info.kind, FailureKind::Mismatch);
+    EXPECT_TRUE(f.info.pattern == "mismatch at Relu: MatMul(x,x) Relu(#0)" ||
+                f.info.pattern == "mismatch at Relu: MatMul(x,w) Relu(#0)")
+        << f.info.pattern;
+    EXPECT_EQ(f.info.nodesAfter, 2);
+    EXPECT_NE(f.info.firstDivergingNode.find("(Relu)"), std::string::npos)
+        << f.info.firstDivergingNode;
+    EXPECT_NE(f.info.firstDivergingNode.find("fusion?"), std::string::npos)
+        << f.info.firstDivergingNode;
+    EXPECT_EQ(f.info.triage, (std::map<std::string, std::string>{{"fusion=on", "mismatch"},
+                                                                 {"fusion=off", "passes"}}));
     ASSERT_FALSE(f.dir.empty());
     const std::string json = readFile(f.dir / "nncheck.json");
     for (const char* needle : {"\"first_diverging_node\": \"node '", "\"fusion=off\": \"passes\"",
@@ -109,7 +111,7 @@ TEST_F(Campaign, TheSameSeedGivesTheSameCampaign) {
   EXPECT_EQ(a.failures, b.failures);
   ASSERT_EQ(a.findings.size(), b.findings.size());
   for (size_t i = 0; i < a.findings.size(); ++i) {
-    EXPECT_EQ(a.findings[i].pattern, b.findings[i].pattern);
+    EXPECT_EQ(a.findings[i].info.pattern, b.findings[i].info.pattern);
     EXPECT_EQ(serializeModel(a.findings[i].minimized.model),
               serializeModel(b.findings[i].minimized.model));
   }
@@ -126,9 +128,9 @@ TEST_F(Campaign, ReduceShrinksOneCaseOrSaysItDoesNotFail) {
     failing = makeTestCase(cfg, seed);
     if (reduceCase({{"", &reference()}}, failing, o)) FAIL() << "the reference failed";
     if (auto f = reduceCase({{"", &engine}}, failing, o)) {
-      EXPECT_EQ(f->nodesAfter, 2);
-      EXPECT_EQ(f->pattern.rfind("mismatch at Relu: MatMul(", 0), 0u) << f->pattern;
-      EXPECT_EQ(f->triage.at(""), "mismatch");
+      EXPECT_EQ(f->info.nodesAfter, 2);
+      EXPECT_EQ(f->info.pattern.rfind("mismatch at Relu: MatMul(", 0), 0u) << f->info.pattern;
+      EXPECT_EQ(f->info.triage.at(""), "mismatch");
       break;
     }
     ASSERT_LT(seed, 200u) << "no failing case in 200 seeds";
