@@ -80,7 +80,7 @@ bool available() { return true; }
 
 std::vector<Config> configurations() {
   std::vector<Config> out = {{true, Target::Cpu}, {false, Target::Cpu}};
-  if (cv::ocl::haveOpenCL()) {
+  if (cv::ocl::haveOpenCL() && cv::ocl::useOpenCL()) {  // a runtime and a usable device
     out.push_back({true, Target::OpenCL});
     out.push_back({false, Target::OpenCL});
   }
