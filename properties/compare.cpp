@@ -45,10 +45,10 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
       double d = std::fabs(g - w);
       c.maxAbsError = std::max(c.maxAbsError, d);
       if (w != 0) c.maxRelError = std::max(c.maxRelError, d / std::fabs(w));
-    } else if (std::isnan(w) || std::isnan(g)) {
-      same = std::isnan(w) && std::isnan(g);
-    } else if (std::isinf(w) || std::isinf(g)) {
-      same = g == w;
+    } else if (!std::isfinite(w) || !std::isfinite(g)) {
+      same = (std::isnan(w) && std::isnan(g)) || g == w;
+      // A NaN or an infinity where something else was expected is an unbounded error.
+      if (!same) c.maxAbsError = c.maxRelError = INFINITY;
     } else {
       double d = std::fabs(g - w);
       same = d <= tol.atol + tol.rtol * std::fabs(w);

@@ -18,8 +18,8 @@ struct Tolerance {
 
 struct Comparison {
   bool ok = true;
-  double maxAbsError = 0;  // over finite elements
-  double maxRelError = 0;  // |got - want| / |want| over finite, non-zero want
+  double maxAbsError = 0;  // infinite when a NaN or infinity stands where it should not
+  double maxRelError = 0;  // |got - want| / |want|; infinite likewise, or for want 0
   int64_t mismatches = 0;
   std::string message;  // empty when ok: what differs, with the first mismatching element
 };

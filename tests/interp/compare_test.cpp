@@ -19,6 +19,12 @@ TEST(Compare, FloatsUseOnnxTolerancesAndNanEqualsNan) {
   EXPECT_NE(c.message.find("first at [1]"), std::string::npos) << c.message;
   EXPECT_FALSE(compareTensors(f({INFINITY}), f({1e30f})).ok);
   EXPECT_FALSE(compareTensors(f({NAN}), f({0.0f})).ok);
+  // A non-finite value where a finite one belongs is an unbounded error, not a zero one.
+  Comparison inf = compareTensors(f({1.0f, INFINITY}), f({1.0f, 1641.0f}));
+  EXPECT_TRUE(std::isinf(inf.maxAbsError));
+  EXPECT_TRUE(std::isinf(inf.maxRelError));
+  EXPECT_TRUE(compareTensors(f({-INFINITY}), f({-INFINITY})).ok);
+  EXPECT_FALSE(compareTensors(f({-INFINITY}), f({INFINITY})).ok);
 }
 
 TEST(Compare, IntegersAreExactAndShapesMustMatch) {
