@@ -5,6 +5,7 @@
 
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/property.h"
 #include "nncheck/reference.h"
 #include "ops/infer.h"
 
@@ -109,7 +110,8 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
       for (size_t i = 0; i < feeds.size(); ++i) inputs[feeds[i]->name] = loadTensor(inFiles[i]);
       std::vector<Tensor> expected;
       for (const fs::path& f : outFiles) expected.push_back(loadTensor(f));
-      TensorMap got = runReference(model, inputs);
+      TensorMap got = options.engine ? runOn(*options.engine, TestCase{model, inputs})
+                                     : runReference(model, inputs);
       for (size_t i = 0; i < expected.size(); ++i) {
         const std::string& name = model.graph.outputs[i].name;
         Comparison c = compareTensors(got.at(name), expected[i], options.tolerance);

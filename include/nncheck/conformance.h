@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "nncheck/backend.h"
 #include "nncheck/compare.h"
 
 namespace nncheck {
@@ -31,6 +32,9 @@ struct ConformanceReport {
 
 struct ConformanceOptions {
   Tolerance tolerance;
+  // The engine to replay on, isolated; null: the reference, in this process. A model the engine
+  // rejects is skipped ("rejected by the engine"); a crash or hang fails the case.
+  const Isolated* engine = nullptr;
   // Called after each case, for progress or streaming output.
   std::function<void(const CaseResult&)> onCase;
 };

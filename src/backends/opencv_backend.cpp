@@ -91,8 +91,9 @@ namespace {
 
 cv::Mat toMat(const Tensor& t, const std::string& name) {
   if (t.dtype() != DType::Float32)
-    throw Error("opencv: input '" + name + "' is " + std::string(dtypeName(t.dtype())) +
-                "; only float32 is supported");
+    throw Unsupported("engine", "opencv: input '" + name + "' is " +
+                                    std::string(dtypeName(t.dtype())) +
+                                    "; only float32 is supported");
   std::vector<int> dims(t.shape().begin(), t.shape().end());
   if (dims.empty()) dims = {1};
   cv::Mat m(static_cast<int>(dims.size()), dims.data(), CV_32F);

@@ -1,8 +1,11 @@
 // nncheck run: replays ONNX backend-test folders against a backend and reports per case.
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "cli/commands.h"
+#include "cli/engines.h"
 #include "nncheck/conformance.h"
 #include "nncheck/error.h"
 
@@ -13,6 +16,8 @@ int exitCodeValue = 0;
 
 struct RunOptions {
   std::string backend = "reference";
+  std::string config;
+  double timeout = 10;
   bool byOp = false;
   bool verbose = false;
   std::vector<std::string> paths;
@@ -49,9 +54,15 @@ void printSkipReasons(const ConformanceReport& report) {
 }
 
 int run(const RunOptions& o) {
-  if (o.backend != "reference") {
-    std::cerr << "nncheck run: error: --backend " << o.backend
-              << ": unknown backend (available: reference)\n";
+  std::unique_ptr<Backend> engine;
+  std::optional<Isolated> isolatedEngine;
+  try {
+    if (o.backend != "reference" || !o.config.empty()) {
+      engine = makeEngine(o.backend, o.config);
+      isolatedEngine.emplace(*engine, secondsOption("--timeout", o.timeout), Isolation::Persistent);
+    }
+  } catch (const Error& e) {
+    std::cerr << "nncheck run: error: " << e.what() << "\n";
     return 2;
   }
   std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
@@ -65,6 +76,7 @@ int run(const RunOptions& o) {
     paths.push_back(def);
   }
   ConformanceOptions options;
+  if (isolatedEngine) options.engine = &*isolatedEngine;
   options.onCase = [&](const CaseResult& c) {
     if (c.status == CaseResult::Status::Failed)
       std::printf("FAIL  %s: %s\n", c.dir.filename().c_str(), c.message.c_str());
@@ -99,7 +111,12 @@ void addRunCommand(CLI::App& app) {
       "Replay ONNX backend-test folders (model.onnx + test_data_set_*) against a backend and "
       "compare with ONNX's tolerances (rtol 1e-3, atol 1e-7; exact for integers and bool). "
       "With no PATH, runs the node tests of Debian's libonnx-testdata.");
-  cmd->add_option("--backend", opts->backend, "backend to run: reference")->capture_default_str();
+  cmd->add_option("--backend", opts->backend,
+                  "backend to run: reference (in process) or opencv (isolated)")
+      ->capture_default_str();
+  cmd->add_option("--config", opts->config, "engine configuration, e.g. fusion=off");
+  cmd->add_option("--timeout", opts->timeout, "seconds per isolated run before it is a hang")
+      ->capture_default_str();
   cmd->add_flag("--by-op", opts->byOp, "print a per-op table of passed, failed and skipped cases");
   cmd->add_flag("-v,--verbose", opts->verbose, "print every case, with skip reasons");
   cmd->add_option("PATH", opts->paths, "test case folders, or folders holding them");

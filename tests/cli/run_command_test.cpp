@@ -99,5 +99,21 @@ TEST_F(RunCommand, HelpDescribesRun) {
   EXPECT_NE(bad.output.find("nosuch"), std::string::npos) << bad.output;
 }
 
+TEST_F(RunCommand, ReplaysOnOpenCVIsolatedWithRejectionsSkipped) {
+  // Relu runs on OpenCV and matches; Mod is rejected by its importer: skipped with the reason.
+  testing::CliOutcome o = runCli("run --backend opencv -v " + copyCase("test_relu").string() + " " +
+                                 copyCase("test_mod_mixed_sign_float32").string());
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("PASS  test_relu"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("SKIP  test_mod_mixed_sign_float32"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("rejected by the engine"), std::string::npos) << o.output;
+  // The OpenCV example's corpus holds known OpenCV bugs: every case fails there.
+  testing::CliOutcome corpus = runCli("run --backend opencv --config fusion=on " NNCHECK_SOURCE_DIR
+                                      "/examples/opencv/corpus");
+  EXPECT_EQ(corpus.status, 1) << corpus.output;
+  EXPECT_NE(corpus.output.find("\n0 passed"), std::string::npos) << corpus.output;
+  EXPECT_EQ(runCli("run --backend opencv --config fusion=maybe").status, 2);
+}
+
 }  // namespace
 }  // namespace nncheck
