@@ -2,7 +2,7 @@
 // logic, Max/Min and PRelu.
 #include <cmath>
 
-#include "ops/kernels.h"
+#include "ops/gradients.h"
 
 namespace nncheck::ops {
 namespace {
@@ -85,27 +85,37 @@ A divide(A a, A b) {
 }  // namespace
 
 void registerElementwiseBinary(Registry& reg) {
-  reg.add(binary("Add", 7, numericTypes(), [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>)
-      return wrapAdd(a, b);
-    else
-      return a + b;
-  }));
-  reg.add(binary("Sub", 7, numericTypes(), [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>)
-      return wrapSub(a, b);
-    else
-      return a - b;
-  }));
-  reg.add(binary("Mul", 7, numericTypes(), [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>)
-      return wrapMul(a, b);
-    else
-      return a * b;
-  }));
-  reg.add(std::move(binary("Div", 7, numericTypes(), [](auto a, auto b) {
-                      return divide(a, b);
-                    }).domain(ValueDomain::NonZeroIfInteger)));
+  reg.add(std::move(binary("Add", 7, numericTypes(), [](auto a, auto b) {
+                      if constexpr (std::is_integral_v<decltype(a)>)
+                        return wrapAdd(a, b);
+                      else
+                        return a + b;
+                    }).gradient([](GradCall& g) {
+    binaryGradient(g, [](double, double, double) { return std::pair{1.0, 1.0}; });
+  })));
+  reg.add(std::move(binary("Sub", 7, numericTypes(), [](auto a, auto b) {
+                      if constexpr (std::is_integral_v<decltype(a)>)
+                        return wrapSub(a, b);
+                      else
+                        return a - b;
+                    }).gradient([](GradCall& g) {
+    binaryGradient(g, [](double, double, double) { return std::pair{1.0, -1.0}; });
+  })));
+  reg.add(std::move(binary("Mul", 7, numericTypes(), [](auto a, auto b) {
+                      if constexpr (std::is_integral_v<decltype(a)>)
+                        return wrapMul(a, b);
+                      else
+                        return a * b;
+                    }).gradient([](GradCall& g) {
+    binaryGradient(g, [](double a, double b, double) { return std::pair{b, a}; });
+  })));
+  reg.add(std::move(binary("Div", 7, numericTypes(), [](auto a, auto b) { return divide(a, b); })
+                        .domain(ValueDomain::NonZeroIfInteger)
+                        .gradient([](GradCall& g) {
+                          binaryGradient(g, [](double a, double b, double) {
+                            return std::pair{1.0 / b, -a / (b * b)};
+                          });
+                        })));
 
   reg.add(std::move(OpSpec("Mod", 10)
                         .types("T", numericTypes())
@@ -140,6 +150,11 @@ void registerElementwiseBinary(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("Pow", 7)
+          .gradient([](GradCall& g) {
+            binaryGradient(g, [](double a, double b, double y) {
+              return std::pair{b * std::pow(a, b - 1), a > 0 ? y * std::log(a) : 0.0};
+            });
+          })
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .types("T1", numericTypes())
           .input("X", "T")
@@ -176,6 +191,11 @@ void registerElementwiseBinary(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("PRelu", 9)
+          .gradient([](GradCall& g) {
+            binaryGradient(g, [](double a, double b, double) {
+              return std::pair{a > 0 ? 1.0 : b, a > 0 ? 0.0 : a};
+            });
+          })
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .input("X", "T")
           .input("slope", "T")

@@ -1,7 +1,7 @@
 // Elementwise unary ops: one entry each; the output has the input's shape and dtype.
 #include <cmath>
 
-#include "ops/kernels.h"
+#include "ops/gradients.h"
 
 namespace nncheck::ops {
 namespace {
@@ -39,6 +39,12 @@ OpSpec typedUnary(std::string type, int64_t minVersion, std::vector<DType> dtype
                        .kernel([f](KernelCall& k) { mapUnary<AllowBool>(k, f); }));
 }
 
+// The gradient of a unary op from its derivative d(x, y).
+template <class D>
+std::function<void(GradCall&)> derivative(D d) {
+  return [d](GradCall& g) { unaryGradient(g, d); };
+}
+
 template <class A>
 A negate(A x) {
   if constexpr (std::is_same_v<A, bool>)
@@ -52,69 +58,135 @@ A negate(A x) {
 }  // namespace
 
 void registerElementwiseUnary(Registry& reg) {
-  reg.add(typedUnary("Abs", 6, numericTypes(), [](auto x) {
-    if constexpr (std::is_unsigned_v<decltype(x)>)
-      return x;
-    else
-      return x < 0 ? negate(x) : x;
-  }));
-  reg.add(typedUnary("Neg", 6, signedNumericTypes(), [](auto x) { return negate(x); }));
-  reg.add(typedUnary("Relu", 6, signedNumericTypes(),
-                     [](auto x) { return x > 0 ? x : decltype(x)(0); }));
-  reg.add(typedUnary("Sign", 9, numericTypes(), [](auto x) {
-    using A = decltype(x);
-    if constexpr (std::is_floating_point_v<A>)
-      if (std::isnan(x)) return x;
-    return x > 0 ? A(1) : (x < 0 ? A(-1) : A(0));
-  }));
-  reg.add(floatUnaryWithAttrs("LeakyRelu", 6, {floatAttr("alpha", 0.01f, 0.0, 1.0)},
-                              [](const KernelCall& k) {
-                                double a = k.attrFloat("alpha");
-                                return [a](double x) { return x >= 0 ? x : a * x; };
-                              }));
+  reg.add(std::move(typedUnary("Abs", 6, numericTypes(), [](auto x) {
+                      if constexpr (std::is_unsigned_v<decltype(x)>)
+                        return x;
+                      else
+                        return x < 0 ? negate(x) : x;
+                    }).gradient(derivative([](double x, double) { return x < 0 ? -1.0 : 1.0; }))));
+  reg.add(std::move(typedUnary("Neg", 6, signedNumericTypes(), [](auto x) {
+                      return negate(x);
+                    }).gradient(derivative([](double, double) { return -1.0; }))));
+  reg.add(std::move(
+      typedUnary("Relu", 6, signedNumericTypes(), [](auto x) { return x > 0 ? x : decltype(x)(0); })
+          .gradient(derivative([](double x, double) { return x > 0 ? 1.0 : 0.1; }),
+                    GradientKind::Proxy)));
   reg.add(
+      std::move(typedUnary("Sign", 9, numericTypes(), [](auto x) {
+                  using A = decltype(x);
+                  if constexpr (std::is_floating_point_v<A>)
+                    if (std::isnan(x)) return x;
+                  return x > 0 ? A(1) : (x < 0 ? A(-1) : A(0));
+                }).gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)));
+  reg.add(std::move(floatUnaryWithAttrs("LeakyRelu", 6, {floatAttr("alpha", 0.01f, 0.0, 1.0)},
+                                        [](const KernelCall& k) {
+                                          double a = k.attrFloat("alpha");
+                                          return [a](double x) { return x >= 0 ? x : a * x; };
+                                        })
+                        .gradient([](GradCall& g) {
+                          double a = g.kernel().attrFloat("alpha");
+                          unaryGradient(g, [a](double x, double) { return x >= 0 ? 1.0 : a; });
+                        })));
+  reg.add(std::move(
       floatUnaryWithAttrs("Elu", 6, {floatAttr("alpha", 1.0f, 0.0, 2.0)}, [](const KernelCall& k) {
         double a = k.attrFloat("alpha");
         return [a](double x) { return x >= 0 ? x : a * std::expm1(x); };
-      }));
-  reg.add(floatUnaryWithAttrs("Selu", 6,
-                              {floatAttr("alpha", 1.67326319217681884765625f, 0.5, 2.0),
-                               floatAttr("gamma", 1.05070102214813232421875f, 0.5, 2.0)},
-                              [](const KernelCall& k) {
-                                double a = k.attrFloat("alpha"), g = k.attrFloat("gamma");
-                                return [a, g](double x) {
-                                  return x > 0 ? g * x : g * a * std::expm1(x);
-                                };
-                              }));
-  reg.add(floatUnaryWithAttrs(
-      "HardSigmoid", 6, {floatAttr("alpha", 0.2f, 0.0, 1.0), floatAttr("beta", 0.5f, 0.0, 1.0)},
-      [](const KernelCall& k) {
-        double a = k.attrFloat("alpha"), b = k.attrFloat("beta");
-        return [a, b](double x) { return std::max(0.0, std::min(1.0, a * x + b)); };
-      }));
-  reg.add(floatUnary("Sigmoid", 6, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }));
-  reg.add(floatUnary("Tanh", 6, [](double x) { return std::tanh(x); }));
-  reg.add(floatUnary("Softplus", 1, [](double x) { return x > 30 ? x : std::log1p(std::exp(x)); }));
-  reg.add(floatUnary("Exp", 6, [](double x) { return std::exp(x); }));
-  reg.add(floatUnary("Log", 6, [](double x) { return std::log(x); }));
-  reg.add(floatUnary("Sqrt", 6, [](double x) { return std::sqrt(x); }));
-  reg.add(floatUnary("Reciprocal", 6, [](double x) { return 1.0 / x; }));
-  reg.add(floatUnary("Sin", 7, [](double x) { return std::sin(x); }));
-  reg.add(floatUnary("Cos", 7, [](double x) { return std::cos(x); }));
-  reg.add(floatUnary("Tan", 7, [](double x) { return std::tan(x); }));
-  reg.add(floatUnary("Asin", 7, [](double x) { return std::asin(x); }));
-  reg.add(floatUnary("Acos", 7, [](double x) { return std::acos(x); }));
-  reg.add(floatUnary("Atan", 7, [](double x) { return std::atan(x); }));
-  reg.add(floatUnary("Floor", 6, [](double x) { return std::floor(x); }));
-  reg.add(floatUnary("Ceil", 6, [](double x) { return std::ceil(x); }));
-  reg.add(floatUnary("Round", 11, [](double x) { return std::nearbyint(x); }));  // half to even
-  reg.add(typedUnary("Erf", 9, numericTypes(), [](auto x) {
-    using A = decltype(x);
-    if constexpr (std::is_integral_v<A>)
-      return static_cast<A>(std::erf(static_cast<double>(x)));
-    else
-      return static_cast<A>(std::erf(static_cast<double>(x)));
-  }));
+      }).gradient([](GradCall& g) {
+        double a = g.kernel().attrFloat("alpha");
+        unaryGradient(g, [a](double x, double) { return x >= 0 ? 1.0 : a * std::exp(x); });
+      })));
+  reg.add(std::move(
+      floatUnaryWithAttrs("Selu", 6,
+                          {floatAttr("alpha", 1.67326319217681884765625f, 0.5, 2.0),
+                           floatAttr("gamma", 1.05070102214813232421875f, 0.5, 2.0)},
+                          [](const KernelCall& k) {
+                            double a = k.attrFloat("alpha"), g = k.attrFloat("gamma");
+                            return
+                                [a, g](double x) { return x > 0 ? g * x : g * a * std::expm1(x); };
+                          })
+          .gradient([](GradCall& g) {
+            double a = g.kernel().attrFloat("alpha"), c = g.kernel().attrFloat("gamma");
+            unaryGradient(g, [a, c](double x, double) { return x > 0 ? c : c * a * std::exp(x); });
+          })));
+  reg.add(std::move(
+      floatUnaryWithAttrs(
+          "HardSigmoid", 6, {floatAttr("alpha", 0.2f, 0.0, 1.0), floatAttr("beta", 0.5f, 0.0, 1.0)},
+          [](const KernelCall& k) {
+            double a = k.attrFloat("alpha"), b = k.attrFloat("beta");
+            return [a, b](double x) { return std::max(0.0, std::min(1.0, a * x + b)); };
+          })
+          .gradient(
+              [](GradCall& g) {
+                // The flat parts get a small slope, so search can move off them.
+                double a = g.kernel().attrFloat("alpha"), b = g.kernel().attrFloat("beta");
+                unaryGradient(g, [a, b](double x, double) {
+                  double z = a * x + b;
+                  return z > 0 && z < 1 ? a : 0.01 * a;
+                });
+              },
+              GradientKind::Proxy)));
+  reg.add(std::move(floatUnary("Sigmoid", 6, [](double x) {
+                      return 1.0 / (1.0 + std::exp(-x));
+                    }).gradient(derivative([](double, double y) { return y * (1 - y); }))));
+  reg.add(std::move(floatUnary("Tanh", 6, [](double x) {
+                      return std::tanh(x);
+                    }).gradient(derivative([](double, double y) { return 1 - y * y; }))));
+  reg.add(std::move(
+      floatUnary("Softplus", 1, [](double x) {
+        return x > 30 ? x : std::log1p(std::exp(x));
+      }).gradient(derivative([](double x, double) { return 1.0 / (1.0 + std::exp(-x)); }))));
+  reg.add(std::move(floatUnary("Exp", 6, [](double x) {
+                      return std::exp(x);
+                    }).gradient(derivative([](double, double y) { return y; }))));
+  reg.add(std::move(floatUnary("Log", 6, [](double x) {
+                      return std::log(x);
+                    }).gradient(derivative([](double x, double) { return 1.0 / x; }))));
+  reg.add(std::move(floatUnary("Sqrt", 6, [](double x) {
+                      return std::sqrt(x);
+                    }).gradient(derivative([](double, double y) { return 0.5 / y; }))));
+  reg.add(std::move(floatUnary("Reciprocal", 6, [](double x) {
+                      return 1.0 / x;
+                    }).gradient(derivative([](double, double y) { return -y * y; }))));
+  reg.add(std::move(floatUnary("Sin", 7, [](double x) {
+                      return std::sin(x);
+                    }).gradient(derivative([](double x, double) { return std::cos(x); }))));
+  reg.add(std::move(floatUnary("Cos", 7, [](double x) {
+                      return std::cos(x);
+                    }).gradient(derivative([](double x, double) { return -std::sin(x); }))));
+  reg.add(std::move(floatUnary("Tan", 7, [](double x) {
+                      return std::tan(x);
+                    }).gradient(derivative([](double, double y) { return 1 + y * y; }))));
+  reg.add(std::move(
+      floatUnary("Asin", 7, [](double x) {
+        return std::asin(x);
+      }).gradient(derivative([](double x, double) { return 1.0 / std::sqrt(1 - x * x); }))));
+  reg.add(std::move(
+      floatUnary("Acos", 7, [](double x) {
+        return std::acos(x);
+      }).gradient(derivative([](double x, double) { return -1.0 / std::sqrt(1 - x * x); }))));
+  reg.add(std::move(floatUnary("Atan", 7, [](double x) {
+                      return std::atan(x);
+                    }).gradient(derivative([](double x, double) { return 1.0 / (1 + x * x); }))));
+  reg.add(
+      std::move(floatUnary("Floor", 6, [](double x) {
+                  return std::floor(x);
+                }).gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)));
+  reg.add(
+      std::move(floatUnary("Ceil", 6, [](double x) {
+                  return std::ceil(x);
+                }).gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)));
+  reg.add(std::move(floatUnary("Round", 11, [](double x) { return std::nearbyint(x); })
+                        .gradient(derivative([](double, double) { return 1.0; }),
+                                  GradientKind::Proxy)));  // half to even
+  reg.add(std::move(typedUnary("Erf", 9, numericTypes(), [](auto x) {
+                      using A = decltype(x);
+                      if constexpr (std::is_integral_v<A>)
+                        return static_cast<A>(std::erf(static_cast<double>(x)));
+                      else
+                        return static_cast<A>(std::erf(static_cast<double>(x)));
+                    }).gradient(derivative([](double x, double) {
+    return 1.1283791670955126 * std::exp(-x * x);
+  }))));
   reg.add(typedUnary<true>("Not", 1, boolTypes(), [](bool x) { return !x; }));
 }
 

@@ -153,6 +153,38 @@ class KernelCall {
   std::vector<Tensor> outputs_;
 };
 
+// What a gradient sees: the node's inputs and outputs as the reference computed them, dL/dY
+// per element of each output, and dL/dX per element of each input to add to (null for inputs
+// that take no gradient: integers, shape operands, absent ones). Attributes through kernel().
+class GradCall {
+ public:
+  GradCall(const KernelCall& kernel, std::vector<const Tensor*> outputs,
+           std::vector<const std::vector<double>*> dOutputs,
+           std::vector<std::vector<double>*> dInputs)
+      : kernel_(kernel),
+        outputs_(std::move(outputs)),
+        dOutputs_(std::move(dOutputs)),
+        dInputs_(std::move(dInputs)) {}
+  const KernelCall& kernel() const { return kernel_; }
+  const Tensor& in(size_t i) const { return kernel_.in(i); }
+  const Tensor& out(size_t j) const { return *outputs_.at(j); }
+  // dL/dY_j; null when nothing downstream depends on output j.
+  const std::vector<double>* dOut(size_t j) const {
+    return j < dOutputs_.size() ? dOutputs_[j] : nullptr;
+  }
+  std::vector<double>* dIn(size_t i) const { return i < dInputs_.size() ? dInputs_[i] : nullptr; }
+
+ private:
+  const KernelCall& kernel_;
+  std::vector<const Tensor*> outputs_;
+  std::vector<const std::vector<double>*> dOutputs_;
+  std::vector<std::vector<double>*> dInputs_;
+};
+
+// Exact: the derivative. Proxy: a stand-in where the true one is zero or undefined (Floor,
+// Round, comparisons: the identity), so value search still has a direction.
+enum class GradientKind { Exact, Proxy };
+
 struct OpSpec {
   OpSpec(std::string type, int64_t minVersion) : type(std::move(type)), minVersion(minVersion) {}
 
@@ -170,6 +202,9 @@ struct OpSpec {
   // How far a correct float32 engine may stray from the reference (which accumulates in
   // double) on this op, where it is more than the dtype's default (long sums, ...).
   std::optional<Tolerance> float32Tolerance;
+  // Reverse mode, for value search; unset: gradients stop at this op.
+  std::function<void(GradCall&)> gradientFn;
+  GradientKind gradientKind = GradientKind::Exact;
 
   // --- builder ---
   OpSpec& types(std::string name, std::vector<DType> allowed) {
@@ -231,6 +266,11 @@ struct OpSpec {
   }
   OpSpec& kernel(std::function<void(KernelCall&)> k) {
     kernelFn = std::move(k);
+    return *this;
+  }
+  OpSpec& gradient(std::function<void(GradCall&)> g, GradientKind kind = GradientKind::Exact) {
+    gradientFn = std::move(g);
+    gradientKind = kind;
     return *this;
   }
   OpSpec& tolerance(Tolerance t) {

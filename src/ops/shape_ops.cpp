@@ -4,8 +4,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "ops/gradients.h"
 #include "ops/infer.h"
-#include "ops/kernels.h"
 
 namespace nncheck::ops {
 namespace {
@@ -93,7 +93,6 @@ int64_t padSource(int64_t x, int64_t d, const std::string& mode) {
 
 // --- generation hints ---
 
-
 // A new shape with the same element count: a random factorization, at times with -1 or 0.
 Tensor sampleReshape(SampleContext& c) {
   const Shape& in = c.shape(0);
@@ -135,6 +134,7 @@ Tensor sampleExpand(SampleContext& c) {
 
 void registerShapeOps(Registry& reg) {
   reg.add(std::move(OpSpec("Reshape", 5)
+                        .gradient(passThroughGradient)
                         .types("T", allTypes())
                         .types("tensor(int64)", {DType::Int64})
                         .input("data", "T")
@@ -172,6 +172,7 @@ void registerShapeOps(Registry& reg) {
                         .kernel(copyAll)));
 
   reg.add(std::move(OpSpec("Flatten", 1)
+                        .gradient(passThroughGradient)
                         .types("T", allTypes())
                         .input("input", "T")
                         .output("output")
@@ -188,6 +189,7 @@ void registerShapeOps(Registry& reg) {
 
   reg.add(
       std::move(OpSpec("Squeeze", 13)
+                    .gradient(passThroughGradient)
                     .types("T", allTypes())
                     .types("tensor(int64)", {DType::Int64})
                     .input("data", "T")
@@ -221,6 +223,7 @@ void registerShapeOps(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("Unsqueeze", 13)
+          .gradient(passThroughGradient)
           .types("T", allTypes())
           .types("tensor(int64)", {DType::Int64})
           .input("data", "T")

@@ -1,0 +1,23 @@
+// Reverse mode through the reference interpreter, for value search: from dL/d(value) seeds on
+// some values, dL/d(value) for every float value the loss reaches backward through ops that
+// declare a gradient (src/ops/gradients.h). Ops without one stop the flow.
+//
+//   TensorMap values = runReferenceAllValues(model, inputs);
+//   Gradients g = backpropagate(model, values, {{"y", std::vector<double>(n, 1.0)}});
+//   g["x"][i]   // dL/dx_i
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nncheck/graph.h"
+#include "nncheck/reference.h"
+
+namespace nncheck {
+
+using Gradients = std::map<std::string, std::vector<double>>;
+
+Gradients backpropagate(const Model& model, const TensorMap& values, Gradients seeds);
+
+}  // namespace nncheck

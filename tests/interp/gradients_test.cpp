@@ -1,0 +1,138 @@
+// Reverse-mode gradients against finite differences, for every op of the registry that declares
+// an exact gradient, on generated single-op float64 models.
+#include "interp/gradients.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/rng.h"
+#include "nncheck/generator.h"
+#include "nncheck/test_case.h"
+#include "ops/op_spec.h"
+
+namespace nncheck {
+namespace {
+
+// L = sum_j w_j * y_j over every output element, with fixed random weights w.
+struct Loss {
+  std::map<std::string, std::vector<double>> weights;
+  double operator()(const Model& m, const TensorMap& in) const {
+    TensorMap out = runReference(m, in);
+    double l = 0;
+    for (const auto& [name, w] : weights)
+      for (size_t i = 0; i < w.size(); ++i)
+        l += w[i] * out.at(name).toDouble(static_cast<int64_t>(i));
+    return l;
+  }
+};
+
+void setElement(Tensor& t, int64_t i, double v) { t.span<double>()[static_cast<size_t>(i)] = v; }
+
+// The central difference with step h of L with respect to element i of the value `name` (a
+// graph input or an initializer).
+double finiteDifference(const Loss& loss, TestCase tc, const std::string& name, int64_t i,
+                        double h) {
+  Tensor* t = nullptr;
+  if (tc.inputs.count(name)) t = &tc.inputs.at(name);
+  for (Initializer& w : tc.model.graph.initializers)
+    if (w.name == name) t = &w.value;
+  const double x = t->toDouble(i);
+  setElement(*t, i, x + h);
+  const double up = loss(tc.model, tc.inputs);
+  setElement(*t, i, x - h);
+  const double down = loss(tc.model, tc.inputs);
+  return (up - down) / (2 * h);
+}
+
+std::vector<std::string> opsWithExactGradients() {
+  std::vector<std::string> out;
+  for (const auto& spec : ops::Registry::instance().all())
+    if (spec->gradientFn && spec->gradientKind == ops::GradientKind::Exact)
+      out.push_back(spec->type);
+  return out;
+}
+
+class Gradient : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Gradient, MatchesFiniteDifferences) {
+  GeneratorConfig cfg;
+  cfg.nodes = 1;
+  cfg.ops = {GetParam()};
+  cfg.dtypes = {DType::Float64};
+  int checked = 0;
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    TestCase tc = makeTestCase(cfg, seed / 2);
+    // Odd seeds move every float value into [0.1, 0.9], inside Log's, Sqrt's, Pow's and Asin's
+    // domains; even seeds keep the signs (the negative branches of Relu-like ops).
+    if (seed % 2) {
+      auto squash = [](Tensor& t) {
+        if (t.dtype() != DType::Float64) return;
+        for (double& x : t.span<double>()) x = 0.1 + 0.8 * std::fabs(std::fmod(x, 1.0));
+      };
+      for (auto& [name, t] : tc.inputs) squash(t);
+      for (Initializer& w : tc.model.graph.initializers) squash(w.value);  // shape operands: int64
+    }
+    const TensorMap values = runReferenceAllValues(tc.model, tc.inputs);
+    Rng rng(seed);
+    Loss loss;
+    Gradients seeds;
+    for (const ValueInfo& o : tc.model.graph.outputs) {
+      std::vector<double> w(static_cast<size_t>(values.at(o.name).size()));
+      for (double& x : w) x = rng.real(-1.0, 1.0);
+      loss.weights[o.name] = w;
+      seeds[o.name] = w;
+    }
+    Gradients grads = backpropagate(tc.model, values, seeds);
+    for (const auto& [name, g] : grads) {
+      if (loss.weights.count(name)) continue;  // an output
+      for (int64_t i = 0; i < static_cast<int64_t>(g.size()) && i < 6; ++i) {
+        const double fd = finiteDifference(loss, tc, name, i, 1e-6);
+        const double fdCoarse = finiteDifference(loss, tc, name, i, 1e-4);
+        // Off the domain, or at a kink (the two steps disagree): no derivative to compare with.
+        if (!std::isfinite(fd) || !std::isfinite(g[static_cast<size_t>(i)]) ||
+            std::fabs(fd - fdCoarse) > 1e-3 * (1 + std::fabs(fd)))
+          continue;
+        EXPECT_NEAR(g[static_cast<size_t>(i)], fd, 1e-5 * (1 + std::fabs(fd)))
+            << GetParam() << " seed " << seed << ": d/d " << name << "[" << i << "]\n"
+            << modelToText(tc.model);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << GetParam() << ": no element could be checked";
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, Gradient, ::testing::ValuesIn(opsWithExactGradients()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Gradient, ProxyGradientsGiveADirectionWhereTheTrueOneIsZero) {
+  for (const char* op : {"Floor", "Ceil", "Round", "Relu", "Sign"}) {
+    Model m;
+    m.opsets = {{"", 14}};
+    m.graph.name = "g";
+    m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
+    m.graph.nodes = {Node::make(op, {"x"}, {"y"}, "n")};
+    m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+    TensorMap in = {{"x", Tensor::fromVector<float>({2}, {-0.7f, 0.3f})}};
+    Gradients g = backpropagate(m, runReferenceAllValues(m, in), {{"y", {1.0, 1.0}}});
+    ASSERT_TRUE(g.count("x")) << op;
+    EXPECT_GT(g["x"][0], 0) << op;
+    EXPECT_GT(g["x"][1], 0) << op;
+  }
+}
+
+TEST(Gradient, AValueReadTwiceGetsBothContributions) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1})};
+  m.graph.nodes = {Node::make("Mul", {"x", "x"}, {"y"}, "n")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1})};
+  TensorMap in = {{"x", Tensor::fromVector<float>({1}, {3.0f})}};
+  Gradients g = backpropagate(m, runReferenceAllValues(m, in), {{"y", {1.0}}});
+  EXPECT_DOUBLE_EQ(g["x"][0], 6.0);  // d(x*x)/dx = 2x
+}
+
+}  // namespace
+}  // namespace nncheck
