@@ -29,8 +29,8 @@ Gradients backpropagate(const Model& model, const TensorMap& values, Gradients g
       auto v = name.empty() ? values.end() : values.find(name);
       ins.push_back(v == values.end() ? nullptr : &v->second);
       const ops::InputSpec& is = spec.inputs[std::min(i, spec.inputs.size() - 1)];
-      const bool takesGradient = v != values.end() && is.role == ops::InputRole::Data &&
-                                 isFloatDType(v->second.dtype());
+      const bool takesGradient =
+          v != values.end() && is.role == ops::InputRole::Data && isFloatDType(v->second.dtype());
       if (!takesGradient) {
         dIns.push_back(nullptr);
         continue;

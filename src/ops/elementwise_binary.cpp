@@ -110,6 +110,7 @@ void registerElementwiseBinary(Registry& reg) {
     binaryGradient(g, [](double a, double b, double) { return std::pair{b, a}; });
   })));
   reg.add(std::move(binary("Div", 7, numericTypes(), [](auto a, auto b) { return divide(a, b); })
+                        .safe({.awayFromZero = 0.01})
                         .domain(ValueDomain::NonZeroIfInteger)
                         .gradient([](GradCall& g) {
                           binaryGradient(g, [](double a, double b, double) {
@@ -122,6 +123,7 @@ void registerElementwiseBinary(Registry& reg) {
                         .input("A", "T")
                         .input("B", "T")
                         .domain(ValueDomain::NonZeroIfInteger)
+                        .safe({.awayFromZero = 0.01})
                         .output("C")
                         .attr(intChoiceAttr("fmod", 0, {0, 1}))
                         .shapeRule([](auto& r) {
@@ -150,6 +152,7 @@ void registerElementwiseBinary(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("Pow", 7)
+          .boundedOutput(1e4)
           .gradient([](GradCall& g) {
             binaryGradient(g, [](double a, double b, double y) {
               return std::pair{b * std::pow(a, b - 1), a > 0 ? y * std::log(a) : 0.0};
@@ -158,6 +161,7 @@ void registerElementwiseBinary(Registry& reg) {
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .types("T1", numericTypes())
           .input("X", "T")
+          .safe({.lo = 0.01})  // a negative base with a fractional exponent is NaN
           .input("Y", "T1")
           .output("Z")
           .shapeRule([](auto& r) {

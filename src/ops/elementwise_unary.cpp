@@ -135,18 +135,18 @@ void registerElementwiseUnary(Registry& reg) {
       floatUnary("Softplus", 1, [](double x) {
         return x > 30 ? x : std::log1p(std::exp(x));
       }).gradient(derivative([](double x, double) { return 1.0 / (1.0 + std::exp(-x)); }))));
-  reg.add(std::move(floatUnary("Exp", 6, [](double x) {
-                      return std::exp(x);
-                    }).gradient(derivative([](double, double y) { return y; }))));
-  reg.add(std::move(floatUnary("Log", 6, [](double x) {
-                      return std::log(x);
-                    }).gradient(derivative([](double x, double) { return 1.0 / x; }))));
-  reg.add(std::move(floatUnary("Sqrt", 6, [](double x) {
-                      return std::sqrt(x);
-                    }).gradient(derivative([](double, double y) { return 0.5 / y; }))));
-  reg.add(std::move(floatUnary("Reciprocal", 6, [](double x) {
-                      return 1.0 / x;
-                    }).gradient(derivative([](double, double y) { return -y * y; }))));
+  reg.add(std::move(floatUnary("Exp", 6, [](double x) { return std::exp(x); })
+                        .safe({.hi = 10})
+                        .gradient(derivative([](double, double y) { return y; }))));
+  reg.add(std::move(floatUnary("Log", 6, [](double x) { return std::log(x); })
+                        .safe({.lo = 0.01})
+                        .gradient(derivative([](double x, double) { return 1.0 / x; }))));
+  reg.add(std::move(floatUnary("Sqrt", 6, [](double x) { return std::sqrt(x); })
+                        .safe({.lo = 0.001})
+                        .gradient(derivative([](double, double y) { return 0.5 / y; }))));
+  reg.add(std::move(floatUnary("Reciprocal", 6, [](double x) { return 1.0 / x; })
+                        .safe({.awayFromZero = 0.01})
+                        .gradient(derivative([](double, double y) { return -y * y; }))));
   reg.add(std::move(floatUnary("Sin", 7, [](double x) {
                       return std::sin(x);
                     }).gradient(derivative([](double x, double) { return std::cos(x); }))));
@@ -157,13 +157,13 @@ void registerElementwiseUnary(Registry& reg) {
                       return std::tan(x);
                     }).gradient(derivative([](double, double y) { return 1 + y * y; }))));
   reg.add(std::move(
-      floatUnary("Asin", 7, [](double x) {
-        return std::asin(x);
-      }).gradient(derivative([](double x, double) { return 1.0 / std::sqrt(1 - x * x); }))));
+      floatUnary("Asin", 7, [](double x) { return std::asin(x); })
+          .safe({.lo = -0.999, .hi = 0.999})
+          .gradient(derivative([](double x, double) { return 1.0 / std::sqrt(1 - x * x); }))));
   reg.add(std::move(
-      floatUnary("Acos", 7, [](double x) {
-        return std::acos(x);
-      }).gradient(derivative([](double x, double) { return -1.0 / std::sqrt(1 - x * x); }))));
+      floatUnary("Acos", 7, [](double x) { return std::acos(x); })
+          .safe({.lo = -0.999, .hi = 0.999})
+          .gradient(derivative([](double x, double) { return -1.0 / std::sqrt(1 - x * x); }))));
   reg.add(std::move(floatUnary("Atan", 7, [](double x) {
                       return std::atan(x);
                     }).gradient(derivative([](double x, double) { return 1.0 / (1 + x * x); }))));

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <map>
 #include <memory>
@@ -72,6 +73,14 @@ inline Tensor int64Vector(const std::vector<int64_t>& v) {
 }
 using ShapeSampler = std::function<Shape(SampleContext&)>;
 
+// Where an input's values keep an op finite and well-conditioned (value search steers them
+// there): lo <= x <= hi and |x| >= awayFromZero.
+struct SafeRange {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  double awayFromZero = 0;
+};
+
 struct InputSpec {
   std::string name;
   std::string typeVar;
@@ -83,6 +92,7 @@ struct InputSpec {
   ValueSampler values;    // shape operands: their contents
   ShapeSampler shape;     // fresh inputs: their shape (default: input 0's shape)
   bool generated = true;  // optional inputs a generator never sets (Resize's roi)
+  std::optional<SafeRange> safe;  // float values only
 };
 
 struct OutputSpec {
@@ -205,6 +215,8 @@ struct OpSpec {
   // Reverse mode, for value search; unset: gradients stop at this op.
   std::function<void(GradCall&)> gradientFn;
   GradientKind gradientKind = GradientKind::Exact;
+  // Value search keeps |Y| within this (Pow); unset: only the global bound.
+  std::optional<double> outputBound;
 
   // --- builder ---
   OpSpec& types(std::string name, std::vector<DType> allowed) {
@@ -235,6 +247,10 @@ struct OpSpec {
   }
   OpSpec& sampleShape(ShapeSampler f) {
     inputs.back().shape = std::move(f);
+    return *this;
+  }
+  OpSpec& safe(SafeRange r) {
+    inputs.back().safe = r;
     return *this;
   }
   OpSpec& notGenerated() {
@@ -271,6 +287,10 @@ struct OpSpec {
   OpSpec& gradient(std::function<void(GradCall&)> g, GradientKind kind = GradientKind::Exact) {
     gradientFn = std::move(g);
     gradientKind = kind;
+    return *this;
+  }
+  OpSpec& boundedOutput(double bound) {
+    outputBound = bound;
     return *this;
   }
   OpSpec& tolerance(Tolerance t) {

@@ -1,0 +1,122 @@
+// Value search: each op's safe domain, as a loss, drives bad values into it; search never
+// claims success it did not check; it is deterministic.
+#include "nncheck/value_search.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nncheck/onnx_io.h"
+#include "ops/op_spec.h"
+
+namespace nncheck {
+namespace {
+
+// The ops with a safe range on some input.
+std::vector<std::string> opsWithSafeRanges() {
+  std::vector<std::string> out;
+  for (const auto& spec : ops::Registry::instance().all())
+    for (const ops::InputSpec& is : spec->inputs)
+      if (is.safe) {
+        out.push_back(spec->type);
+        break;
+      }
+  return out;
+}
+
+// A value just outside the range: below lo, above hi, or 0 when it must stay away from 0.
+double outside(const ops::SafeRange& r) {
+  if (std::isfinite(r.lo)) return r.lo - 1;
+  if (std::isfinite(r.hi)) return r.hi + 1;
+  return 0;
+}
+
+class SafeDomain : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SafeDomain, ItsLossDrivesABadInputInside) {
+  const ops::OpSpec& spec = *ops::Registry::instance().find(GetParam());
+  GeneratorConfig cfg;
+  cfg.nodes = 1;
+  cfg.ops = {GetParam()};
+  cfg.dtypes = {DType::Float32};
+  int checked = 0;
+  for (uint64_t seed = 0; seed < 5; ++seed) {
+    TestCase tc = makeTestCase(cfg, seed);
+    const Node& node = tc.model.graph.nodes[0];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ops::InputSpec& is = spec.inputs[std::min(i, spec.inputs.size() - 1)];
+      if (!is.safe || node.inputs[i].empty()) continue;
+      // Every element of the guarded input outside its range.
+      Tensor* t = tc.inputs.count(node.inputs[i]) ? &tc.inputs.at(node.inputs[i]) : nullptr;
+      for (Initializer& w : tc.model.graph.initializers)
+        if (w.name == node.inputs[i]) t = &w.value;
+      ASSERT_NE(t, nullptr);
+      if (t->dtype() != DType::Float32) continue;
+      for (float& x : t->span<float>()) x = static_cast<float>(outside(*is.safe));
+      ValueSearchResult r = searchValues(tc);
+      EXPECT_FALSE(r.wasFinite) << GetParam();
+      ASSERT_TRUE(r.finite) << GetParam() << " seed " << seed << ": " << r.violations
+                            << " violations left\n"
+                            << modelToText(tc.model);
+      for (float x : t->span<float>()) {
+        EXPECT_GE(x, is.safe->lo) << GetParam();
+        EXPECT_LE(x, is.safe->hi) << GetParam();
+        EXPECT_GE(std::fabs(x), is.safe->awayFromZero) << GetParam();
+      }
+      for (const auto& [name, v] : runReferenceAllValues(tc.model, tc.inputs))
+        for (int64_t k = 0; isFloatDType(v.dtype()) && k < v.size(); ++k) {
+          EXPECT_TRUE(std::isfinite(v.toDouble(k))) << name;
+        }
+      ++checked;
+      break;
+    }
+  }
+  EXPECT_GT(checked, 0) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, SafeDomain, ::testing::ValuesIn(opsWithSafeRanges()),
+                         [](const auto& info) { return info.param; });
+
+TEST(ValueSearch, PowsResultIsKeptBounded) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "pow_bound";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2}),
+                    ValueInfo::tensor("e", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Pow", {"x", "e"}, {"y"}, "pow")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+  TestCase tc{m,
+              {{"x", Tensor::fromVector<float>({2}, {30.0f, 2.0f})},
+               {"e", Tensor::fromVector<float>({2}, {8.0f, 1.0f})}}};
+  ValueSearchResult r = searchValues(tc);
+  ASSERT_TRUE(r.finite);
+  EXPECT_LE(std::fabs(runReference(tc.model, tc.inputs).at("y").toDouble(0)), 1e4);
+}
+
+TEST(ValueSearch, IsDeterministicAndHonest) {
+  GeneratorConfig cfg;
+  cfg.nodes = 12;
+  cfg.dtypes = {DType::Float32};
+  cfg.opWeights = {{"Log", 5}, {"Sqrt", 5}, {"Asin", 5}};
+  int finite = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    TestCase a = makeTestCase(cfg, seed), b = a;
+    ValueSearchResult ra = searchValues(a), rb = searchValues(b);
+    EXPECT_EQ(ra.finite, rb.finite);
+    for (const auto& [name, t] : a.inputs) EXPECT_TRUE(t == b.inputs.at(name)) << name;
+    EXPECT_EQ(serializeModel(a.model), serializeModel(b.model));
+    // Success is claimed only when every value is finite.
+    bool allFinite = true;
+    for (const auto& [name, v] : runReferenceAllValues(a.model, a.inputs))
+      for (int64_t k = 0; isFloatDType(v.dtype()) && k < v.size(); ++k)
+        allFinite = allFinite && std::isfinite(v.toDouble(k));
+    if (ra.finite) {
+      EXPECT_TRUE(allFinite) << "seed " << seed;
+    }
+    finite += ra.finite;
+  }
+  EXPECT_GT(finite, 0);
+}
+
+}  // namespace
+}  // namespace nncheck
