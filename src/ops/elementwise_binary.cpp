@@ -46,6 +46,24 @@ OpSpec variadicExtreme(std::string type, Pick pick) {
           .variadicInput("data_0", "T")
           .output("max")
           .shapeRule(broadcastRule)
+          // The input holding the winning value (the first, on ties) takes the gradient.
+          .gradient([](GradCall& g) {
+            const std::vector<double>* dy = g.dOut(0);
+            if (!dy) return;
+            const KernelCall& k = g.kernel();
+            std::vector<const Shape*> shapes;
+            for (size_t i = 0; i < k.inputCount(); ++i) shapes.push_back(&k.in(i).shape());
+            forEachBroadcast(
+                g.out(0).shape(), shapes, [&](int64_t i, const std::vector<int64_t>& o) {
+                  const double y = g.out(0).toDouble(i);
+                  for (size_t j = 0; j < o.size(); ++j)
+                    if (k.in(j).toDouble(o[j]) == y) {
+                      if (std::vector<double>* dx = g.dIn(j))
+                        (*dx)[static_cast<size_t>(o[j])] += (*dy)[static_cast<size_t>(i)];
+                      break;
+                    }
+                });
+          })
           .kernel([pick](KernelCall& k) {
             visitCompute(k.in(0).dtype(), [&]<class T>() {
               using A = Arith<T>;

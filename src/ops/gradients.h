@@ -50,3 +50,13 @@ inline void passThroughGradient(GradCall& g) {
 }
 
 }  // namespace nncheck::ops
+
+namespace nncheck::ops {
+
+// The gradient of an op that only moves elements (Transpose, Slice, Gather, Concat, Split,
+// Tile, Expand, Pad): the op's own kernel runs on tensors holding each element's input number
+// and index, so every output element says where it came from, and dY flows back there. Output
+// elements that come from nowhere (Pad's constant) take no gradient.
+void routingGradient(GradCall& g);
+
+}  // namespace nncheck::ops

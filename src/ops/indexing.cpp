@@ -1,12 +1,11 @@
 // Gather and Slice: ops that select elements by index.
 #include <cstring>
 
+#include "ops/gradients.h"
 #include "ops/infer.h"
-#include "ops/kernels.h"
 
 namespace nncheck::ops {
 namespace {
-
 
 template <class I>
 struct SliceAxis {
@@ -66,6 +65,7 @@ std::vector<SliceAxis<I>> sliceGeometry(Rule<I>& r) {
 void registerIndexing(Registry& reg) {
   reg.add(std::move(
       OpSpec("Gather", 11)
+          .gradient(routingGradient)
           .types("T", allComputeTypes())
           .types("Tind", indexTypes())
           .input("data", "T")
@@ -109,6 +109,7 @@ void registerIndexing(Registry& reg) {
           })));
 
   reg.add(std::move(OpSpec("Slice", 10)
+                        .gradient(routingGradient)
                         .types("T", allComputeTypes())
                         .types("Tind", indexTypes())
                         .input("data", "T")

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/gradients.h"
 #include "ops/infer.h"
-#include "ops/kernels.h"
 
 namespace nncheck::ops {
 namespace {
@@ -159,6 +159,42 @@ OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsI
     bool noop = false;
     auto axes = reducedAxes(r, axesAsInput, noop);
     visitCompute(k.in(0).dtype(), [&]<class T>() { reduceKernel<T>(k, axes, kind); });
+  });
+  s.gradient([axesAsInput, kind](GradCall& g) {
+    std::vector<double>* dx = g.dIn(0);
+    const std::vector<double>* dy = g.dOut(0);
+    if (!dx || !dy) return;
+    Rule<int64_t> r = concreteRule(g.kernel());
+    bool noop = false;
+    const std::vector<int64_t> map =
+        reductionMap(g.in(0).shape(), reducedAxes(r, axesAsInput, noop));
+    const Tensor& x = g.in(0);
+    const Tensor& y = g.out(0);
+    const double count =
+        static_cast<double>(x.size()) / static_cast<double>(std::max<int64_t>(y.size(), 1));
+    std::vector<bool> taken(static_cast<size_t>(y.size()), false);  // Max, Min: the first winner
+    for (size_t e = 0; e < map.size(); ++e) {
+      const size_t o = static_cast<size_t>(map[e]);
+      const double up = (*dy)[o], xe = x.toDouble(static_cast<int64_t>(e));
+      switch (kind) {
+        case Reduce::Sum:
+          (*dx)[e] += up;
+          break;
+        case Reduce::Mean:
+          (*dx)[e] += up / count;
+          break;
+        case Reduce::Max:
+        case Reduce::Min:
+          if (!taken[o] && xe == y.toDouble(static_cast<int64_t>(o))) {
+            taken[o] = true;
+            (*dx)[e] += up;
+          }
+          break;
+        case Reduce::Prod:
+          if (xe != 0) (*dx)[e] += up * y.toDouble(static_cast<int64_t>(o)) / xe;
+          break;
+      }
+    }
   });
   return s;
 }

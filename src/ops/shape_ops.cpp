@@ -254,6 +254,7 @@ void registerShapeOps(Registry& reg) {
           .kernel(copyAll)));
 
   reg.add(std::move(OpSpec("Transpose", 1)
+                        .gradient(routingGradient)
                         .types("T", allTypes())
                         .input("data", "T")
                         .output("transposed")
@@ -278,6 +279,7 @@ void registerShapeOps(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("Concat", 4)
+          .gradient(routingGradient)
           .types("T", allTypes())
           .variadicInput("inputs", "T")
           .sampleShape([](SampleContext& c) {
@@ -323,6 +325,7 @@ void registerShapeOps(Registry& reg) {
           })));
 
   reg.add(std::move(OpSpec("Split", 13)
+                        .gradient(routingGradient)
                         .types("T", allTypes())
                         .types("tensor(int64)", {DType::Int64})
                         .input("input", "T")
@@ -376,6 +379,7 @@ void registerShapeOps(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("Pad", 11)
+          .gradient(routingGradient)
           .types("T", allTypes())
           .types("tensor(int64)", {DType::Int64})
           .input("data", "T")
@@ -437,6 +441,7 @@ void registerShapeOps(Registry& reg) {
           })));
 
   reg.add(std::move(OpSpec("Expand", 8)
+                        .gradient(routingGradient)
                         .types("T", allTypes())
                         .types("tensor(int64)", {DType::Int64})
                         .input("input", "T")
@@ -458,6 +463,7 @@ void registerShapeOps(Registry& reg) {
                         })));
 
   reg.add(std::move(OpSpec("Tile", 6)
+                        .gradient(routingGradient)
                         .types("T", allTypes())
                         .types("tensor(int64)", {DType::Int64})
                         .input("input", "T")
