@@ -1,7 +1,7 @@
 // Cast, Clip and Where: elementwise ops whose extra operands are not plain broadcast peers.
 #include <cmath>
 
-#include "ops/kernels.h"
+#include "ops/gradients.h"
 
 namespace nncheck::ops {
 namespace {
@@ -29,6 +29,8 @@ To convert(From v) {
 void registerCastClipWhere(Registry& reg) {
   reg.add(std::move(
       OpSpec("Cast", 6)
+          // Between float types Cast is the identity; dY of an integer output never exists.
+          .gradient(passThroughGradient)
           .types("T1", allComputeTypes())
           .input("input", "T1")
           .output("output")
@@ -50,6 +52,14 @@ void registerCastClipWhere(Registry& reg) {
           })));
 
   reg.add(std::move(OpSpec("Clip", 11)
+                        // Inside [min, max] the identity; outside, a small slope (a proxy), so
+                        // search can bring clipped values back.
+                        .gradient(
+                            [](GradCall& g) {
+                              unaryGradient(g,
+                                            [](double x, double y) { return x == y ? 1.0 : 0.1; });
+                            },
+                            GradientKind::Proxy)
                         .types("T", numericTypes())
                         .input("input", "T")
                         .optionalInput("min", "T")

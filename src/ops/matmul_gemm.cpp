@@ -1,5 +1,5 @@
 // MatMul (numpy semantics, batched with broadcasting) and Gemm. Float sums accumulate in double.
-#include "ops/kernels.h"
+#include "ops/gradients.h"
 
 namespace nncheck::ops {
 namespace {
@@ -69,11 +69,45 @@ void matmulKernel(KernelCall& k) {
   });
 }
 
+// dA = dC B^T and dB = A^T dC per batch, summed over broadcast batches.
+void matmulGradient(GradCall& g) {
+  const std::vector<double>* dc = g.dOut(0);
+  if (!dc) return;
+  std::vector<double>* da = g.dIn(0);
+  std::vector<double>* db = g.dIn(1);
+  const Tensor& A = g.in(0);
+  const Tensor& B = g.in(1);
+  Shape as = A.shape(), bs = B.shape();
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  const int64_t n = as[as.size() - 2], kk = as.back(), m = bs.back();
+  Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
+  Shape batch = aBatch.size() >= bBatch.size() ? aBatch : bBatch;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    int64_t ad = i + aBatch.size() >= batch.size() ? aBatch[i + aBatch.size() - batch.size()] : 1;
+    int64_t bd = i + bBatch.size() >= batch.size() ? bBatch[i + bBatch.size() - batch.size()] : 1;
+    batch[i] = ad == 1 ? bd : ad;
+  }
+  forEachBroadcast(batch, {&aBatch, &bBatch}, [&](int64_t bi, const std::vector<int64_t>& o) {
+    const int64_t a0 = o[0] * n * kk, b0 = o[1] * kk * m, c0 = bi * n * m;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j) {
+        const double up = (*dc)[static_cast<size_t>(c0 + i * m + j)];
+        if (up == 0) continue;
+        for (int64_t p = 0; p < kk; ++p) {
+          if (da) (*da)[static_cast<size_t>(a0 + i * kk + p)] += up * B.toDouble(b0 + p * m + j);
+          if (db) (*db)[static_cast<size_t>(b0 + p * m + j)] += up * A.toDouble(a0 + i * kk + p);
+        }
+      }
+  });
+}
+
 }  // namespace
 
 void registerMatMulGemm(Registry& reg) {
   reg.add(std::move(
       OpSpec("MatMul", 1)
+          .gradient(matmulGradient)
           // Long float32 accumulations (the reference sums in double).
           .tolerance({1e-3, 1e-4})
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})

@@ -1,46 +1,65 @@
 // BatchNormalization (inference), InstanceNormalization, Softmax and LogSoftmax.
 #include <cmath>
 
-#include "ops/kernels.h"
+#include "ops/gradients.h"
 
 namespace nncheck::ops {
 namespace {
 
 template <bool Log>
 OpSpec softmax(std::string type) {
-  return std::move(OpSpec(std::move(type), 13)
-                       .types("T", floatTypes())
-                       .input("input", "T")
-                       .output("output")
-                       .attr(axisAttr("axis", -1))
-                       .shapeRule([](auto& r) {
-                         r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
-                         r.output(0, r.dims(0));
-                       })
-                       .kernel([](KernelCall& k) {
-                         visitCompute(k.in(0).dtype(), [&]<class T>() {
-                           const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
-                           auto x = k.in(0).span<T>();
-                           auto y = k.out(0).span<T>();
-                           for (int64_t o = 0; o < sp.outer; ++o)
-                             for (int64_t i = 0; i < sp.inner; ++i) {
-                               auto at = [&](int64_t j) {
-                                 return static_cast<size_t>((o * sp.size + j) * sp.inner + i);
-                               };
-                               double mx = -INFINITY;
-                               for (int64_t j = 0; j < sp.size; ++j)
-                                 mx = std::max(mx, toDouble(x[at(j)]));
-                               double sum = 0;
-                               for (int64_t j = 0; j < sp.size; ++j)
-                                 sum += std::exp(toDouble(x[at(j)]) - mx);
-                               for (int64_t j = 0; j < sp.size; ++j) {
-                                 double d = toDouble(x[at(j)]) - mx;
-                                 y[at(j)] =
-                                     fromDouble<T>(Log ? d - std::log(sum) : std::exp(d) / sum);
-                               }
-                             }
-                         });
-                       }));
+  return std::move(
+      OpSpec(std::move(type), 13)
+          .types("T", floatTypes())
+          .input("input", "T")
+          .output("output")
+          .attr(axisAttr("axis", -1))
+          .shapeRule([](auto& r) {
+            r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            r.output(0, r.dims(0));
+          })
+          // Softmax: dx_j = y_j (dy_j - sum_k dy_k y_k);
+          // LogSoftmax: dx_j = dy_j - softmax_j sum_k dy_k.
+          .gradient([](GradCall& g) {
+            std::vector<double>* dx = g.dIn(0);
+            const std::vector<double>* dy = g.dOut(0);
+            if (!dx || !dy) return;
+            const AxisSplit sp(g.in(0).shape(), g.kernel().attrInt("axis"));
+            const Tensor& y = g.out(0);
+            for (int64_t o = 0; o < sp.outer; ++o)
+              for (int64_t i = 0; i < sp.inner; ++i) {
+                auto at = [&](int64_t j) { return (o * sp.size + j) * sp.inner + i; };
+                double dot = 0;
+                for (int64_t j = 0; j < sp.size; ++j)
+                  dot += (*dy)[static_cast<size_t>(at(j))] * (Log ? 1.0 : y.toDouble(at(j)));
+                for (int64_t j = 0; j < sp.size; ++j) {
+                  const size_t e = static_cast<size_t>(at(j));
+                  const double yj = y.toDouble(at(j));
+                  (*dx)[e] += Log ? (*dy)[e] - std::exp(yj) * dot : yj * ((*dy)[e] - dot);
+                }
+              }
+          })
+          .kernel([](KernelCall& k) {
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
+              auto x = k.in(0).span<T>();
+              auto y = k.out(0).span<T>();
+              for (int64_t o = 0; o < sp.outer; ++o)
+                for (int64_t i = 0; i < sp.inner; ++i) {
+                  auto at = [&](int64_t j) {
+                    return static_cast<size_t>((o * sp.size + j) * sp.inner + i);
+                  };
+                  double mx = -INFINITY;
+                  for (int64_t j = 0; j < sp.size; ++j) mx = std::max(mx, toDouble(x[at(j)]));
+                  double sum = 0;
+                  for (int64_t j = 0; j < sp.size; ++j) sum += std::exp(toDouble(x[at(j)]) - mx);
+                  for (int64_t j = 0; j < sp.size; ++j) {
+                    double d = toDouble(x[at(j)]) - mx;
+                    y[at(j)] = fromDouble<T>(Log ? d - std::log(sum) : std::exp(d) / sum);
+                  }
+                }
+            });
+          }));
 }
 
 // Y = (X - mean) / sqrt(var + eps) * scale + bias with per-channel parameters (axis 1).
@@ -105,6 +124,33 @@ void registerNormalization(Registry& reg) {
                           requireChannelVector(r, 3, "input_mean");
                           requireChannelVector(r, 4, "input_var");
                           r.output(0, r.dims(0));
+                        })
+                        // y = scale (x - mean) / sqrt(var + eps) + B, per channel (axis 1).
+                        .gradient([](GradCall& g) {
+                          const std::vector<double>* dy = g.dOut(0);
+                          if (!dy) return;
+                          const Tensor& x = g.in(0);
+                          const Shape& s = x.shape();
+                          const int64_t channels = s.size() > 1 ? s[1] : 1;
+                          int64_t inner = 1;
+                          for (size_t a = 2; a < s.size(); ++a) inner *= s[a];
+                          const double eps = g.kernel().attrFloat("epsilon");
+                          for (int64_t e = 0; e < x.size(); ++e) {
+                            const int64_t c = (e / inner) % channels;
+                            const double up = (*dy)[static_cast<size_t>(e)];
+                            const double scale = g.in(1).toDouble(c), mean = g.in(3).toDouble(c);
+                            const double var = g.in(4).toDouble(c) + eps;
+                            const double sd = std::sqrt(var), centred = x.toDouble(e) - mean;
+                            auto add = [&](size_t input, int64_t at, double v) {
+                              if (std::vector<double>* d = g.dIn(input))
+                                (*d)[static_cast<size_t>(at)] += up * v;
+                            };
+                            add(0, e, scale / sd);
+                            add(1, c, centred / sd);
+                            add(2, c, 1.0);
+                            add(3, c, -scale / sd);
+                            add(4, c, -0.5 * scale * centred / (var * sd));
+                          }
                         })
                         .kernel([](KernelCall& k) {
                           std::vector<double> mean, var;
