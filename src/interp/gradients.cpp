@@ -1,5 +1,7 @@
 #include "interp/gradients.h"
 
+#include <cmath>
+
 #include "ops/infer.h"
 
 namespace nncheck {
@@ -24,6 +26,10 @@ Gradients backpropagate(const Model& model, const TensorMap& values, Gradients g
     if (!any) continue;
     std::vector<const Tensor*> ins;
     std::vector<std::vector<double>*> dIns;
+    // Each node adds into fresh buffers, merged below without its non-finite parts: a NaN
+    // or infinity met on one path (a NaN operand of a Mul) must not erase what other paths
+    // say about the same value. A value read twice (Add(x, x)) shares one buffer.
+    std::map<std::string, std::vector<double>> local;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const std::string& name = node.inputs[i];
       auto v = name.empty() ? values.end() : values.find(name);
@@ -35,14 +41,19 @@ Gradients backpropagate(const Model& model, const TensorMap& values, Gradients g
         dIns.push_back(nullptr);
         continue;
       }
-      // std::map keeps references stable, and a value read twice (Add(x, x)) gets both parts.
-      auto [it, fresh] = grads.try_emplace(name);
+      auto [it, fresh] = local.try_emplace(name);
       if (fresh) it->second.assign(static_cast<size_t>(v->second.size()), 0.0);
       dIns.push_back(&it->second);
     }
     ops::KernelCall kernel(spec, node, std::move(ins), {});
     ops::GradCall call(kernel, std::move(outs), std::move(dOuts), std::move(dIns));
     spec.gradientFn(call);
+    for (auto& [name, part] : local) {
+      auto [it, fresh] = grads.try_emplace(name);
+      if (fresh) it->second.assign(part.size(), 0.0);
+      for (size_t e = 0; e < part.size(); ++e)
+        if (std::isfinite(part[e])) it->second[e] += part[e];
+    }
   }
   return grads;
 }

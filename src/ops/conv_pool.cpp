@@ -3,8 +3,8 @@
 // written once, generically: shape rules constrain it and kernels read its concrete values.
 #include <cmath>
 
+#include "ops/gradients.h"
 #include "ops/infer.h"
-#include "ops/kernels.h"
 
 namespace nncheck::ops {
 namespace {
@@ -529,6 +529,15 @@ void registerConvPool(Registry& reg) {
                         .kernel(averagePoolKernel)));
 
   reg.add(std::move(OpSpec("GlobalAveragePool", 1)
+                        // Each element of a channel takes 1/size of the channel's dY.
+                        .gradient([](GradCall& g) {
+                          std::vector<double>* dx = g.dIn(0);
+                          const std::vector<double>* dy = g.dOut(0);
+                          if (!dx || !dy || dy->empty()) return;
+                          const size_t per = dx->size() / dy->size();
+                          for (size_t e = 0; e < dx->size(); ++e)
+                            (*dx)[e] += (*dy)[e / per] / static_cast<double>(per);
+                        })
                         .types("T", floatTypes())
                         .input("X", "T")
                         .output("Y")

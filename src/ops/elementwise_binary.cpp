@@ -137,6 +137,13 @@ void registerElementwiseBinary(Registry& reg) {
                         })));
 
   reg.add(std::move(OpSpec("Mod", 10)
+                        // fmod: a - trunc(a / b) b, so d/da = 1, d/db = -trunc(a / b) (away
+                        // from the jumps).
+                        .gradient([](GradCall& g) {
+                          binaryGradient(g, [](double a, double b, double) {
+                            return std::pair{1.0, -std::trunc(a / b)};
+                          });
+                        })
                         .types("T", numericTypes())
                         .input("A", "T")
                         .input("B", "T")

@@ -141,6 +141,37 @@ void registerMatMulGemm(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("Gemm", 11)
+          // Y = alpha A' B' + beta C: dA' = alpha dY B'^T, dB' = alpha A'^T dY, dC = beta dY
+          // summed over C's broadcast dims.
+          .gradient([](GradCall& g) {
+            const std::vector<double>* dy = g.dOut(0);
+            if (!dy) return;
+            const KernelCall& k = g.kernel();
+            const bool ta = k.attrInt("transA") != 0, tb = k.attrInt("transB") != 0;
+            const double alpha = k.attrFloat("alpha"), beta = k.attrFloat("beta");
+            const Tensor& A = g.in(0);
+            const Tensor& B = g.in(1);
+            const int64_t M = g.out(0).shape()[0], N = g.out(0).shape()[1];
+            const int64_t K = ta ? A.shape()[0] : A.shape()[1];
+            auto a = [&](int64_t i, int64_t p) { return ta ? p * M + i : i * K + p; };
+            auto b = [&](int64_t p, int64_t j) { return tb ? j * K + p : p * N + j; };
+            std::vector<double>* da = g.dIn(0);
+            std::vector<double>* db = g.dIn(1);
+            for (int64_t i = 0; i < M; ++i)
+              for (int64_t j = 0; j < N; ++j) {
+                const double up = alpha * (*dy)[static_cast<size_t>(i * N + j)];
+                for (int64_t p = 0; p < K; ++p) {
+                  if (da) (*da)[static_cast<size_t>(a(i, p))] += up * B.toDouble(b(p, j));
+                  if (db) (*db)[static_cast<size_t>(b(p, j))] += up * A.toDouble(a(i, p));
+                }
+              }
+            if (std::vector<double>* dc = g.dIn(2)) {
+              const Shape cs = g.in(2).shape(), mn{M, N};
+              forEachBroadcast(mn, {&cs}, [&](int64_t i, const std::vector<int64_t>& o) {
+                (*dc)[static_cast<size_t>(o[0])] += beta * (*dy)[static_cast<size_t>(i)];
+              });
+            }
+          })
           // Long float32 accumulations (the reference sums in double).
           .tolerance({1e-3, 1e-4})
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})

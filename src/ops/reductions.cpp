@@ -250,6 +250,26 @@ void registerReductions(Registry& reg) {
 
   reg.add(std::move(
       OpSpec("CumSum", 11)
+          // dx_j sums dy over the outputs that include x_j: a cumulative sum the other way.
+          .gradient([](GradCall& g) {
+            std::vector<double>* dx = g.dIn(0);
+            const std::vector<double>* dy = g.dOut(0);
+            if (!dx || !dy) return;
+            const KernelCall& k = g.kernel();
+            const AxisSplit sp(k.in(0).shape(), k.in(1).toInt64(0));
+            const bool exclusive = k.attrInt("exclusive") != 0, reverse = k.attrInt("reverse") != 0;
+            for (int64_t o = 0; o < sp.outer; ++o)
+              for (int64_t i = 0; i < sp.inner; ++i) {
+                double acc = 0;
+                for (int64_t step = 0; step < sp.size; ++step) {
+                  const int64_t j = reverse ? step : sp.size - 1 - step;
+                  const size_t at = static_cast<size_t>((o * sp.size + j) * sp.inner + i);
+                  if (!exclusive) acc += (*dy)[at];
+                  (*dx)[at] += acc;
+                  if (exclusive) acc += (*dy)[at];
+                }
+              }
+          })
           // Long float32 accumulations (the reference sums in double).
           .tolerance({1e-3, 1e-4})
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
