@@ -309,6 +309,69 @@ void convTransposeKernel(KernelCall& k) {
   });
 }
 
+// Every product term y[yi] += x[xi] * w[wi] of Conv or ConvTranspose (bias apart), in the
+// kernels' own index layout: what their gradients walk.
+template <class F>
+void convTerms(const KernelCall& k, bool transpose, F&& term) {
+  Rule<int64_t> r = concreteRule(k);
+  const Shape& xs = k.in(0).shape();
+  const Shape& ws = k.in(1).shape();
+  const int64_t N = xs[0], C = xs[1], group = k.attrInt("group");
+  Shape in(xs.begin() + 2, xs.end());
+  const int64_t inSize = elementCount(in);
+  if (!transpose) {
+    Window<int64_t> w = convWindow(r);
+    const int64_t M = ws[0], Cg = C / group, Mg = M / group;
+    const int64_t outSize = elementCount(w.out), kSize = elementCount(w.kernel);
+    const auto table = windowTable(w, in);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t o = 0; o < outSize; ++o)
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t kk = 0; kk < kSize; ++kk)
+              if (int64_t off = table[static_cast<size_t>(o * kSize + kk)]; off >= 0)
+                term((n * M + m) * outSize + o, (n * C + m / Mg * Cg + c) * inSize + off,
+                     (m * Cg + c) * kSize + kk);
+    return;
+  }
+  Window<int64_t> w = convTransposeWindow(r);
+  const int64_t Mg = ws[1], M = Mg * group, Cg = C / group;
+  const int64_t outSize = elementCount(w.out), kSize = elementCount(w.kernel);
+  Window<int64_t> scatter = w;
+  scatter.out = in;
+  const auto table = windowTable(scatter, w.out);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < inSize; ++i)
+        for (int64_t kk = 0; kk < kSize; ++kk)
+          if (int64_t off = table[static_cast<size_t>(i * kSize + kk)]; off >= 0)
+            for (int64_t m = 0; m < Mg; ++m)
+              term((n * M + c / Cg * Mg + m) * outSize + off, (n * C + c) * inSize + i,
+                   (c * Mg + m) * kSize + kk);
+}
+
+std::function<void(GradCall&)> convGradient(bool transpose) {
+  return [transpose](GradCall& g) {
+    const std::vector<double>* dy = g.dOut(0);
+    if (!dy) return;
+    std::vector<double>* dx = g.dIn(0);
+    std::vector<double>* dw = g.dIn(1);
+    std::vector<double>* db = g.dIn(2);
+    const Tensor& x = g.in(0);
+    const Tensor& w = g.in(1);
+    const int64_t M = g.out(0).shape()[1];
+    const int64_t perChannel = g.out(0).size() / (g.out(0).shape()[0] * M);
+    convTerms(g.kernel(), transpose, [&](int64_t yi, int64_t xi, int64_t wi) {
+      const double up = (*dy)[static_cast<size_t>(yi)];
+      if (dx) (*dx)[static_cast<size_t>(xi)] += up * w.toDouble(wi);
+      if (dw) (*dw)[static_cast<size_t>(wi)] += up * x.toDouble(xi);
+    });
+    if (db)
+      for (size_t yi = 0; yi < dy->size(); ++yi)
+        (*db)[static_cast<size_t>(static_cast<int64_t>(yi) / perChannel % M)] += (*dy)[yi];
+  };
+}
+
 // Shared by the pools: calls reduce(window values) per output element.
 template <class T, class F>
 void poolOver(KernelCall& k, const Window<int64_t>& w, F&& reduce) {
@@ -431,7 +494,8 @@ void registerConvPool(Registry& reg) {
                           out.insert(out.end(), w.out.begin(), w.out.end());
                           r.output(0, out);
                         })
-                        .kernel(convKernel)));
+                        .kernel(convKernel)
+                        .gradient(convGradient(false))));
 
   reg.add(std::move(
       OpSpec("ConvTranspose", 1)
@@ -470,7 +534,8 @@ void registerConvPool(Registry& reg) {
             out.insert(out.end(), w.out.begin(), w.out.end());
             r.output(0, out);
           })
-          .kernel(convTransposeKernel)));
+          .kernel(convTransposeKernel)
+          .gradient(convGradient(true))));
 
   reg.add(std::move(
       OpSpec("MaxPool", 12)
