@@ -43,29 +43,44 @@ void gemmBlock(const T* a, int64_t aRow, int64_t aCol, const T* b, int64_t bRow,
     }
 }
 
-void matmulKernel(KernelCall& k) {
-  visitCompute(k.in(0).dtype(), [&]<class T>() {
-    const Tensor& A = k.in(0);
-    const Tensor& B = k.in(1);
-    Shape as = A.shape(), bs = B.shape();
+// MatMul's operands as batches of [n, kk] @ [kk, m] matrices (numpy's 1-D promotion), and the
+// broadcast batch shape.
+struct MatMulGeometry {
+  int64_t n, kk, m;
+  Shape aBatch, bBatch, batch;
+  MatMulGeometry(const Shape& a, const Shape& b) {
+    Shape as = a, bs = b;
     if (as.size() == 1) as.insert(as.begin(), 1);
     if (bs.size() == 1) bs.push_back(1);
-    const int64_t n = as[as.size() - 2], kk = as.back(), m = bs.back();
-    Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
-    Shape batch = aBatch.size() >= bBatch.size() ? aBatch : bBatch;
+    n = as[as.size() - 2];
+    kk = as.back();
+    m = bs.back();
+    aBatch.assign(as.begin(), as.end() - 2);
+    bBatch.assign(bs.begin(), bs.end() - 2);
+    batch = aBatch.size() >= bBatch.size() ? aBatch : bBatch;
     for (size_t i = 0; i < batch.size(); ++i) {
       int64_t ad = i + aBatch.size() >= batch.size() ? aBatch[i + aBatch.size() - batch.size()] : 1;
       int64_t bd = i + bBatch.size() >= batch.size() ? bBatch[i + bBatch.size() - batch.size()] : 1;
       batch[i] = ad == 1 ? bd : ad;
     }
+  }
+};
+
+void matmulKernel(KernelCall& k) {
+  visitCompute(k.in(0).dtype(), [&]<class T>() {
+    const Tensor& A = k.in(0);
+    const Tensor& B = k.in(1);
+    const MatMulGeometry geo(A.shape(), B.shape());
+    const int64_t n = geo.n, kk = geo.kk, m = geo.m;
     auto out = k.out(0).span<T>();
     std::vector<Acc<T>> c;
-    forEachBroadcast(batch, {&aBatch, &bBatch}, [&](int64_t bi, const std::vector<int64_t>& o) {
-      gemmBlock(A.span<T>().data() + o[0] * n * kk, kk, 1, B.span<T>().data() + o[1] * kk * m, m, 1,
-                n, kk, m, c);
-      for (int64_t i = 0; i < n * m; ++i)
-        out[static_cast<size_t>(bi * n * m + i)] = narrow<T>(c[static_cast<size_t>(i)]);
-    });
+    forEachBroadcast(
+        geo.batch, {&geo.aBatch, &geo.bBatch}, [&](int64_t bi, const std::vector<int64_t>& o) {
+          gemmBlock(A.span<T>().data() + o[0] * n * kk, kk, 1, B.span<T>().data() + o[1] * kk * m,
+                    m, 1, n, kk, m, c);
+          for (int64_t i = 0; i < n * m; ++i)
+            out[static_cast<size_t>(bi * n * m + i)] = narrow<T>(c[static_cast<size_t>(i)]);
+        });
   });
 }
 
@@ -77,29 +92,23 @@ void matmulGradient(GradCall& g) {
   std::vector<double>* db = g.dIn(1);
   const Tensor& A = g.in(0);
   const Tensor& B = g.in(1);
-  Shape as = A.shape(), bs = B.shape();
-  if (as.size() == 1) as.insert(as.begin(), 1);
-  if (bs.size() == 1) bs.push_back(1);
-  const int64_t n = as[as.size() - 2], kk = as.back(), m = bs.back();
-  Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
-  Shape batch = aBatch.size() >= bBatch.size() ? aBatch : bBatch;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    int64_t ad = i + aBatch.size() >= batch.size() ? aBatch[i + aBatch.size() - batch.size()] : 1;
-    int64_t bd = i + bBatch.size() >= batch.size() ? bBatch[i + bBatch.size() - batch.size()] : 1;
-    batch[i] = ad == 1 ? bd : ad;
-  }
-  forEachBroadcast(batch, {&aBatch, &bBatch}, [&](int64_t bi, const std::vector<int64_t>& o) {
-    const int64_t a0 = o[0] * n * kk, b0 = o[1] * kk * m, c0 = bi * n * m;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < m; ++j) {
-        const double up = (*dc)[static_cast<size_t>(c0 + i * m + j)];
-        if (up == 0) continue;
-        for (int64_t p = 0; p < kk; ++p) {
-          if (da) (*da)[static_cast<size_t>(a0 + i * kk + p)] += up * B.toDouble(b0 + p * m + j);
-          if (db) (*db)[static_cast<size_t>(b0 + p * m + j)] += up * A.toDouble(a0 + i * kk + p);
-        }
-      }
-  });
+  const MatMulGeometry geo(A.shape(), B.shape());
+  const int64_t n = geo.n, kk = geo.kk, m = geo.m;
+  forEachBroadcast(
+      geo.batch, {&geo.aBatch, &geo.bBatch}, [&](int64_t bi, const std::vector<int64_t>& o) {
+        const int64_t a0 = o[0] * n * kk, b0 = o[1] * kk * m, c0 = bi * n * m;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < m; ++j) {
+            const double up = (*dc)[static_cast<size_t>(c0 + i * m + j)];
+            if (up == 0) continue;
+            for (int64_t p = 0; p < kk; ++p) {
+              if (da)
+                (*da)[static_cast<size_t>(a0 + i * kk + p)] += up * B.toDouble(b0 + p * m + j);
+              if (db)
+                (*db)[static_cast<size_t>(b0 + p * m + j)] += up * A.toDouble(a0 + i * kk + p);
+            }
+          }
+      });
 }
 
 }  // namespace
