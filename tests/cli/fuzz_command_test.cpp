@@ -42,13 +42,22 @@ TEST_F(FuzzCommand, ACampaignAgainstOpenCVFindsSavesAndSummarizes) {
   for (const CorpusCase& c : loadCorpus(corpus_))
     EXPECT_TRUE(patterns.insert(c.pattern).second) << "stored twice: " << c.pattern;
 
-  // A saved case reduces against the engine it fails on, and not against the reference.
-  const fs::path one = saved.front().dir;
-  auto reduced = runCli("reduce " + one.string() + " --backend opencv --corpus " +
-                        (corpus_ / "reduced").string());
-  EXPECT_EQ(reduced.status, 0) << reduced.output;
-  EXPECT_NE(reduced.output.find("shrunk from"), std::string::npos) << reduced.output;
-  auto passes = runCli("reduce " + one.string() + " --backend reference");
+  // A saved case reduces against the engine it fails on, and not against the reference. (Some
+  // OpenCV bugs read uninitialized memory and do not fail every time: any of the first cases
+  // may be one, so the first that still fails is reduced.)
+  bool reducedOne = false;
+  for (size_t i = 0; i < saved.size() && i < 5 && !reducedOne; ++i) {
+    auto reduced = runCli("reduce " + saved[i].dir.string() + " --backend opencv --corpus " +
+                          (corpus_ / "reduced").string());
+    if (reduced.status != 0) {
+      EXPECT_NE(reduced.output.find("nothing to reduce"), std::string::npos) << reduced.output;
+      continue;
+    }
+    EXPECT_NE(reduced.output.find("shrunk from"), std::string::npos) << reduced.output;
+    reducedOne = true;
+  }
+  EXPECT_TRUE(reducedOne);
+  auto passes = runCli("reduce " + saved.front().dir.string() + " --backend reference");
   EXPECT_EQ(passes.status, 1) << passes.output;
   EXPECT_NE(passes.output.find("does not fail on reference: nothing to reduce"), std::string::npos)
       << passes.output;
