@@ -27,7 +27,7 @@ class Evaluator {
 
   // x must be >= lo, <= hi and |x| >= away: loss and seed for element i of `name`.
   void range(const std::string& name, const ops::SafeRange& r) {
-    forEach(name, [&](int64_t, double x) -> double {
+    forEach(name, [&](double x) -> double {
       if (x < r.lo) return add(r.lo - x, -1);
       if (x > r.hi) return add(x - r.hi, 1);
       if (std::fabs(x) < r.awayFromZero) return add(r.awayFromZero - std::fabs(x), x < 0 ? 1 : -1);
@@ -37,7 +37,7 @@ class Evaluator {
 
   // |v| <= bound.
   void bounded(const std::string& name, double bound) {
-    forEach(name, [&](int64_t, double v) -> double {
+    forEach(name, [&](double v) -> double {
       return std::fabs(v) > bound ? add(std::fabs(v) - bound, v > 0 ? 1 : -1) : 0;
     });
   }
@@ -63,7 +63,7 @@ class Evaluator {
         ++e_.violations;  // no direction from here; the producers' domains give one
         continue;
       }
-      const double slope = f(i, v);
+      const double slope = f(v);
       if (slope == 0) continue;
       if (!seed) {
         seed = &e_.seeds[name];

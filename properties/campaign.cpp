@@ -21,28 +21,15 @@ struct Judgement {
   Tolerance tolerance;
 };
 
+// assertMatchesReference's verdict as data: the NaN/Inf policy and the tolerance are its own.
 Judgement judge(const Isolated& engine, const TestCase& tc) {
   Judgement j;
-  TensorMap values;
-  try {
-    values = runReferenceAllValues(tc.model, tc.inputs);
-  } catch (const Error& e) {
-    j.what = Judgement::What::Unsupported;  // the reference cannot compute it: no test
-    j.message = std::string("reference: ") + e.what();
-    return j;
-  }
-  if (auto where = firstNonFinite(tc.model, values)) {
-    j.what = Judgement::What::NonFinite;
-    j.message = *where;
-    return j;
-  }
-  TensorMap want;
-  for (const ValueInfo& o : tc.model.graph.outputs) want[o.name] = values.at(o.name);
   j.tolerance = toleranceFor(tc.model);
   try {
-    assertAllClose(runOn(engine, tc), want, j.tolerance);
+    assertMatchesReference(engine, tc);
   } catch (const Unsupported& u) {
-    j.what = Judgement::What::Unsupported;
+    j.what = u.category() == kNonFiniteCategory ? Judgement::What::NonFinite
+                                                : Judgement::What::Unsupported;
     j.message = u.what();
   } catch (const PropertyFailure& f) {
     j.what = Judgement::What::Fail;
@@ -50,6 +37,9 @@ Judgement judge(const Isolated& engine, const TestCase& tc) {
     j.message = f.what();
     j.maxAbs = f.maxAbsError;
     j.maxRel = f.maxRelError;
+  } catch (const Error& e) {
+    j.what = Judgement::What::Unsupported;  // the reference cannot compute it: no test
+    j.message = std::string("reference: ") + e.what();
   }
   return j;
 }
@@ -73,15 +63,8 @@ std::string outcomeName(const Judgement& j) {
 std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Judgement& j) {
   std::string key(failureKindName(j.kind));
   if (j.kind == FailureKind::Mismatch) {
-    TensorMap want = runReferenceAllValues(tc.model, tc.inputs);
-    RunOutcome all = engine.run(exposeAllValues(tc.model, want), tc.inputs);
-    if (all.kind == OutcomeKind::Ok)
-      for (const Node& n : tc.model.graph.nodes)
-        for (const std::string& out : n.outputs)
-          if (all.outputs.count(out) && want.count(out) &&
-              !compareTensors(all.outputs.at(out), want.at(out), j.tolerance).ok)
-            return key + "@" + n.opType;
-    return key + "@?";
+    std::optional<Divergence> d = localizeExposed(engine, tc, j.tolerance);
+    return key + "@" + (d ? d->opType : "?");
   }
   if (j.kind == FailureKind::Crash) {  // the signal, not the stderr text after it
     const size_t from = j.message.find(':') + 1;

@@ -71,23 +71,43 @@ TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values) {
   return sub;
 }
 
-std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestCase& tc,
-                                             const Tolerance& tol) {
-  const TensorMap want = runReferenceAllValues(tc.model, tc.inputs);
+namespace {
+
+Divergence found(const Graph& g, size_t i, const std::pair<std::string, std::string>& diff,
+                 bool exposed) {
+  return Divergence{i, g.nodes[i].name, g.nodes[i].opType, diff.first, diff.second, exposed};
+}
+
+// The first way: one run with every value exposed, against the reference's values `want`.
+std::optional<Divergence> exposedDivergence(const Isolated& engine, const TestCase& tc,
+                                            const TensorMap& want, const Tolerance& tol) {
   const Graph& g = tc.model.graph;
-  auto found = [&](size_t i, const std::pair<std::string, std::string>& diff, bool exposed) {
-    return Divergence{i, g.nodes[i].name, g.nodes[i].opType, diff.first, diff.second, exposed};
-  };
   RunOutcome all = engine.run(exposeAllValues(tc.model, want), tc.inputs);
   if (all.kind == OutcomeKind::Ok)
     for (size_t i = 0; i < g.nodes.size(); ++i)
       if (auto diff = differingOutput(g.nodes[i], all.outputs, want, tol))
-        return found(i, *diff, true);
+        return found(g, i, *diff, true);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Divergence> localizeExposed(const Isolated& engine, const TestCase& tc,
+                                          const Tolerance& tol) {
+  return exposedDivergence(engine, tc, runReferenceAllValues(tc.model, tc.inputs), tol);
+}
+
+std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestCase& tc,
+                                             const Tolerance& tol) {
+  const TensorMap want = runReferenceAllValues(tc.model, tc.inputs);
+  if (auto d = exposedDivergence(engine, tc, want, tol)) return d;
+  const Graph& g = tc.model.graph;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     TestCase sub = subModelFor(tc, i, want);
     RunOutcome r = engine.run(sub.model, sub.inputs);
     if (r.kind != OutcomeKind::Ok) continue;
-    if (auto diff = differingOutput(g.nodes[i], r.outputs, want, tol)) return found(i, *diff, false);
+    if (auto diff = differingOutput(g.nodes[i], r.outputs, want, tol))
+      return found(g, i, *diff, false);
   }
   return std::nullopt;
 }

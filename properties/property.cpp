@@ -79,8 +79,7 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
 void assertMatchesReference(const Isolated& engine, const TestCase& tc) {
   const TensorMap values = runReferenceAllValues(tc.model, tc.inputs);
   if (auto where = firstNonFinite(tc.model, values))
-    throw Unsupported("with non-finite reference values",
-                      "the reference computes a non-finite value: " + *where);
+    throw Unsupported(kNonFiniteCategory, "the reference computes a non-finite value: " + *where);
   TensorMap want;
   for (const ValueInfo& o : tc.model.graph.outputs) want[o.name] = values.at(o.name);
   const Tolerance tol = toleranceFor(tc.model);

@@ -40,6 +40,10 @@ Model exposeAllValues(const Model& model, const TensorMap& values);
 // and its ancestors, with the node's outputs as the graph outputs.
 TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values);
 
+// The first way alone (one engine run): cheap enough to group failures before shrinking them.
+std::optional<Divergence> localizeExposed(const Isolated& engine, const TestCase& tc,
+                                          const Tolerance& tol);
+
 // nullopt when neither way finds a differing node (e.g. the engine fails on every variant).
 std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestCase& tc,
                                              const Tolerance& tol);

@@ -30,6 +30,9 @@
 
 namespace nncheck {
 
+// The nncheck::Unsupported category of a case skipped by the NaN/Inf policy.
+inline constexpr const char* kNonFiniteCategory = "with non-finite reference values";
+
 Tolerance toleranceFor(DType dtype);
 Tolerance toleranceFor(const Model& model);
 
