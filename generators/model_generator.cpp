@@ -1,8 +1,12 @@
 // Grows a model node by node. Each insertion draws a candidate concretely (op, inputs,
 // attributes, fresh leaves, shape-operand contents) and lets the op's own shape rule judge it;
 // after a few rejected draws, z3 solves the same rule with the draw's structure kept and its
-// numbers freed. See generator.h for the contract.
+// numbers freed. With cfg.finiteValues, each committed node's values are computed at once and
+// a node that makes any value NaN, infinite or huge gets value search on the model so far
+// (inputs and weights move); if no values keep it finite, the node is taken back. See
+// generator.h for the contract.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -10,9 +14,14 @@
 
 #include "core/rng.h"
 #include "generators/op_table.h"
+#include "generators/value_domain.h"
 #include "generators/values.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
+#include "nncheck/localize.h"
+#include "nncheck/test_case.h"
+#include "nncheck/value_search.h"
+#include "interp/run_node.h"
 #include "ops/infer.h"
 #include "solver/symbolic.h"
 
@@ -34,7 +43,8 @@ struct Value {
   DType dtype = DType::Undefined;
   Shape shape;
   enum class Kind { Input, Initializer, Computed } kind = Kind::Input;
-  Tensor data;  // initializers
+  Tensor data;  // initializers; graph inputs too with cfg.finiteValues
+  bool hasData = false;
 };
 
 // One input of a candidate: absent, an existing value, or a fresh leaf.
@@ -61,7 +71,8 @@ class Builder {
           GenerationStats& stats)
       : cfg_(cfg), table_(table), seed_(seed), rng_(seed), stats_(stats) {}
 
-  Model build();
+  // The model, and with cfg.finiteValues its input values (else inputs are left empty).
+  TestCase build();
 
  private:
   // --- drawing ---
@@ -96,6 +107,10 @@ class Builder {
   bool judge(Candidate& c, bool backward, int placeholder);
   bool solve(Candidate& c, bool backward, int placeholder);
   void commit(Candidate& c, bool backward, int placeholder);
+  bool place(Candidate& c, bool backward, int placeholder);
+  bool keepsFinite(const OpSpec& spec, bool backward);
+  Value* valueNamed(const std::string& name);
+  TestCase assemble() const;
   bool insert(bool backward);
   std::vector<ops::InputFacts> facts(const Candidate& c) const;
   bool withinLimits(const Shape& s) const {
@@ -121,6 +136,7 @@ class Builder {
   std::vector<Value> values_;
   std::vector<Node> nodes_;
   int counter_ = 0;
+  TensorMap current_;  // with cfg.finiteValues: every value of the model so far
   std::unique_ptr<z3::context> z3_;
 };
 
@@ -373,7 +389,9 @@ bool Builder::solve(Candidate& c, bool backward, int placeholder) {
   z3::solver s(ctx, "QF_NIA");
   z3::params p(ctx);
   p.set("random_seed", static_cast<unsigned>(rng_.next() & 0x7fffffff));
-  p.set("timeout", 20u);  // ms: a hard nonlinear instance is not worth more than a few draws
+  // A budget in z3's resource units, not a timeout: deterministic on any machine, and Debian's
+  // z3 4.8.12 can deadlock in the timer thread a timeout starts (Z3Prover/z3#5990).
+  p.set("rlimit", 200000u);
   s.set(p);
   for (const auto& k : rule.constraints()) s.add(k);
   z3::expr_vector prefer(ctx);
@@ -497,6 +515,77 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
     nodes_.push_back(c.node);
 }
 
+bool Builder::place(Candidate& c, bool backward, int placeholder) {
+  if (!cfg_.finiteValues) {
+    commit(c, backward, placeholder);
+    return true;
+  }
+  std::vector<Value> values = values_;
+  std::vector<Node> nodes = nodes_;
+  const int counter = counter_;
+  commit(c, backward, placeholder);
+  if (keepsFinite(*c.entry->spec, backward)) return true;
+  values_ = std::move(values);
+  nodes_ = std::move(nodes);
+  counter_ = counter;
+  ++stats_.valueRejected;
+  return false;
+}
+
+Value* Builder::valueNamed(const std::string& name) {
+  for (Value& v : values_)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+// A forward node only adds values: its own run decides. A backward node changes a graph input
+// into a computed value, and search moves every leaf: both recompute the whole model.
+bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
+  const auto start = std::chrono::steady_clock::now();
+  struct Clock {
+    std::chrono::steady_clock::time_point start;
+    double& total;
+    ~Clock() {
+      total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  } clock{start, stats_.valueSeconds};
+  Rng valueRng = rng_.fork(static_cast<uint64_t>(counter_));
+  for (Value& v : values_)
+    if (v.kind == Value::Kind::Input && !v.hasData) {
+      v.data = randomTensor(valueRng, v.dtype, v.shape, ValueDomain::Any, 0);
+      v.hasData = true;
+    }
+  // A short search: when it fails, another node is usually cheaper than a longer search.
+  const ValueSearchOptions options{.maxSteps = 10, .restarts = 0};
+  if (!backward) {
+    const Node& node = nodes_.back();
+    for (const std::string& in : node.inputs)
+      if (const Value* v = in.empty() ? nullptr : valueNamed(in); v && v->kind != Value::Kind::Computed)
+        current_[in] = v->data;
+    std::vector<Tensor> outs = runNode(node, nodes_.size() - 1, cfg_.opset, current_);
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty()) current_[node.outputs[i]] = std::move(outs[i]);
+    // Values named by a node taken back are overwritten when the name comes again.
+    if (checkNode(spec, node, current_, options.valueBound) == 0) return true;
+  }
+  ++stats_.valueSearches;
+  TestCase partial = assemble();
+  if (!backward) {
+    // Only the new node's ancestors can fix it: search them alone first (about half the model),
+    // then check the whole.
+    TestCase cone = subModelFor(partial, partial.model.graph.nodes.size() - 1, current_);
+    if (!searchValues(cone, options).finite) return false;
+    for (auto& [name, t] : cone.inputs) partial.inputs[name] = t;
+    for (Initializer& w : partial.model.graph.initializers)
+      if (const Initializer* moved = cone.model.graph.initializer(w.name)) w.value = moved->value;
+  }
+  if (!searchValues(partial, options).finite) return false;
+  for (auto& [name, t] : partial.inputs) valueNamed(name)->data = t;
+  for (const Initializer& w : partial.model.graph.initializers) valueNamed(w.name)->data = w.value;
+  current_ = runReferenceAllValues(partial.model, partial.inputs);
+  return true;
+}
+
 bool Builder::insert(bool backward) {
   int placeholder = -1;
   if (backward) {
@@ -515,23 +604,21 @@ bool Builder::insert(bool backward) {
       auto c = drawCandidate(e, backward, placeholder);
       if (!c) break;
       if (judge(*c, backward, placeholder)) {
-        commit(*c, backward, placeholder);
-        return true;
+        if (place(*c, backward, placeholder)) return true;
+        continue;
       }
       ++stats_.rejected;
       if (c->numbersWrong) last = std::move(c);
     }
     // z3 costs as much as hundreds of draws: it gets a share of the ops that sampling fails.
     if (last && cfg_.useSolver && rng_.chance(cfg_.solverShare) &&
-        solve(*last, backward, placeholder)) {
-      commit(*last, backward, placeholder);
+        solve(*last, backward, placeholder) && place(*last, backward, placeholder))
       return true;
-    }
   }
   return false;
 }
 
-Model Builder::build() {
+TestCase Builder::build() {
   // The first leaf: a graph input of a dtype some op can consume.
   {
     const int64_t rank =
@@ -552,7 +639,13 @@ Model Builder::build() {
         {fresh("x"), drawLeafDType(cfg_.dtypes), drawShape(rank), Value::Kind::Input, {}});
   }
 
-  Model m;
+  return assemble();
+}
+
+TestCase Builder::assemble() const {
+  TestCase tc;
+  tc.seed = seed_;
+  Model& m = tc.model;
   m.irVersion = 8;
   m.opsets = {{"", cfg_.opset}};
   m.producerName = "nncheck";
@@ -567,13 +660,15 @@ Model Builder::build() {
   for (size_t v = 0; v < values_.size(); ++v) {
     const Value& val = values_[v];
     if (val.kind == Value::Kind::Input && consumers[v] > 0)
+    {
       m.graph.inputs.push_back(ValueInfo::tensor(val.name, val.dtype, val.shape));
-    else if (val.kind == Value::Kind::Initializer && consumers[v] > 0)
+      if (cfg_.finiteValues) tc.inputs[val.name] = val.data;
+    } else if (val.kind == Value::Kind::Initializer && consumers[v] > 0)
       m.graph.initializers.push_back({val.name, val.data, ""});
     else if (val.kind == Value::Kind::Computed && consumers[v] == 0)
       m.graph.outputs.push_back(ValueInfo::tensor(val.name, val.dtype, val.shape));
   }
-  return m;
+  return tc;
 }
 
 }  // namespace
@@ -598,11 +693,17 @@ std::vector<std::string> usableOps(const GeneratorConfig& cfg) {
   return out;
 }
 
-Model generateModel(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats) {
+TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats) {
   GenerationStats local;
   const auto table = gen::buildOpTable(cfg);
   Builder b(cfg, table, seed, stats ? *stats : local);
-  return b.build();
+  TestCase tc = b.build();
+  if (!cfg.finiteValues) tc.inputs = randomInputs(tc.model, seed);
+  return tc;
+}
+
+Model generateModel(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats) {
+  return makeTestCase(cfg, seed, stats).model;
 }
 
 TensorMap randomInputs(const Model& model, uint64_t seed) {

@@ -1,11 +1,16 @@
 #include "nncheck/value_search.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
+#include <optional>
 #include <cmath>
 #include <set>
 
+#include "generators/value_domain.h"
 #include "generators/values.h"
 #include "interp/gradients.h"
+#include "interp/run_node.h"
 #include "ops/infer.h"
 
 namespace nncheck {
@@ -13,85 +18,33 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The hinge losses of one forward run: how far values are outside their domains, with the
-// derivative of that distance as the seed of the backward pass.
+// One forward run judged: how many elements break the rules of generators/value_domain.h, and
+// the seeds of the backward pass.
 struct Evaluation {
-  double loss = 0;
   int64_t violations = 0;
   Gradients seeds;
 };
 
-class Evaluator {
- public:
-  explicit Evaluator(const TensorMap& values) : values_(values) {}
-
-  // x must be >= lo, <= hi and |x| >= away: loss and seed for element i of `name`.
-  void range(const std::string& name, const ops::SafeRange& r) {
-    forEach(name, [&](double x) -> double {
-      if (x < r.lo) return add(r.lo - x, -1);
-      if (x > r.hi) return add(x - r.hi, 1);
-      if (std::fabs(x) < r.awayFromZero) return add(r.awayFromZero - std::fabs(x), x < 0 ? 1 : -1);
-      return 0;
-    });
+// Losses come from the broken nodes none of whose ancestors is broken: below a broken node the
+// values are garbage, and their losses would pull the leaves in directions that mean nothing.
+Evaluation evaluate(const Model& m, const std::vector<const ops::OpSpec*>& specs,
+                    const TensorMap& values, const ValueSearchOptions& o) {
+  Evaluation e;
+  std::set<std::string> downstream;  // values computed from a broken node
+  for (const ValueInfo* in : m.graph.feedInputs())
+    if (auto v = values.find(in->name); v != values.end())
+      e.violations += brokenElements(v->second, o.valueBound);
+  for (size_t n = 0; n < m.graph.nodes.size(); ++n) {
+    const Node& node = m.graph.nodes[n];
+    bool tainted = false;
+    for (const std::string& in : node.inputs) tainted |= downstream.count(in) > 0;
+    const int64_t broken =
+        checkNode(*specs[n], node, values, o.valueBound, tainted ? nullptr : &e.seeds);
+    e.violations += broken;
+    if (broken > 0 || tainted)
+      for (const std::string& out : node.outputs) downstream.insert(out);
   }
-
-  // |v| <= bound.
-  void bounded(const std::string& name, double bound) {
-    forEach(name, [&](double v) -> double {
-      return std::fabs(v) > bound ? add(std::fabs(v) - bound, v > 0 ? 1 : -1) : 0;
-    });
-  }
-
-  Evaluation take() { return std::move(e_); }
-
- private:
-  double add(double loss, double slope) {
-    e_.loss += loss;
-    ++e_.violations;
-    return slope;
-  }
-
-  template <class F>
-  void forEach(const std::string& name, F f) {
-    auto it = values_.find(name);
-    if (it == values_.end() || !isFloatDType(it->second.dtype())) return;
-    const Tensor& t = it->second;
-    std::vector<double>* seed = nullptr;
-    for (int64_t i = 0; i < t.size(); ++i) {
-      const double v = t.toDouble(i);
-      if (!std::isfinite(v)) {
-        ++e_.violations;  // no direction from here; the producers' domains give one
-        continue;
-      }
-      const double slope = f(v);
-      if (slope == 0) continue;
-      if (!seed) {
-        seed = &e_.seeds[name];
-        if (seed->empty()) seed->assign(static_cast<size_t>(t.size()), 0.0);
-      }
-      (*seed)[static_cast<size_t>(i)] += slope;
-    }
-  }
-
-  const TensorMap& values_;
-  Evaluation e_;
-};
-
-Evaluation evaluate(const Model& m, const TensorMap& values, const ValueSearchOptions& o) {
-  Evaluator ev(values);
-  const int64_t opset = m.defaultOpset();
-  for (const Node& node : m.graph.nodes) {
-    const ops::OpSpec& spec = ops::specFor(node, opset);
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const ops::InputSpec& is = spec.inputs[std::min(i, spec.inputs.size() - 1)];
-      if (is.safe && !node.inputs[i].empty()) ev.range(node.inputs[i], *is.safe);
-    }
-    for (const std::string& out : node.outputs) {
-      if (out.empty()) continue;
-      ev.bounded(out, spec.outputBound ? std::min(*spec.outputBound, o.valueBound) : o.valueBound);
-    }
-  }
-  return ev.take();
+  return e;
 }
 
 // The values search may move: float graph inputs, and float initializers every consumer reads
@@ -120,40 +73,87 @@ Tensor* valueOf(TestCase& tc, const std::string& name) {
   return nullptr;
 }
 
+// Rprop: a step size per element that grows while its gradient keeps its sign and halves when
+// the sign flips; only the sign of the gradient is used. Scale-free, which matters here: one
+// leaf's gradient may be 1e-6 through a long chain and another's 1e6 through a Pow.
+class Rprop {
+ public:
+  Rprop(TestCase& tc, const std::vector<std::string>& params, double initialStep, double bound)
+      : initialStep_(initialStep), bound_(bound) {
+    for (const std::string& name : params) {
+      Tensor* t = valueOf(tc, name);
+      if (t) state_.push_back({name, t, std::vector<double>(static_cast<size_t>(t->size()), 0),
+                               std::vector<double>(static_cast<size_t>(t->size()), 0)});
+    }
+  }
+
+  // False when no element moved: the gradient reaches none of the values searched.
+  bool step(const Gradients& grads) {
+    bool moved = false;
+    for (Param& p : state_) {
+      auto g = grads.find(p.name);
+      if (g == grads.end()) continue;
+      Tensor x = castTensor(*p.value, DType::Float64);
+      auto xs = x.span<double>();
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double d = g->second[i];
+        if (!std::isfinite(d) || d == 0) continue;
+        double& delta = p.delta[i];
+        const double s = d > 0 ? 1 : -1;
+        if (delta == 0)
+          delta = initialStep_ * std::max(std::fabs(xs[i]), 0.1);
+        else if (s == p.sign[i])
+          delta = std::min(delta * 2, kMaxStep * std::max(std::fabs(xs[i]), 1.0));
+        else
+          delta = std::max(delta * 0.5, 1e-9);
+        p.sign[i] = s;
+        xs[i] = std::clamp(xs[i] - s * delta, -bound_, bound_);
+        moved = true;
+      }
+      *p.value = castTensor(x, p.value->dtype());
+    }
+    return moved;
+  }
+
+ private:
+  static constexpr double kMaxStep = 10;
+  struct Param {
+    std::string name;
+    Tensor* value;
+    std::vector<double> delta, sign;
+  };
+  double initialStep_, bound_;
+  std::vector<Param> state_;
+};
+
 }  // namespace
 
 ValueSearchResult searchValues(TestCase& tc, const ValueSearchOptions& o) {
   const auto start = Clock::now();
   ValueSearchResult r;
-  const std::vector<std::string> params = searchable(tc.model);
+  RepeatedRun run(tc.model);
+  std::vector<std::string> params;  // worked out at the first step: most models need none
   for (int attempt = 0;; ++attempt) {
-    for (int step = 0;; ++step) {
-      const TensorMap values = runReferenceAllValues(tc.model, tc.inputs);
-      Evaluation e = evaluate(tc.model, values, o);
+    std::optional<Rprop> optimizer;
+    int64_t fewest = std::numeric_limits<int64_t>::max();
+    for (int step = 0, stale = 0;; ++step) {
+      const TensorMap values = run.allValues(tc.inputs);
+      Evaluation e = evaluate(tc.model, run.specs(), values, o);
       r.violations = e.violations;
+      stale = e.violations < fewest ? 0 : stale + 1;
+      fewest = std::min(fewest, e.violations);
       if (e.violations == 0) {
         r.finite = true;
         if (attempt == 0 && step == 0) r.wasFinite = true;
         r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         return r;
       }
-      if (step == o.maxSteps || e.seeds.empty()) break;
+      if (step == o.maxSteps || stale > o.patience || e.seeds.empty()) break;
       ++r.steps;
-      const Gradients grads = backpropagate(tc.model, values, std::move(e.seeds));
-      for (const std::string& name : params) {
-        auto g = grads.find(name);
-        if (g == grads.end()) continue;
-        double largest = 0;
-        for (double d : g->second)
-          if (std::isfinite(d)) largest = std::max(largest, std::fabs(d));
-        if (largest == 0) continue;
-        Tensor* t = valueOf(tc, name);
-        Tensor x = castTensor(*t, DType::Float64);
-        auto xs = x.span<double>();
-        for (size_t i = 0; i < xs.size(); ++i)
-          if (std::isfinite(g->second[i])) xs[i] -= o.stepSize * g->second[i] / largest;
-        *t = castTensor(x, t->dtype());
-      }
+      if (params.empty()) params = searchable(tc.model);
+      if (!optimizer) optimizer.emplace(tc, params, o.stepSize, o.valueBound);
+      if (!optimizer->step(backpropagate(tc.model, values, std::move(e.seeds), &run.specs())))
+        break;
     }
     if (attempt == o.restarts) break;
     // Resample: fresh inputs, weights pulled toward 0 (keeping their signs, so positive

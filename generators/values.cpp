@@ -1,5 +1,7 @@
 #include "generators/values.h"
 
+#include <cmath>
+
 #include "ops/kernels.h"
 
 namespace nncheck {
@@ -40,6 +42,12 @@ Tensor castTensor(const Tensor& t, DType to) {
       v[static_cast<size_t>(i)] = ops::fromDouble<T>(t.toDouble(i));
   });
   return out;
+}
+
+int64_t brokenElements(const Tensor& t, double bound) {
+  int64_t n = 0;
+  forEachFloat(t, [&](int64_t, double v) { n += !std::isfinite(v) || std::fabs(v) > bound; });
+  return n;
 }
 
 Shape defaultLeafShape(Rng& rng, const Shape& shape0) {

@@ -3,6 +3,7 @@
 
 #include "core/rng.h"
 #include "nncheck/tensor.h"
+#include "ops/kernels.h"
 #include "ops/op_spec.h"
 
 namespace nncheck {
@@ -14,6 +15,26 @@ Tensor randomTensor(Rng& rng, DType dtype, const Shape& shape, ops::ValueDomain 
 
 // The same values in another compute dtype.
 Tensor castTensor(const Tensor& t, DType to);
+
+// f(index, value as double) for every element of a float tensor, dispatching on the dtype once
+// (value search reads every value of a model at every step).
+template <class F>
+void forEachFloat(const Tensor& t, F f) {
+  visitCompute(t.dtype(), [&]<class T>() {
+    if constexpr (ops::isFloatLike<T>) {
+      auto v = t.span<T>();
+      for (size_t i = 0; i < v.size(); ++i) {
+        if constexpr (std::is_same_v<T, Half>)
+          f(static_cast<int64_t>(i), static_cast<double>(static_cast<float>(v[i])));
+        else
+          f(static_cast<int64_t>(i), static_cast<double>(v[i]));
+      }
+    }
+  });
+}
+
+// How many float elements of `t` are NaN, infinite or beyond +-bound: what value search fixes.
+int64_t brokenElements(const Tensor& t, double bound);
 
 // A shape for a fresh operand next to input 0: the same, or a broadcastable variant.
 Shape defaultLeafShape(Rng& rng, const Shape& shape0);

@@ -7,7 +7,7 @@
 //   nncheck::GeneratorConfig cfg;
 //   cfg.nodes = 10;
 //   nncheck::Model m = nncheck::generateModel(cfg, /*seed=*/42);   // same seed, same bytes
-//   nncheck::TensorMap in = nncheck::randomInputs(m, 42);
+//   nncheck::TestCase tc = nncheck::makeTestCase(cfg, 42);          // the model and its inputs
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,10 @@ struct GeneratorConfig {
   // The chance that z3 gets to solve an op after its concrete draws all failed (z3 costs about
   // a millisecond, hundreds of draws).
   double solverShare = 0.3;
+  // Keep every value finite while growing (nncheck/value_search.h): a node whose values turn
+  // NaN, infinite or beyond 1e6 gets value search over the inputs and weights of the model so
+  // far, and is taken back when none keep it finite. Take the inputs from makeTestCase.
+  bool finiteValues = true;
 };
 
 // What an engine accepts (DESIGN §3.8); the generator stays inside it.
@@ -58,6 +62,11 @@ struct GenerationStats {
   int64_t rejected = 0;                         // candidates the shape rules or limits rejected
   int64_t solvedInsertions = 0;                 // insertions z3 completed
   std::map<std::string, int64_t> z3ChecksByOp;  // where the solver time goes
+  // cfg.finiteValues: value searches run, nodes taken back because no values kept them finite,
+  // and the time spent computing and searching values.
+  int64_t valueSearches = 0;
+  int64_t valueRejected = 0;
+  double valueSeconds = 0;
 };
 
 // Throws nncheck::Error naming the option that is wrong (an unknown op, a dtype the reference
@@ -71,7 +80,8 @@ std::vector<std::string> usableOps(const GeneratorConfig& cfg);
 // config and seed give the same model in any process, at any position in a run.
 Model generateModel(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats = nullptr);
 
-// Values for the model's graph inputs: floats in [-1, 1], small integers, random bools.
+// Values for the model's graph inputs: floats in [-1, 1], small integers, random bools (not
+// searched: makeTestCase gives a generated model's finite ones).
 TensorMap randomInputs(const Model& model, uint64_t seed);
 
 }  // namespace nncheck

@@ -18,8 +18,12 @@ struct TestCase {
   uint64_t seed = 0;
 };
 
-// generateModel + randomInputs with the same seed.
-TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed);
+// A generated model and its input values. With cfg.finiteValues (the default) every value of
+// the model is finite and within 1e6 on these inputs and weights (value search ran as the model
+// grew); without, the inputs are randomInputs(model, seed). Deterministic like generateModel,
+// whose model it is.
+TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed,
+                      GenerationStats* stats = nullptr);
 
 // The model as readable text, one line per value and node:
 //   input  x0: float32[2, 3]

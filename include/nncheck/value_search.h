@@ -20,7 +20,8 @@ namespace nncheck {
 struct ValueSearchOptions {
   int maxSteps = 40;        // gradient steps per attempt
   int restarts = 3;         // resampled attempts after the first
-  double stepSize = 0.5;    // the largest move of one element in one step
+  int patience = 4;         // an attempt ends after this many steps without fewer violations
+  double stepSize = 0.2;    // an element's first move, relative to its magnitude
   double valueBound = 1e6;  // |v| beyond this counts as a violation
 };
 

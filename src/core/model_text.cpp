@@ -5,14 +5,6 @@
 
 namespace nncheck {
 
-TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed) {
-  TestCase tc;
-  tc.model = generateModel(cfg, seed);
-  tc.inputs = randomInputs(tc.model, seed);
-  tc.seed = seed;
-  return tc;
-}
-
 std::string modelToText(const Model& model) {
   std::ostringstream os;
   const Graph& g = model.graph;

@@ -6,12 +6,13 @@
 
 namespace nncheck {
 
-Gradients backpropagate(const Model& model, const TensorMap& values, Gradients grads) {
+Gradients backpropagate(const Model& model, const TensorMap& values, Gradients grads,
+                        const std::vector<const ops::OpSpec*>* specs) {
   const Graph& g = model.graph;
   const int64_t opset = model.defaultOpset();
   for (size_t n = g.nodes.size(); n-- > 0;) {
     const Node& node = g.nodes[n];
-    const ops::OpSpec& spec = ops::specFor(node, opset);
+    const ops::OpSpec& spec = specs ? *(*specs)[n] : ops::specFor(node, opset);
     if (!spec.gradientFn) continue;
     std::vector<const Tensor*> outs;
     std::vector<const std::vector<double>*> dOuts;

@@ -13,11 +13,14 @@
 
 #include "nncheck/graph.h"
 #include "nncheck/reference.h"
+#include "ops/op_spec.h"
 
 namespace nncheck {
 
 using Gradients = std::map<std::string, std::vector<double>>;
 
-Gradients backpropagate(const Model& model, const TensorMap& values, Gradients seeds);
+// `specs`, when given, are the nodes' ops (saves looking them up at every step of a search).
+Gradients backpropagate(const Model& model, const TensorMap& values, Gradients seeds,
+                        const std::vector<const ops::OpSpec*>* specs = nullptr);
 
 }  // namespace nncheck

@@ -1,5 +1,6 @@
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
+#include "interp/run_node.h"
 #include "ops/infer.h"
 
 namespace nncheck {
@@ -38,35 +39,9 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll) {
 
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
-    const ops::OpSpec& spec = ops::specFor(node, opset);
-    std::vector<ops::InputFacts> facts;
-    std::vector<const Tensor*> ins;
-    for (const std::string& name : node.inputs) {
-      if (name.empty()) {
-        facts.push_back({});
-        ins.push_back(nullptr);
-        continue;
-      }
-      auto it = values.find(name);
-      if (it == values.end())
-        throw Error(node.label(n) + ": input '" + name + "' is not computed before this node");
-      facts.push_back({true, it->second.dtype(), it->second.shape(), &it->second});
-      ins.push_back(&it->second);
-    }
-    std::vector<ops::TensorType> types = ops::inferNode(spec, node, facts);
-    std::vector<Tensor> outs;
-    for (const auto& t : types)
-      outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
-    ops::KernelCall call(spec, node, std::move(ins), std::move(outs));
-    try {
-      spec.kernelFn(call);
-    } catch (const Unsupported&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw Error(node.label(n) + ": kernel failed: " + e.what());
-    }
+    std::vector<Tensor> outs = runNode(node, n, opset, values);
     for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(call.out(i));
+      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
   }
 
   if (keepAll) return values;
@@ -80,6 +55,75 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll) {
 }
 
 }  // namespace
+
+namespace {
+
+// Collects the node's inputs from `values`; with `facts`, also what shape inference needs.
+std::vector<const Tensor*> nodeInputs(const Node& node, size_t index, const TensorMap& values,
+                                      std::vector<ops::InputFacts>* facts) {
+  std::vector<const Tensor*> ins;
+  for (const std::string& name : node.inputs) {
+    if (name.empty()) {
+      if (facts) facts->push_back({});
+      ins.push_back(nullptr);
+      continue;
+    }
+    auto it = values.find(name);
+    if (it == values.end())
+      throw Error(node.label(index) + ": input '" + name + "' is not computed before this node");
+    if (facts) facts->push_back({true, it->second.dtype(), it->second.shape(), &it->second});
+    ins.push_back(&it->second);
+  }
+  return ins;
+}
+
+std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t index,
+                              std::vector<const Tensor*> ins,
+                              const std::vector<ops::TensorType>& types) {
+  std::vector<Tensor> outs;
+  for (const auto& t : types)
+    outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
+  ops::KernelCall call(spec, node, std::move(ins), std::move(outs));
+  try {
+    spec.kernelFn(call);
+  } catch (const Unsupported&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(node.label(index) + ": kernel failed: " + e.what());
+  }
+  return std::move(call.outputs());
+}
+
+}  // namespace
+
+std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset,
+                            const TensorMap& values) {
+  const ops::OpSpec& spec = ops::specFor(node, opset);
+  std::vector<ops::InputFacts> facts;
+  std::vector<const Tensor*> ins = nodeInputs(node, index, values, &facts);
+  return runKernel(spec, node, index, std::move(ins), ops::inferNode(spec, node, facts));
+}
+
+TensorMap RepeatedRun::allValues(const TensorMap& inputs) {
+  const Graph& g = model_.graph;
+  const bool first = specs_.empty();
+  const int64_t opset = model_.defaultOpset();
+  TensorMap values = inputs;
+  for (const Initializer& init : g.initializers) values[init.name] = init.value;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    std::vector<ops::InputFacts> facts;
+    std::vector<const Tensor*> ins = nodeInputs(node, n, values, first ? &facts : nullptr);
+    if (first) {
+      specs_.push_back(&ops::specFor(node, opset));
+      types_.push_back(ops::inferNode(*specs_.back(), node, facts));
+    }
+    std::vector<Tensor> outs = runKernel(*specs_[n], node, n, std::move(ins), types_[n]);
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
+  }
+  return values;
+}
 
 TensorMap runReference(const Model& model, const TensorMap& inputs) {
   return run(model, inputs, false);

@@ -3,6 +3,8 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace nncheck::ops {
 namespace {
@@ -66,9 +68,13 @@ std::optional<std::vector<T>> valuesOf(const InputFacts& f, auto convert) {
 }  // namespace
 
 int64_t schemaVersion(const Node& node, int64_t opset) {
+  // ONNX's registry lookup is slow next to a small kernel; value search asks thousands of times.
+  thread_local std::map<std::tuple<std::string, std::string, int64_t>, int64_t> cache;
+  auto key = std::make_tuple(node.domain, node.opType, opset);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.opType, static_cast<int>(opset),
                                                       node.domain == "ai.onnx" ? "" : node.domain);
-  return schema ? schema->SinceVersion() : 0;
+  return cache[key] = schema ? schema->SinceVersion() : 0;
 }
 
 const OpSpec& specFor(const Node& node, int64_t opset) {

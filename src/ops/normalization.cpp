@@ -112,6 +112,7 @@ void registerNormalization(Registry& reg) {
                         .input("input_var", "T2")
                         .weight()
                         .domain(ValueDomain::Positive)
+                        .safe({.lo = 0.01})
                         .sampleShape(channelVector)
                         .output("Y")
                         .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
