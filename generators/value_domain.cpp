@@ -52,6 +52,22 @@ int64_t checkNode(const ops::OpSpec& spec, const Node& node, const TensorMap& va
       return 0;
     });
   }
+  if (spec.stabilityFn) {
+    std::vector<const Tensor*> ins;
+    for (const std::string& in : node.inputs) {
+      auto it = in.empty() ? values.end() : values.find(in);
+      ins.push_back(it == values.end() ? nullptr : &it->second);
+    }
+    ops::KernelCall kernel(spec, node, ins, {});
+    ops::StabilityCall call(kernel, [&](size_t input, int64_t element, double direction) {
+      ++count;
+      if (!seeds) return;
+      std::vector<double>& seed = (*seeds)[node.inputs[input]];
+      if (seed.empty()) seed.assign(static_cast<size_t>(ins[input]->size()), 0.0);
+      seed[static_cast<size_t>(element)] -= direction;  // the loss falls that way
+    });
+    spec.stabilityFn(call);
+  }
   const double b = spec.outputBound ? std::min(*spec.outputBound, bound) : bound;
   for (const std::string& out : node.outputs)
     count += visit(out, values, seeds, true,

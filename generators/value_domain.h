@@ -1,7 +1,8 @@
 // What value search keeps true of every node, in one place: its outputs finite and within the
 // value bound (or its op's own, e.g. Pow's), its inputs inside their ops' safe ranges (Log's
 // >= 0.01, Asin's within +-0.999: away from NaN and from where float rounding is amplified
-// beyond any tolerance). Used by value search and by the generator, which checks each node as
+// beyond any tolerance), and away from the steps of discontinuous ops (Floor's input off the
+// integers, Less's inputs apart, no ties for ArgMax; ops::StabilityCall). Used by value search and by the generator, which checks each node as
 // it grows the model.
 //
 //   Gradients seeds;

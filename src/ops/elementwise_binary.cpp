@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/gradients.h"
+#include "ops/stability.h"
 
 namespace nncheck::ops {
 namespace {
@@ -211,9 +212,15 @@ void registerElementwiseBinary(Registry& reg) {
   reg.add(variadicExtreme("Max", [](auto a, auto b) { return a >= b ? a : b; }));
   reg.add(variadicExtreme("Min", [](auto a, auto b) { return a <= b ? a : b; }));
 
-  reg.add(comparison("Equal", 11, allComputeTypes(), [](auto a, auto b) { return a == b; }));
-  reg.add(comparison("Greater", 9, numericTypes(), [](auto a, auto b) { return a > b; }));
-  reg.add(comparison("Less", 9, numericTypes(), [](auto a, auto b) { return a < b; }));
+  reg.add(std::move(comparison("Equal", 11, allComputeTypes(), [](auto a, auto b) {
+                      return a == b;
+                    }).stability(apartFromEachOther)));
+  reg.add(std::move(comparison("Greater", 9, numericTypes(), [](auto a, auto b) {
+                      return a > b;
+                    }).stability(apartFromEachOther)));
+  reg.add(std::move(comparison("Less", 9, numericTypes(), [](auto a, auto b) {
+                      return a < b;
+                    }).stability(apartFromEachOther)));
   reg.add(comparison("And", 7, boolTypes(), [](auto a, auto b) { return a && b; }));
   reg.add(comparison("Or", 7, boolTypes(), [](auto a, auto b) { return a || b; }));
   reg.add(comparison("Xor", 7, boolTypes(), [](auto a, auto b) { return a != b; }));

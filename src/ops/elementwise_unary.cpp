@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ops/gradients.h"
+#include "ops/stability.h"
 
 namespace nncheck::ops {
 namespace {
@@ -77,7 +78,9 @@ void registerElementwiseUnary(Registry& reg) {
                   if constexpr (std::is_floating_point_v<A>)
                     if (std::isnan(x)) return x;
                   return x > 0 ? A(1) : (x < 0 ? A(-1) : A(0));
-                }).gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)));
+                })
+                    .gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)
+                    .safe({.awayFromZero = 1e-4})));  // a step at 0: keep off it
   reg.add(std::move(floatUnaryWithAttrs("LeakyRelu", 6, {floatAttr("alpha", 0.01f, 0.0, 1.0)},
                                         [](const KernelCall& k) {
                                           double a = k.attrFloat("alpha");
@@ -168,16 +171,17 @@ void registerElementwiseUnary(Registry& reg) {
                       return std::atan(x);
                     }).gradient(derivative([](double x, double) { return 1.0 / (1 + x * x); }))));
   reg.add(
-      std::move(floatUnary("Floor", 6, [](double x) {
-                  return std::floor(x);
-                }).gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)));
+      std::move(floatUnary("Floor", 6, [](double x) { return std::floor(x); })
+                    .gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)
+                    .stability([](StabilityCall& s) { awayFromSteps(s, 0.0); })));
   reg.add(
-      std::move(floatUnary("Ceil", 6, [](double x) {
-                  return std::ceil(x);
-                }).gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)));
+      std::move(floatUnary("Ceil", 6, [](double x) { return std::ceil(x); })
+                    .gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)
+                    .stability([](StabilityCall& s) { awayFromSteps(s, 0.0); })));
   reg.add(std::move(floatUnary("Round", 11, [](double x) { return std::nearbyint(x); })
                         .gradient(derivative([](double, double) { return 1.0; }),
-                                  GradientKind::Proxy)));  // half to even
+                                  GradientKind::Proxy)  // half to even
+                        .stability([](StabilityCall& s) { awayFromSteps(s, 0.5); })));
   reg.add(std::move(typedUnary("Erf", 9, numericTypes(), [](auto x) {
                       using A = decltype(x);
                       if constexpr (std::is_integral_v<A>)

@@ -191,6 +191,25 @@ class GradCall {
   std::vector<std::vector<double>*> dInputs_;
 };
 
+// Where a rounding difference flips the result (Floor at an integer, Less at equality, ArgMax at
+// a tie), value search keeps the inputs a margin away, so that a correct engine never looks
+// wrong. An op's check reports each float input element that is too close, with the direction
+// (+1 or -1) that moves it away.
+class StabilityCall {
+ public:
+  StabilityCall(const KernelCall& kernel, std::function<void(size_t, int64_t, double)> report)
+      : kernel_(kernel), report_(std::move(report)) {}
+  const KernelCall& kernel() const { return kernel_; }
+  const Tensor& in(size_t i) const { return kernel_.in(i); }
+  void tooClose(size_t input, int64_t element, double direction) const {
+    report_(input, element, direction);
+  }
+
+ private:
+  const KernelCall& kernel_;
+  std::function<void(size_t, int64_t, double)> report_;
+};
+
 // Exact: the derivative. Proxy: a stand-in where the true one is zero or undefined (Floor,
 // Round, comparisons: the identity), so value search still has a direction.
 enum class GradientKind { Exact, Proxy };
@@ -215,6 +234,7 @@ struct OpSpec {
   // Reverse mode, for value search; unset: gradients stop at this op.
   std::function<void(GradCall&)> gradientFn;
   GradientKind gradientKind = GradientKind::Exact;
+  std::function<void(StabilityCall&)> stabilityFn;  // see StabilityCall
   // Value search keeps |Y| within this (Pow); unset: only the global bound.
   std::optional<double> outputBound;
 
@@ -287,6 +307,10 @@ struct OpSpec {
   OpSpec& gradient(std::function<void(GradCall&)> g, GradientKind kind = GradientKind::Exact) {
     gradientFn = std::move(g);
     gradientKind = kind;
+    return *this;
+  }
+  OpSpec& stability(std::function<void(StabilityCall&)> f) {
+    stabilityFn = std::move(f);
     return *this;
   }
   OpSpec& boundedOutput(double bound) {

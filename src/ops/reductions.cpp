@@ -5,6 +5,7 @@
 
 #include "ops/gradients.h"
 #include "ops/infer.h"
+#include "ops/stability.h"
 
 namespace nncheck::ops {
 namespace {
@@ -245,8 +246,10 @@ void registerReductions(Registry& reg) {
   reg.add(reduction("ReduceMax", 11, Reduce::Max, false));
   reg.add(reduction("ReduceMin", 11, Reduce::Min, false));
   reg.add(reduction("ReduceProd", 11, Reduce::Prod, false));
-  reg.add(argExtreme<true>("ArgMax"));
-  reg.add(argExtreme<false>("ArgMin"));
+  reg.add(std::move(
+      argExtreme<true>("ArgMax").stability([](StabilityCall& s) { noTiesAlongAxis(s, true); })));
+  reg.add(std::move(
+      argExtreme<false>("ArgMin").stability([](StabilityCall& s) { noTiesAlongAxis(s, false); })));
 
   reg.add(std::move(
       OpSpec("CumSum", 11)

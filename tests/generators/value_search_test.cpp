@@ -120,3 +120,66 @@ TEST(ValueSearch, IsDeterministicAndHonest) {
 
 }  // namespace
 }  // namespace nncheck
+
+namespace nncheck {
+namespace {
+
+// Each op with a stability check, given inputs sitting on its step (Floor on integers, Less on
+// equal operands, ArgMax on ties): search moves them off, and the op's check then finds nothing.
+struct StepCase {
+  const char* op;
+  std::vector<float> a, b;  // b empty: a unary op
+};
+
+class Flakiness : public ::testing::TestWithParam<StepCase> {};
+
+TEST_P(Flakiness, SearchMovesInputsOffTheStep) {
+  const StepCase& c = GetParam();
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "step";
+  const int64_t n = static_cast<int64_t>(c.a.size());
+  const bool arg = std::string(c.op).starts_with("Arg");
+  const DType outType = arg ? DType::Int64 : (c.b.empty() ? DType::Float32 : DType::Bool);
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, {n})};
+  TestCase tc{m, {{"a", Tensor::fromVector<float>({n}, c.a)}}};
+  std::vector<std::string> ins = {"a"};
+  if (!c.b.empty()) {
+    tc.model.graph.inputs.push_back(ValueInfo::tensor("b", DType::Float32, {n}));
+    tc.inputs["b"] = Tensor::fromVector<float>({n}, c.b);
+    ins.push_back("b");
+  }
+  tc.model.graph.nodes = {Node::make(c.op, ins, {"y"}, "step")};
+  tc.model.graph.outputs = {ValueInfo::tensor("y", outType, arg ? Shape{1} : Shape{n})};
+  ValueSearchResult r = searchValues(tc);
+  EXPECT_FALSE(r.wasFinite) << c.op << ": the inputs on the step must count as unstable";
+  ASSERT_TRUE(r.finite) << c.op << ": " << r.violations << " left";
+  const auto a = tc.inputs.at("a").span<float>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double x = a[i];
+    if (std::string(c.op) == "Floor") EXPECT_GT(std::fabs(x - std::nearbyint(x)), 1e-5) << x;
+    if (std::string(c.op) == "Round") EXPECT_GT(std::fabs(std::fabs(x - std::floor(x)) - 0.5), 1e-5);
+    if (!c.b.empty()) EXPECT_GT(std::fabs(x - tc.inputs.at("b").span<float>()[i]), 1e-5);
+  }
+  if (arg) {
+    std::vector<float> v(a.begin(), a.end());
+    std::sort(v.begin(), v.end());
+    EXPECT_GT(std::fabs(v.back() - v[v.size() - 2]), 1e-5);
+    EXPECT_GT(std::fabs(v[0] - v[1]), std::string(c.op) == "ArgMin" ? 1e-5 : -1.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Steps, Flakiness,
+    ::testing::Values(StepCase{"Floor", {1.0f, -2.0f, 0.0f}, {}},
+                      StepCase{"Ceil", {3.0f, 0.0f}, {}},
+                      StepCase{"Round", {0.5f, -1.5f, 2.5f}, {}},
+                      StepCase{"Less", {1.0f, 0.25f}, {1.0f, 0.25f}},
+                      StepCase{"Greater", {-3.0f}, {-3.0f}},
+                      StepCase{"Equal", {0.5f, 0.5f}, {0.5f, 0.5f}},
+                      StepCase{"ArgMax", {0.5f, 0.5f, 0.1f}, {}},
+                      StepCase{"ArgMin", {0.1f, 0.5f, 0.1f}, {}}),
+    [](const auto& info) { return std::string(info.param.op); });
+
+}  // namespace
+}  // namespace nncheck

@@ -1,0 +1,83 @@
+#include "ops/stability.h"
+
+#include <cmath>
+
+#include "ops/kernels.h"
+
+namespace nncheck::ops {
+namespace {
+
+Shape broadcastOf(const Shape& a, const Shape& b) {
+  Shape out(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    out[out.size() - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+}  // namespace
+
+void awayFromSteps(StabilityCall& s, double offset) {
+  const Tensor& x = s.in(0);
+  if (!isFloatDType(x.dtype())) return;
+  constexpr double kLargest = 1e3;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const double v = x.toDouble(i);
+    if (!std::isfinite(v)) continue;
+    if (std::fabs(v) > kLargest) {
+      s.tooClose(0, i, v > 0 ? -1 : 1);
+      continue;
+    }
+    const double d = (v - offset) - std::nearbyint(v - offset);
+    if (std::fabs(d) < stableMargin(std::fabs(v))) s.tooClose(0, i, d >= 0 ? 1 : -1);
+  }
+}
+
+void apartFromEachOther(StabilityCall& s) {
+  const KernelCall& k = s.kernel();
+  const Tensor& a = s.in(0);
+  const Tensor& b = s.in(1);
+  if (!isFloatDType(a.dtype()) || k.node().inputs[0] == k.node().inputs[1]) return;
+  forEachBroadcast(broadcastOf(a.shape(), b.shape()), {&a.shape(), &b.shape()},
+                   [&](int64_t, const std::vector<int64_t>& off) {
+                     const double x = a.toDouble(off[0]), y = b.toDouble(off[1]);
+                     if (!std::isfinite(x) || !std::isfinite(y)) return;
+                     if (std::fabs(x - y) >= stableMargin(std::max(std::fabs(x), std::fabs(y))))
+                       return;
+                     const double dir = x >= y ? 1 : -1;
+                     s.tooClose(0, off[0], dir);
+                     s.tooClose(1, off[1], -dir);
+                   });
+}
+
+void noTiesAlongAxis(StabilityCall& s, bool isMax) {
+  const Tensor& x = s.in(0);
+  if (!isFloatDType(x.dtype())) return;
+  const AxisSplit sp(x.shape(), s.kernel().attrInt("axis"));
+  const double sign = isMax ? 1 : -1;  // compare sign * x: the best is the largest
+  for (int64_t o = 0; o < sp.outer; ++o)
+    for (int64_t i = 0; i < sp.inner; ++i) {
+      int64_t best = -1, second = -1;
+      for (int64_t j = 0; j < sp.size; ++j) {
+        const int64_t e = (o * sp.size + j) * sp.inner + i;
+        const double v = sign * x.toDouble(e);
+        if (best < 0 || v > sign * x.toDouble(best)) {
+          second = best;
+          best = e;
+        } else if (second < 0 || v > sign * x.toDouble(second)) {
+          second = e;
+        }
+      }
+      if (second < 0) continue;
+      const double top = x.toDouble(best), next = x.toDouble(second);
+      if (!std::isfinite(top) || !std::isfinite(next)) continue;
+      if (std::fabs(top - next) >= stableMargin(std::max(std::fabs(top), std::fabs(next))))
+        continue;
+      s.tooClose(0, best, sign);
+      s.tooClose(0, second, -sign);
+    }
+}
+
+}  // namespace nncheck::ops
