@@ -6,6 +6,7 @@
 #include "nncheck/error.h"
 #include "nncheck/shrink.h"
 #include "nncheck/validity.h"
+#include "nncheck/value_search.h"
 #include "ops/infer.h"
 #include "shrink/dims.h"
 
@@ -122,6 +123,21 @@ struct ShrinkCandidates::Impl {
   TestCase tc;
   std::vector<Edit> edits;
   mutable std::optional<TensorMap> values;  // every value of the case, computed on first need
+  mutable std::optional<bool> finite;       // the case's values pass value search's checks
+
+  // A case free of NaN/Inf shrinks to cases free of them: a structural edit's new values are
+  // searched, and a value edit that breaks a domain (Log of zeros) is no simplification.
+  bool keepsValuesSafe(TestCase& candidate, const Edit& e) const {
+    const ValueSearchOptions checkOnly{.maxSteps = 0, .restarts = 0};
+    if (!finite) {
+      TestCase copy = tc;
+      finite = searchValues(copy, checkOnly).finite;
+    }
+    if (!*finite) return true;
+    const bool valueEdit =
+        e.kind == Edit::Kind::Zeros || e.kind == Edit::Kind::Ones || e.kind == Edit::Kind::Integers;
+    return searchValues(candidate, valueEdit ? checkOnly : ValueSearchOptions{}).finite;
+  }
 
   const TensorMap& allValues() const {
     if (!values) values = runReferenceAllValues(tc.model, tc.inputs);
@@ -223,6 +239,7 @@ std::optional<TestCase> ShrinkCandidates::make(size_t i) const {
     if (tc->model.graph.nodes.empty() || tc->model.graph.outputs.empty()) return std::nullopt;
     refreshOutputTypes(tc->model);
     if (whyInvalid(tc->model)) return std::nullopt;
+    if (!impl_->keepsValuesSafe(*tc, impl_->edits.at(i))) return std::nullopt;
     return tc;
   } catch (const std::exception&) {
     return std::nullopt;  // the edit broke a rule: not a candidate

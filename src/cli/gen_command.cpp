@@ -12,7 +12,9 @@
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/test_case.h"
 #include "nncheck/validity.h"
+#include "nncheck/value_search.h"
 
 namespace nncheck::cli {
 namespace {
@@ -45,6 +47,24 @@ struct Stats {
   GenerationStats gen;
   double seconds = 0;
   int models = 0, invalid = 0;
+  // Values: models with a NaN, infinity or out-of-domain value on random inputs (before) and on
+  // the values the case comes with, searched (after); time spent on values per model.
+  int brokenBefore = 0, brokenAfter = 0;
+  std::vector<double> valueSeconds;
+
+  void addValues(const TestCase& tc, bool searched, double seconds) {
+    const ValueSearchOptions checkOnly{.maxSteps = 0, .restarts = 0};
+    TestCase raw = tc;
+    raw.inputs = randomInputs(tc.model, tc.seed);
+    brokenBefore += !searchValues(raw, checkOnly).finite;
+    TestCase after = tc;
+    if (!searched) {
+      ValueSearchResult r = searchValues(after);
+      seconds = r.seconds;
+    }
+    brokenAfter += !searchValues(after, checkOnly).finite;
+    valueSeconds.push_back(seconds);
+  }
 
   void add(const Model& m) {
     ++models;
@@ -96,12 +116,27 @@ struct Stats {
     for (const auto& [d, n] : dtypes) std::printf("  %s: %d", d.c_str(), n);
     std::printf("\n");
     if (invalid >= 0) std::printf("invalid models (--check): %d\n", invalid);
+    if (valueSeconds.empty()) return;
+    std::vector<double> t = valueSeconds;
+    std::sort(t.begin(), t.end());
+    std::printf(
+        "\nvalues: models with NaN, Inf or values outside their ops' domains: %d of %d on random "
+        "inputs, %d after search\n",
+        brokenBefore, models, brokenAfter);
+    std::printf("value search: %.3f ms median, %.3f ms p95 per model",
+                1e3 * t[t.size() / 2], 1e3 * t[std::min(t.size() - 1, t.size() * 95 / 100)]);
+    if (gen.valueSearches > 0)
+      std::printf(" (while growing: %lld searches, %lld nodes taken back)",
+                  static_cast<long long>(gen.valueSearches),
+                  static_cast<long long>(gen.valueRejected));
+    std::printf("\n");
   }
 };
 
-void writeCase(const fs::path& dir, const Model& m, uint64_t seed) {
+void writeCase(const fs::path& dir, const TestCase& tc) {
   fs::create_directories(dir / "test_data_set_0");
-  TensorMap inputs = randomInputs(m, seed);
+  const Model& m = tc.model;
+  const TensorMap& inputs = tc.inputs;
   TensorMap outputs = runReference(m, inputs);
   saveModel(m, dir / "model.onnx");
   auto feeds = m.graph.feedInputs();
@@ -144,18 +179,20 @@ int run(GenOptions o) {
   auto lastReport = std::chrono::steady_clock::now();
   for (int i = 0; i < o.count; ++i) {
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
-    Model m;
     try {
       auto t0 = std::chrono::steady_clock::now();
-      m = generateModel(o.cfg, seed, &stats.gen);
+      const double valuesBefore = stats.gen.valueSeconds;
+      const TestCase tc = makeTestCase(o.cfg, seed, &stats.gen);
+      const Model& m = tc.model;
       stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       stats.add(m);
+      if (o.stats) stats.addValues(tc, o.cfg.finiteValues, stats.gen.valueSeconds - valuesBefore);
       if (o.check)
         if (auto why = whyInvalid(m)) {
           ++stats.invalid;
           std::cerr << "invalid model for seed " << seed << ": " << *why << "\n";
         }
-      if (!o.out.empty()) writeCase(fs::path(o.out) / ("seed_" + std::to_string(seed)), m, seed);
+      if (!o.out.empty()) writeCase(fs::path(o.out) / ("seed_" + std::to_string(seed)), tc);
     } catch (const std::exception& e) {
       std::cerr << "nncheck gen: error at seed " << seed << ": " << e.what() << "\n";
       return 1;
@@ -204,9 +241,13 @@ void addGenCommand(CLI::App& app) {
   cmd->add_option("--solver-share", o->cfg.solverShare,
                   "chance that z3 solves an op whose concrete draws failed")
       ->capture_default_str();
+  cmd->add_flag(
+      "--no-finite-values", [o](int64_t) { o->cfg.finiteValues = false; },
+      "grow models without looking at values (random inputs; NaN/Inf possible)");
   cmd->add_option("--out", o->out, "folder to write the cases into");
   cmd->add_flag("--stats", o->stats,
-                "print op, op-pair, rank and dtype counts and models per second");
+                "print op, op-pair, rank and dtype counts, models per second, and models with "
+                "NaN/Inf before and after value search");
   cmd->add_flag("--check", o->check, "check every model with the validity check (slower)");
   cmd->callback([o] { setExitCode(run(*o)); });
 }

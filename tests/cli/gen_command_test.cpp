@@ -68,6 +68,21 @@ TEST_F(GenCommand, StatsReportOpsPairsRanksDtypesAndRate) {
     EXPECT_NE(o.output.find(needle), std::string::npos) << needle << "\n" << o.output;
 }
 
+// With vulnerable ops weighted up, random inputs break most models; the generated values none.
+TEST_F(GenCommand, StatsReportNonFiniteModelsBeforeAndAfterValueSearch) {
+  const char* flags = "gen --seed 1 --count 30 --nodes 12 --dtypes float32 --stats "
+                      "--op-weights Log=4,Sqrt=4,Asin=4,Acos=4,Pow=4";
+  testing::CliOutcome o = runCli(flags);
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("of 30 on random inputs, 0 after search"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("value search:"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find(" 0 of 30 on random inputs"), std::string::npos) << o.output;
+  // Grown blind, search afterwards cannot fix them all.
+  o = runCli(std::string(flags) + " --no-finite-values");
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_EQ(o.output.find(", 0 after search"), std::string::npos) << o.output;
+}
+
 TEST_F(GenCommand, BadOptionsAreErrorsNamingTheOption) {
   testing::CliOutcome o = runCli("gen --ops Conv,Frob --count 1");
   EXPECT_EQ(o.status, 2);

@@ -7,7 +7,9 @@
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/test_case.h"
 #include "nncheck/validity.h"
+#include "nncheck/value_search.h"
 
 namespace nncheck {
 namespace {
@@ -29,6 +31,26 @@ TEST(Generator, TwoThousandSeedsAcrossSizesAreValidAndRun) {
     ASSERT_EQ(out.size(), m.graph.outputs.size());
   }
   EXPECT_GT(stats.attempts, 0);
+}
+
+// The values makeTestCase gives keep every value finite and every op in its domain, whatever
+// the config, with the vulnerable ops weighted up; without finiteValues, the inputs are the
+// plain random ones.
+RC_GTEST_PROP(Generator, CasesComeWithFiniteValues, ()) {
+  GeneratorConfig cfg;
+  cfg.nodes = *rc::gen::inRange(1, 25);
+  cfg.dtypes = {DType::Float32};
+  if (*rc::gen::arbitrary<bool>()) cfg.dtypes.push_back(DType::Float64);
+  if (*rc::gen::arbitrary<bool>()) cfg.dtypes.push_back(DType::Int64);
+  cfg.opWeights = {{"Log", 4}, {"Sqrt", 4}, {"Asin", 4}, {"Acos", 4}, {"Pow", 4}, {"Div", 4}};
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  TestCase tc = makeTestCase(cfg, seed);
+  RC_ASSERT(generateModel(cfg, seed) == tc.model);
+  TestCase checked = tc;
+  RC_ASSERT(searchValues(checked, {.maxSteps = 0, .restarts = 0}).finite);
+  cfg.finiteValues = false;
+  TestCase blind = makeTestCase(cfg, seed);
+  RC_ASSERT(blind.inputs == randomInputs(blind.model, seed));
 }
 
 // Any config a user may write, drawn by RapidCheck: generated models are valid.

@@ -6,6 +6,7 @@
 #include "nncheck/gen.h"
 #include "doubles.h"
 #include "nncheck/validity.h"
+#include "nncheck/value_search.h"
 
 namespace nncheck {
 namespace {
@@ -43,6 +44,27 @@ TEST(ShrinkCandidates, OfferBigCutsFirstAndDescribeThemselves) {
   ShrinkCandidates c(tc);
   ASSERT_GT(c.size(), 8u);
   EXPECT_EQ(c.describe(0).rfind("cut 4 node(s)", 0), 0u) << c.describe(0);
+}
+
+// A case free of NaN/Inf only shrinks to cases free of them: Log's input is never zeroed, and
+// every candidate passes value search's checks.
+TEST(ShrinkCandidates, KeepValuesInsideTheirDomains) {
+  GeneratorConfig cfg;
+  cfg.nodes = 8;
+  cfg.dtypes = {DType::Float32};
+  cfg.opWeights = {{"Log", 6}, {"Sqrt", 6}, {"Asin", 6}};
+  int candidates = 0;
+  for (uint64_t seed = 0; seed < 6; ++seed) {
+    ShrinkCandidates shrinks(makeTestCase(cfg, seed));
+    for (size_t i = 0; i < shrinks.size(); ++i) {
+      std::optional<TestCase> c = shrinks.make(i);
+      if (!c) continue;
+      ++candidates;
+      EXPECT_TRUE(searchValues(*c, {.maxSteps = 0, .restarts = 0}).finite)
+          << shrinks.describe(i) << "\n" << modelToText(c->model);
+    }
+  }
+  EXPECT_GT(candidates, 0);
 }
 
 TEST(ShrinkCandidates, PruningDropsWhatNoOutputNeeds) {
