@@ -36,8 +36,11 @@ Gradients backpropagate(const Model& model, const TensorMap& values, Gradients g
       auto v = name.empty() ? values.end() : values.find(name);
       ins.push_back(v == values.end() ? nullptr : &v->second);
       const ops::InputSpec& is = spec.inputs[std::min(i, spec.inputs.size() - 1)];
-      const bool takesGradient =
-          v != values.end() && is.role == ops::InputRole::Data && isFloatDType(v->second.dtype());
+      // Bool values take gradients too, all of them proxies: how much the loss wants a truth
+      // flipped (a comparison feeding a Where, a Cast to float feeding a Log).
+      const bool takesGradient = v != values.end() && is.role == ops::InputRole::Data &&
+                                 (isFloatDType(v->second.dtype()) ||
+                                  v->second.dtype() == DType::Bool);
       if (!takesGradient) {
         dIns.push_back(nullptr);
         continue;

@@ -1,6 +1,7 @@
 // Reverse mode through the reference interpreter, for value search: from dL/d(value) seeds on
-// some values, dL/d(value) for every float value the loss reaches backward through ops that
-// declare a gradient (src/ops/gradients.h). Ops without one stop the flow.
+// some values, dL/d(value) for every float or bool value the loss reaches backward through ops
+// that declare a gradient (src/ops/gradients.h). Ops without one stop the flow. A bool's
+// gradient is a proxy: positive means the loss falls if the value turns false.
 //
 //   TensorMap values = runReferenceAllValues(model, inputs);
 //   Gradients g = backpropagate(model, values, {{"y", std::vector<double>(n, 1.0)}});

@@ -373,8 +373,8 @@ std::function<void(GradCall&)> convGradient(bool transpose) {
 }
 
 // Shared by the pools: calls reduce(window values) per output element.
-template <class T, class F>
-void poolOver(KernelCall& k, const Window<int64_t>& w, F&& reduce) {
+template <class F>
+void poolOver(const KernelCall& k, const Window<int64_t>& w, F&& reduce) {
   const Shape& xs = k.in(0).shape();
   const int64_t NC = xs[0] * xs[1];
   Shape in(xs.begin() + 2, xs.end());
@@ -386,9 +386,26 @@ void poolOver(KernelCall& k, const Window<int64_t>& w, F&& reduce) {
       reduce(nc * outSize + o, nc * inSize, &table[static_cast<size_t>(o * kSize)], kSize, o);
 }
 
-void maxPoolKernel(KernelCall& k) {
+// MaxPool's choice, shared by its kernel and its gradient: visit(outIdx, base, best) per output
+// element, best the spatial offset of the window's first largest element (-1: only padding).
+template <class T, class F>
+void maxPoolWinners(const KernelCall& k, F&& visit) {
   Rule<int64_t> r = concreteRule(k);
-  Window<int64_t> w = poolWindow(r, true);
+  auto x = k.in(0).span<T>();
+  poolOver(k, poolWindow(r, true),
+           [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t) {
+             int64_t best = -1;
+             for (int64_t i = 0; i < n; ++i) {
+               if (offs[i] < 0) continue;
+               if (best < 0 || toDouble(x[static_cast<size_t>(base + offs[i])]) >
+                                   toDouble(x[static_cast<size_t>(base + best)]))
+                 best = offs[i];
+             }
+             visit(outIdx, base, best);
+           });
+}
+
+void maxPoolKernel(KernelCall& k) {
   const bool columnMajor = k.attrInt("storage_order") == 1;
   visitCompute(k.in(0).dtype(), [&]<class T>() {
     auto x = k.in(0).span<T>();
@@ -397,14 +414,7 @@ void maxPoolKernel(KernelCall& k) {
     const Shape& xs = k.in(0).shape();
     Shape in(xs.begin() + 2, xs.end());
     Grid inGrid(in);
-    poolOver<T>(k, w, [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t) {
-      int64_t best = -1;
-      for (int64_t i = 0; i < n; ++i) {
-        if (offs[i] < 0) continue;
-        if (best < 0 || toDouble(x[static_cast<size_t>(base + offs[i])]) >
-                            toDouble(x[static_cast<size_t>(base + best)]))
-          best = offs[i];
-      }
+    maxPoolWinners<T>(k, [&](int64_t outIdx, int64_t base, int64_t best) {
       y[static_cast<size_t>(outIdx)] =
           best < 0 ? fromDouble<T>(-INFINITY) : x[static_cast<size_t>(base + best)];
       if (withIndices) {
@@ -424,41 +434,75 @@ void maxPoolKernel(KernelCall& k) {
   });
 }
 
-void averagePoolKernel(KernelCall& k) {
+// The winner of each window takes its output's dY.
+void maxPoolGradient(GradCall& g) {
+  std::vector<double>* dx = g.dIn(0);
+  const std::vector<double>* dy = g.dOut(0);
+  if (!dx || !dy) return;
+  visitCompute(g.in(0).dtype(), [&]<class T>() {
+    maxPoolWinners<T>(g.kernel(), [&](int64_t outIdx, int64_t base, int64_t best) {
+      if (best >= 0) (*dx)[static_cast<size_t>(base + best)] += (*dy)[static_cast<size_t>(outIdx)];
+    });
+  });
+}
+
+// AveragePool's windows, shared by its kernel and its gradient: visit(outIdx, base, offs, n,
+// count) per output element, with the count its sum is divided by (0: only padding).
+template <class F>
+void averagePoolWindows(const KernelCall& k, F&& visit) {
   Rule<int64_t> r = concreteRule(k);
   Window<int64_t> w = poolWindow(r, false);
   const bool includePad = k.attrInt("count_include_pad") != 0;
+  const Shape& xs = k.in(0).shape();
+  Shape in(xs.begin() + 2, xs.end());
+  Grid out(w.out), ker(w.kernel);
+  poolOver(k, w, [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t o) {
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i) count += offs[i] >= 0;
+    if (includePad) {  // positions inside the explicit padding count, those past it do not
+      count = 0;
+      Shape oc = out.coords(o);
+      for (int64_t i = 0; i < n; ++i) {
+        Shape kc = ker.coords(i);
+        bool inside = true;
+        for (size_t a = 0; a < in.size(); ++a) {
+          int64_t p = oc[a] * w.strides[a] + kc[a] - w.padsBegin[a];
+          inside = inside && p >= -w.padsBegin[a] && p < in[a] + w.padsEnd[a];
+        }
+        count += inside;
+      }
+    }
+    visit(outIdx, base, offs, n, count);
+  });
+}
+
+void averagePoolKernel(KernelCall& k) {
   visitCompute(k.in(0).dtype(), [&]<class T>() {
     auto x = k.in(0).span<T>();
     auto y = k.out(0).span<T>();
-    const Shape& xs = k.in(0).shape();
-    Shape in(xs.begin() + 2, xs.end());
-    Grid out(w.out), ker(w.kernel);
-    poolOver<T>(k, w, [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t o) {
-      double sum = 0;
-      int64_t count = 0;
-      for (int64_t i = 0; i < n; ++i)
-        if (offs[i] >= 0) {
-          sum += toDouble(x[static_cast<size_t>(base + offs[i])]);
-          ++count;
-        }
-      if (includePad) {  // positions inside the explicit padding count, those past it do not
-        count = 0;
-        Shape oc = out.coords(o);
-        for (int64_t i = 0; i < n; ++i) {
-          Shape kc = ker.coords(i);
-          bool inside = true;
-          for (size_t a = 0; a < in.size(); ++a) {
-            int64_t p = oc[a] * w.strides[a] + kc[a] - w.padsBegin[a];
-            inside = inside && p >= -w.padsBegin[a] && p < in[a] + w.padsEnd[a];
-          }
-          count += inside;
-        }
-      }
-      y[static_cast<size_t>(outIdx)] =
-          fromDouble<T>(count ? sum / static_cast<double>(count) : NAN);
-    });
+    averagePoolWindows(
+        k, [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t count) {
+          double sum = 0;
+          for (int64_t i = 0; i < n; ++i)
+            if (offs[i] >= 0) sum += toDouble(x[static_cast<size_t>(base + offs[i])]);
+          y[static_cast<size_t>(outIdx)] =
+              fromDouble<T>(count ? sum / static_cast<double>(count) : NAN);
+        });
   });
+}
+
+// Each element of a window takes dY / count.
+void averagePoolGradient(GradCall& g) {
+  std::vector<double>* dx = g.dIn(0);
+  const std::vector<double>* dy = g.dOut(0);
+  if (!dx || !dy) return;
+  averagePoolWindows(
+      g.kernel(), [&](int64_t outIdx, int64_t base, const int64_t* offs, int64_t n, int64_t count) {
+        if (count == 0) return;
+        const double share = (*dy)[static_cast<size_t>(outIdx)] / static_cast<double>(count);
+        for (int64_t i = 0; i < n; ++i)
+          if (offs[i] >= 0) (*dx)[static_cast<size_t>(base + offs[i])] += share;
+      });
 }
 
 }  // namespace
@@ -565,7 +609,8 @@ void registerConvPool(Registry& reg) {
             r.output(0, out);
             r.output(1, out, DType::Int64);
           })
-          .kernel(maxPoolKernel)));
+          .kernel(maxPoolKernel)
+          .gradient(maxPoolGradient)));
 
   reg.add(std::move(OpSpec("AveragePool", 11)
                         .types("T", floatTypes())
@@ -591,7 +636,8 @@ void registerConvPool(Registry& reg) {
                           out.insert(out.end(), w.out.begin(), w.out.end());
                           r.output(0, out);
                         })
-                        .kernel(averagePoolKernel)));
+                        .kernel(averagePoolKernel)
+                        .gradient(averagePoolGradient)));
 
   reg.add(std::move(OpSpec("GlobalAveragePool", 1)
                         // Each element of a channel takes 1/size of the channel's dY.

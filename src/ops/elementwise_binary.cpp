@@ -27,15 +27,25 @@ OpSpec binary(std::string type, int64_t minVersion, std::vector<DType> dtypes, F
                        .kernel([f](KernelCall& k) { mapBinary(k, f); }));
 }
 
-template <class F>
-OpSpec comparison(std::string type, int64_t minVersion, std::vector<DType> dtypes, F f) {
+// A comparison or logic op, with the proxy gradient of a soft version of it: slope(a, b)
+// gives {dC/dA, dC/dB} as if C were a continuous truth (Less: C rises as B - A does).
+template <class F, class Slope>
+OpSpec comparison(std::string type, int64_t minVersion, std::vector<DType> dtypes, F f,
+                  Slope slope) {
   return std::move(OpSpec(std::move(type), minVersion)
                        .types("T", std::move(dtypes))
                        .input("A", "T")
                        .input("B", "T")
                        .output("C")
                        .shapeRule(compareRule)
-                       .kernel([f](KernelCall& k) { mapCompare(k, f); }));
+                       .kernel([f](KernelCall& k) { mapCompare(k, f); })
+                       .gradient(
+                           [slope](GradCall& g) {
+                             binaryGradient(g, [&](double a, double b, double) {
+                               return slope(a, b);
+                             });
+                           },
+                           GradientKind::Proxy));
 }
 
 // Max and Min: variadic, NaN-propagating like numpy's maximum/minimum.
@@ -212,18 +222,31 @@ void registerElementwiseBinary(Registry& reg) {
   reg.add(variadicExtreme("Max", [](auto a, auto b) { return a >= b ? a : b; }));
   reg.add(variadicExtreme("Min", [](auto a, auto b) { return a <= b ? a : b; }));
 
-  reg.add(std::move(comparison("Equal", 11, allComputeTypes(), [](auto a, auto b) {
-                      return a == b;
-                    }).stability(apartFromEachOther)));
-  reg.add(std::move(comparison("Greater", 9, numericTypes(), [](auto a, auto b) {
-                      return a > b;
-                    }).stability(apartFromEachOther)));
-  reg.add(std::move(comparison("Less", 9, numericTypes(), [](auto a, auto b) {
-                      return a < b;
-                    }).stability(apartFromEachOther)));
-  reg.add(comparison("And", 7, boolTypes(), [](auto a, auto b) { return a && b; }));
-  reg.add(comparison("Or", 7, boolTypes(), [](auto a, auto b) { return a || b; }));
-  reg.add(comparison("Xor", 7, boolTypes(), [](auto a, auto b) { return a != b; }));
+  reg.add(std::move(comparison(
+                        "Equal", 11, allComputeTypes(), [](auto a, auto b) { return a == b; },
+                        [](double a, double b) {  // truer as they come closer
+                          const double s = a > b ? 1.0 : a < b ? -1.0 : 0.0;
+                          return std::pair{-s, s};
+                        })
+                        .stability(apartFromEachOther)));
+  reg.add(std::move(comparison(
+                        "Greater", 9, numericTypes(), [](auto a, auto b) { return a > b; },
+                        [](double, double) { return std::pair{1.0, -1.0}; })
+                        .stability(apartFromEachOther)));
+  reg.add(std::move(comparison(
+                        "Less", 9, numericTypes(), [](auto a, auto b) { return a < b; },
+                        [](double, double) { return std::pair{-1.0, 1.0}; })
+                        .stability(apartFromEachOther)));
+  // Either operand turning true makes And and Or truer; Xor flips with either.
+  reg.add(comparison(
+      "And", 7, boolTypes(), [](auto a, auto b) { return a && b; },
+      [](double, double) { return std::pair{1.0, 1.0}; }));
+  reg.add(comparison(
+      "Or", 7, boolTypes(), [](auto a, auto b) { return a || b; },
+      [](double, double) { return std::pair{1.0, 1.0}; }));
+  reg.add(comparison(
+      "Xor", 7, boolTypes(), [](auto a, auto b) { return a != b; },
+      [](double a, double b) { return std::pair{b != 0 ? -1.0 : 1.0, a != 0 ? -1.0 : 1.0}; }));
 
   reg.add(std::move(
       OpSpec("PRelu", 9)

@@ -191,7 +191,9 @@ void registerElementwiseUnary(Registry& reg) {
                     }).gradient(derivative([](double x, double) {
     return 1.1283791670955126 * std::exp(-x * x);
   }))));
-  reg.add(typedUnary<true>("Not", 1, boolTypes(), [](bool x) { return !x; }));
+  reg.add(std::move(typedUnary<true>("Not", 1, boolTypes(), [](bool x) { return !x; })
+                        .gradient(derivative([](double, double) { return -1.0; }),
+                                  GradientKind::Proxy)));
 }
 
 }  // namespace nncheck::ops

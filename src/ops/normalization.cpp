@@ -84,6 +84,59 @@ void normalizeChannels(KernelCall& k, const std::vector<double>& mean,
     }
 }
 
+// InstanceNormalization's statistics: the mean and (population) variance of each (n, c).
+struct InstanceStats {
+  int64_t instances = 0, inner = 0;
+  std::vector<double> mean, var;
+  explicit InstanceStats(const Tensor& x) {
+    const Shape& s = x.shape();
+    instances = s[0] * s[1];
+    inner = x.size() / std::max<int64_t>(instances, 1);
+    for (int64_t i = 0; i < instances; ++i) {
+      double sum = 0, sq = 0;
+      for (int64_t j = 0; j < inner; ++j) sum += x.toDouble(i * inner + j);
+      const double m = sum / static_cast<double>(inner);
+      for (int64_t j = 0; j < inner; ++j) {
+        const double d = x.toDouble(i * inner + j) - m;
+        sq += d * d;
+      }
+      mean.push_back(m);
+      var.push_back(sq / static_cast<double>(inner));
+    }
+  }
+};
+
+// With x^ = (x - mean) / sd over each instance's m elements and y = scale x^ + B:
+// dB = sum dy, dscale = sum dy x^, dx = scale / sd (dy - sum dy / m - x^ sum dy x^ / m).
+void instanceNormalizationGradient(GradCall& g) {
+  const std::vector<double>* dy = g.dOut(0);
+  if (!dy) return;
+  const Tensor& x = g.in(0);
+  const InstanceStats st(x);
+  const int64_t channels = x.shape()[1];
+  const double eps = g.kernel().attrFloat("epsilon"), m = static_cast<double>(st.inner);
+  std::vector<double>*dx = g.dIn(0), *dScale = g.dIn(1), *dBias = g.dIn(2);
+  for (int64_t i = 0; i < st.instances; ++i) {
+    const size_t inst = static_cast<size_t>(i);
+    const int64_t c = i % channels;
+    const double sd = std::sqrt(st.var[inst] + eps), scale = g.in(1).toDouble(c);
+    auto at = [&](int64_t j) { return static_cast<size_t>(i * st.inner + j); };
+    auto normalized = [&](int64_t j) {
+      return (x.toDouble(static_cast<int64_t>(at(j))) - st.mean[inst]) / sd;
+    };
+    double sumDy = 0, sumDyX = 0;
+    for (int64_t j = 0; j < st.inner; ++j) {
+      sumDy += (*dy)[at(j)];
+      sumDyX += (*dy)[at(j)] * normalized(j);
+    }
+    if (dBias) (*dBias)[static_cast<size_t>(c)] += sumDy;
+    if (dScale) (*dScale)[static_cast<size_t>(c)] += sumDyX;
+    if (dx)
+      for (int64_t j = 0; j < st.inner; ++j)
+        (*dx)[at(j)] += scale / sd * ((*dy)[at(j)] - sumDy / m - normalized(j) * sumDyX / m);
+  }
+}
+
 Shape channelVector(SampleContext& c) { return {c.dim(0, 1)}; }
 
 template <class I>
@@ -184,24 +237,12 @@ void registerNormalization(Registry& reg) {
             r.output(0, r.dims(0));
           })
           .kernel([](KernelCall& k) {
-            const Shape& s = k.in(0).shape();
-            const int64_t NC = s[0] * s[1], inner = elementCount(s) / std::max<int64_t>(NC, 1);
-            std::vector<double> mean(static_cast<size_t>(NC)), var(static_cast<size_t>(NC));
-            for (int64_t i = 0; i < NC; ++i) {
-              double sum = 0, sq = 0;
-              for (int64_t j = 0; j < inner; ++j) sum += k.in(0).toDouble(i * inner + j);
-              double m = sum / static_cast<double>(inner);
-              for (int64_t j = 0; j < inner; ++j) {
-                double d = k.in(0).toDouble(i * inner + j) - m;
-                sq += d * d;
-              }
-              mean[static_cast<size_t>(i)] = m;
-              var[static_cast<size_t>(i)] = sq / static_cast<double>(inner);
-            }
+            const InstanceStats st(k.in(0));
             visitCompute(k.in(0).dtype(), [&]<class T>() {
-              normalizeChannels<T>(k, mean, var, k.in(1), k.in(2), k.attrFloat("epsilon"));
+              normalizeChannels<T>(k, st.mean, st.var, k.in(1), k.in(2), k.attrFloat("epsilon"));
             });
-          })));
+          })
+          .gradient(instanceNormalizationGradient)));
 
   reg.add(softmax<false>("Softmax"));
   reg.add(softmax<true>("LogSoftmax"));

@@ -211,7 +211,8 @@ class StabilityCall {
 };
 
 // Exact: the derivative. Proxy: a stand-in where the true one is zero or undefined (Floor,
-// Round, comparisons: the identity), so value search still has a direction.
+// Round: the identity; comparisons: the slope of a soft comparison), so value search still has
+// a direction. Gradients into bool values are proxies whatever the kind (Where's condition).
 enum class GradientKind { Exact, Proxy };
 
 struct OpSpec {

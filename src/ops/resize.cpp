@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "ops/infer.h"
-#include "ops/kernels.h"
+#include "ops/gradients.h"
 
 namespace nncheck::ops {
 namespace {
@@ -67,9 +67,11 @@ int64_t nearestIndex(const std::string& mode, double x, int64_t in) {
   return std::clamp<int64_t>(i, 0, in - 1);
 }
 
-void resizeKernel(KernelCall& k) {
+// Resize is linear in X: term(o, i, w) for each input element i that output element o takes
+// with weight w (in the order o ascending). Shared by its kernel and its gradient.
+template <class F>
+void resizeTerms(const KernelCall& k, const Shape& out, F&& term) {
   const Shape& in = k.in(0).shape();
-  const Shape& out = k.out(0).shape();
   const size_t rank = in.size();
   std::vector<double> scales(rank);
   const bool hasScales = k.has(2) && k.in(2).size() > 0;
@@ -101,29 +103,45 @@ void resizeKernel(KernelCall& k) {
       }
     }
   Shape strides = stridesOf(in);
+  std::vector<int64_t> idx(rank, 0);
+  const int64_t outSize = elementCount(out);
+  for (int64_t o = 0; o < outSize; ++o) {
+    for (uint32_t corner = 0; corner < (1u << rank); ++corner) {
+      double w = 1;
+      int64_t off = 0;
+      for (size_t a = 0; a < rank && w != 0; ++a) {
+        const Tap& t = taps[a][static_cast<size_t>(idx[a])];
+        bool second = (corner >> a) & 1u;
+        w *= second ? t.w : 1.0 - t.w;
+        off += (second ? t.i1 : t.i0) * strides[a];
+      }
+      if (w != 0) term(o, off, w);
+    }
+    for (size_t a = rank; a-- > 0;) {
+      if (++idx[a] < out[a]) break;
+      idx[a] = 0;
+    }
+  }
+}
+
+void resizeKernel(KernelCall& k) {
   visitCompute(k.in(0).dtype(), [&]<class T>() {
     auto xv = k.in(0).span<T>();
     auto yv = k.out(0).span<T>();
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t o = 0; o < k.out(0).size(); ++o) {
-      double acc = 0;
-      for (uint32_t corner = 0; corner < (1u << rank); ++corner) {
-        double w = 1;
-        int64_t off = 0;
-        for (size_t a = 0; a < rank && w != 0; ++a) {
-          const Tap& t = taps[a][static_cast<size_t>(idx[a])];
-          bool second = (corner >> a) & 1u;
-          w *= second ? t.w : 1.0 - t.w;
-          off += (second ? t.i1 : t.i0) * strides[a];
-        }
-        if (w != 0) acc += w * toDouble(xv[static_cast<size_t>(off)]);
-      }
-      yv[static_cast<size_t>(o)] = fromDouble<T>(acc);
-      for (size_t a = rank; a-- > 0;) {
-        if (++idx[a] < out[a]) break;
-        idx[a] = 0;
-      }
-    }
+    std::vector<double> acc(yv.size(), 0.0);
+    resizeTerms(k, k.out(0).shape(), [&](int64_t o, int64_t i, double w) {
+      acc[static_cast<size_t>(o)] += w * toDouble(xv[static_cast<size_t>(i)]);
+    });
+    for (size_t o = 0; o < acc.size(); ++o) yv[o] = fromDouble<T>(acc[o]);
+  });
+}
+
+void resizeGradient(GradCall& g) {
+  std::vector<double>* dx = g.dIn(0);
+  const std::vector<double>* dy = g.dOut(0);
+  if (!dx || !dy) return;
+  resizeTerms(g.kernel(), g.out(0).shape(), [&](int64_t o, int64_t i, double w) {
+    (*dx)[static_cast<size_t>(i)] += w * (*dy)[static_cast<size_t>(o)];
   });
 }
 
@@ -170,7 +188,8 @@ void registerResize(Registry& reg) {
           .attr(stringAttr("nearest_mode", "round_prefer_floor",
                            {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}))
           .shapeRule([](auto& r) { r.output(0, resizedDims(r)); })
-          .kernel(resizeKernel)));
+          .kernel(resizeKernel)
+          .gradient(resizeGradient)));
 }
 
 }  // namespace nncheck::ops

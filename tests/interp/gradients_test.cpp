@@ -55,11 +55,20 @@ std::vector<std::string> opsWithExactGradients() {
 
 class Gradient : public ::testing::TestWithParam<std::string> {};
 
+// Where's condition: bool operands come with float64 ones when the op needs them.
+bool needsBoolOperand(const std::string& op) {
+  const ops::OpSpec& spec = *ops::Registry::instance().find(op);
+  for (const ops::TypeVarSpec& t : spec.typeVars)
+    if (t.allowed == std::vector<DType>{DType::Bool}) return true;
+  return false;
+}
+
 TEST_P(Gradient, MatchesFiniteDifferences) {
   GeneratorConfig cfg;
   cfg.nodes = 1;
   cfg.ops = {GetParam()};
   cfg.dtypes = {DType::Float64};
+  if (needsBoolOperand(GetParam())) cfg.dtypes.push_back(DType::Bool);
   int checked = 0;
   for (uint64_t seed = 0; seed < 16; ++seed) {
     TestCase tc = makeTestCase(cfg, seed / 2);
@@ -86,6 +95,7 @@ TEST_P(Gradient, MatchesFiniteDifferences) {
     Gradients grads = backpropagate(tc.model, values, seeds);
     for (const auto& [name, g] : grads) {
       if (loss.weights.count(name)) continue;  // an output
+      if (values.at(name).dtype() != DType::Float64) continue;  // a bool's gradient: a proxy
       for (int64_t i = 0; i < static_cast<int64_t>(g.size()) && i < 6; ++i) {
         const double fd = finiteDifference(loss, tc, name, i, 1e-6);
         const double fdCoarse = finiteDifference(loss, tc, name, i, 1e-4);
@@ -120,6 +130,72 @@ TEST(Gradient, ProxyGradientsGiveADirectionWhereTheTrueOneIsZero) {
     EXPECT_GT(g["x"][0], 0) << op;
     EXPECT_GT(g["x"][1], 0) << op;
   }
+}
+
+// y = Cast(op(a, b)) to float with dL/dy = 1: the loss falls as the comparison turns false, so
+// the gradient pushes a and b that way (a value moves against its gradient).
+TEST(Gradient, ComparisonsAndLogicTakeProxyGradientsThroughBools) {
+  struct Case {
+    std::vector<std::pair<const char*, std::vector<std::string>>> nodes;  // op, inputs
+    float a, b;
+    double signA, signB;  // of dL/da, dL/db
+  };
+  const std::vector<Case> cases = {
+      {{{"Less", {"a", "b"}}}, 1, 2, -1, 1},                       // a < b: a up, b down
+      {{{"Greater", {"a", "b"}}}, 2, 1, 1, -1},                    // a > b: a down, b up
+      {{{"Equal", {"a", "b"}}}, 1, 2, 1, -1},                      // a != b already: apart
+      {{{"Less", {"a", "b"}}, {"Not", {"c"}}}, 1, 2, 1, -1},       // not (a < b): a down
+      {{{"Less", {"a", "b"}}, {"And", {"c", "c"}}}, 1, 2, -1, 1},  // as Less
+      {{{"Less", {"a", "b"}}, {"Or", {"c", "c"}}}, 1, 2, -1, 1},   // as Less
+  };
+  for (const Case& k : cases) {
+    Model m;
+    m.opsets = {{"", 14}};
+    m.graph.name = "g";
+    m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, {1}),
+                      ValueInfo::tensor("b", DType::Float32, {1})};
+    std::string desc, last;
+    for (size_t i = 0; i < k.nodes.size(); ++i) {
+      last = i + 1 == k.nodes.size() ? "t" : "c";
+      m.graph.nodes.push_back(Node::make(k.nodes[i].first, k.nodes[i].second, {last}, "n"));
+      desc += std::string(k.nodes[i].first) + " ";
+    }
+    Node cast = Node::make("Cast", {"t"}, {"y"}, "cast");
+    cast.attributes.push_back(Attribute::ofInt("to", static_cast<int64_t>(DType::Float32)));
+    m.graph.nodes.push_back(cast);
+    m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1})};
+    TensorMap in = {{"a", Tensor::fromVector<float>({1}, {k.a})},
+                    {"b", Tensor::fromVector<float>({1}, {k.b})}};
+    Gradients g = backpropagate(m, runReferenceAllValues(m, in), {{"y", {1.0}}});
+    auto sign = [&](const char* v) {
+      return g.count(v) ? (g[v][0] > 0) - (g[v][0] < 0) : 0;
+    };
+    EXPECT_EQ(sign("a"), k.signA) << desc;
+    EXPECT_EQ(sign("b"), k.signB) << desc;
+  }
+}
+
+// Where(c, x, y): x and y take dZ where picked; the condition the blend's slope x - y.
+TEST(Gradient, WhereRoutesToThePickedOperandAndTellsTheConditionWhichWayToFlip) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, {2}),
+                    ValueInfo::tensor("b", DType::Float32, {2}),
+                    ValueInfo::tensor("x", DType::Float32, {2}),
+                    ValueInfo::tensor("y", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Less", {"a", "b"}, {"c"}, "less"),
+                   Node::make("Where", {"c", "x", "y"}, {"z"}, "where")};
+  m.graph.outputs = {ValueInfo::tensor("z", DType::Float32, {2})};
+  TensorMap in = {{"a", Tensor::fromVector<float>({2}, {0, 1})},  // c = {true, false}
+                  {"b", Tensor::fromVector<float>({2}, {1, 0})},
+                  {"x", Tensor::fromVector<float>({2}, {5, 5})},
+                  {"y", Tensor::fromVector<float>({2}, {1, 1})}};
+  Gradients g = backpropagate(m, runReferenceAllValues(m, in), {{"z", {1.0, 1.0}}});
+  EXPECT_EQ(g["x"], (std::vector<double>{1, 0}));
+  EXPECT_EQ(g["y"], (std::vector<double>{0, 1}));
+  EXPECT_EQ(g["c"], (std::vector<double>{4, 4}));   // z falls if c picks y (the smaller)
+  EXPECT_EQ(g["a"], (std::vector<double>{-4, -4}));  // so a rises: a < b turns false
 }
 
 TEST(Gradient, AValueReadTwiceGetsBothContributions) {
