@@ -73,13 +73,24 @@ std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Judge
   return key;
 }
 
+// Each engine isolated, a fresh process per run; made once, since each keeps the helper process
+// that forks those.
+std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
+                                     const CampaignOptions& o) {
+  std::vector<Isolated> out;
+  for (const CampaignEngine& e : engines) out.push_back(isolated(*e.backend, o.timeout));
+  return out;
+}
+
 // Shrinks a judged failure keeping its kind, localizes it, triages it across the engines.
 // Candidates run on `shrinker` (the persistent worker in campaigns: a fork per candidate costs
 // four times the run); the result is confirmed in a fresh process, and if it does not fail
-// there the shrink is redone in fresh processes.
+// there the shrink is redone in fresh processes. `fresh` holds one per engine, the first
+// engine's first.
 CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const Isolated& shrinker,
-                             const Isolated& fresh, const TestCase& tc, const Judgement& j,
-                             const CampaignOptions& o) {
+                             const std::vector<Isolated>& freshes, const TestCase& tc,
+                             const Judgement& j, const CampaignOptions& o) {
+  const Isolated& fresh = freshes.front();
   const FailureKind kind = j.kind;
   auto shrinkOn = [&](const Isolated& engine) {
     return shrinkGreedily(
@@ -90,9 +101,13 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const I
         },
         o.shrink);
   };
-  ShrinkResult r = shrinkOn(shrinker);
+  // A crash or hang kills the worker at each failing candidate, and starting another forks
+  // this process: those shrink on fresh processes from the start.
+  const bool killsWorker = kind == FailureKind::Crash || kind == FailureKind::Hang;
+  const Isolated& first = killsWorker ? fresh : shrinker;
+  ShrinkResult r = shrinkOn(first);
   Judgement last = judge(fresh, r.testCase);
-  if (&shrinker != &fresh && (last.what != Judgement::What::Fail || last.kind != kind)) {
+  if (&first != &fresh && (last.what != Judgement::What::Fail || last.kind != kind)) {
     r = shrinkOn(fresh);
     last = judge(fresh, r.testCase);
   }
@@ -116,12 +131,12 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const I
   info.nodesAfter = static_cast<int>(r.testCase.model.graph.nodes.size());
   info.shrinkSteps = r.steps;
   info.shrinkSeconds = r.seconds;
-  for (const CampaignEngine& e : engines) {
-    const std::string outcome = outcomeName(judge(isolated(*e.backend, o.timeout), r.testCase));
-    info.triage[e.configuration] = outcome;
+  for (size_t e = 0; e < engines.size(); ++e) {
+    const std::string outcome = outcomeName(judge(freshes[e], r.testCase));
+    info.triage[engines[e].configuration] = outcome;
     if (o.markKnownFailures && outcome != "passes" && outcome != "unsupported" &&
         outcome != "nonfinite")
-      info.knownFailures[e.configuration] = outcome;
+      info.knownFailures[engines[e].configuration] = outcome;
   }
   f.minimized = std::move(r.testCase);
   return f;
@@ -143,10 +158,10 @@ std::filesystem::path saveFinding(const CampaignFinding& f, const CampaignOption
 std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& engines,
                                           const TestCase& tc, const CampaignOptions& o) {
   if (engines.empty() || !engines.front().backend) throw Error("reduce: no engine to run against");
-  const Isolated fresh = isolated(*engines.front().backend, o.timeout);
-  Judgement j = judge(fresh, tc);
+  const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  Judgement j = judge(freshes.front(), tc);
   if (j.what != Judgement::What::Fail) return std::nullopt;
-  return reduceJudged(engines, fresh, fresh, tc, j, o);
+  return reduceJudged(engines, freshes.front(), freshes, tc, j, o);
 }
 
 int CampaignStats::newFindings() const {
@@ -193,7 +208,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   const Isolated primary = isolated(*engines.front().backend, o.timeout, Isolation::Persistent);
-  const Isolated fresh = isolated(*engines.front().backend, o.timeout);
+  const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  const Isolated& fresh = freshes.front();
   GeneratorConfig cfg = o.generator;
   std::map<std::string, double> initialWeight;
   std::map<std::string, int> shrunkPerKey;
@@ -208,11 +224,19 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     TestCase tc = makeTestCase(cfg, o.seed + static_cast<uint64_t>(i));
     ++stats.cases;
     Judgement j = judge(primary, tc);
+    std::string key;  // failures: the pre-shrink key
     if (j.what == Judgement::What::Fail) {
-      Judgement again = judge(fresh, tc);  // the persistent process may carry earlier damage
-      if (again.what != Judgement::What::Fail || again.kind != j.kind) {
-        ++stats.unconfirmed;
-        j = again;
+      key = preShrinkKey(primary, tc, j);
+      // A failure to be shrunk is confirmed in a fresh process first (the worker may carry
+      // damage from an earlier case); a repeat is counted as the worker saw it, since a fresh
+      // process costs as much as 40 runs on the worker.
+      if (shrunkPerKey[key] < o.shrinksPerKey) {
+        Judgement again = judge(fresh, tc);
+        if (again.what != Judgement::What::Fail || again.kind != j.kind) {
+          ++stats.unconfirmed;
+          j = again;
+          if (j.what == Judgement::What::Fail) key = preShrinkKey(primary, tc, j);
+        }
       }
     }
     switch (j.what) {
@@ -235,13 +259,12 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       }
       case Judgement::What::Fail: {
         ++stats.failures[j.kind];
-        const std::string key = preShrinkKey(primary, tc, j);
         if (shrunkPerKey[key]++ >= o.shrinksPerKey) {
           ++stats.repeats;
           break;
         }
         const auto shrinkStart = Clock::now();
-        CampaignFinding f = reduceJudged(engines, primary, fresh, tc, j, o);
+        CampaignFinding f = reduceJudged(engines, primary, freshes, tc, j, o);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;

@@ -58,8 +58,10 @@ struct RunOutcome {
 enum class Isolation { ForkPerRun, Persistent };
 
 // Runs a backend in a forked child with a time limit. The child's outputs come back through a
-// pipe as TensorProtos; a signal is a Crash, running past the limit a Hang (the child is killed),
-// an exception an Error.
+// socket as TensorProtos; a signal is a Crash, running past the limit a Hang (the child is
+// killed), an exception an Error. Fresh children are forked by a small helper process forked
+// at the first run (so this process forks once, not once per run): they see the backend as it
+// was then; later changes to it in this process reach only a persistent worker's replacement.
 class Isolated {
  public:
   Isolated(Backend& backend, std::chrono::milliseconds timeout,
@@ -69,13 +71,13 @@ class Isolated {
   std::chrono::milliseconds timeout() const { return timeout_; }
   Isolation mode() const { return worker_ ? Isolation::Persistent : Isolation::ForkPerRun; }
 
-  class Worker;  // the persistent child; copies of an Isolated share it
+  class Server;  // a child serving runs: the worker, the spawner; copies of an Isolated share it
 
  private:
-  RunOutcome runInFreshChild(const Model& model, const TensorMap& inputs) const;
   Backend& backend_;
   std::chrono::milliseconds timeout_;
-  std::shared_ptr<Worker> worker_;
+  std::shared_ptr<Server> spawner_;
+  std::shared_ptr<Server> worker_;
 };
 
 // The time limit from NNCHECK_TIMEOUT (seconds, may be fractional), else 10 s.

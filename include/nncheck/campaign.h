@@ -60,9 +60,10 @@ struct CampaignFinding {
 
 struct CampaignStats {
   int64_t cases = 0, passed = 0, unsupported = 0, nonfinite = 0;
-  int64_t unconfirmed = 0;  // failed in the persistent process, passed in a fresh one
+  int64_t unconfirmed = 0;  // failed in the persistent process, not in a fresh one (repeats
+                            // are not run in a fresh one)
   int64_t repeats = 0;      // failures not shrunk: their kind and op were shrunk often enough
-  std::map<FailureKind, int64_t> failures;     // confirmed, by kind
+  std::map<FailureKind, int64_t> failures;     // by kind (repeats as the worker saw them)
   std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
   double seconds = 0, shrinkSeconds = 0;
   std::vector<CampaignFinding> findings;  // distinct patterns, in the order found

@@ -4,12 +4,15 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "nncheck/backend.h"
@@ -21,7 +24,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr char kOk = 'O', kError = 'E', kUnsupported = 'U';
+// A report's first byte. The engine's process writes Ok, Error or Unsupported; Crash and Hang
+// come from whoever watched it die (the spawner, or this process).
+// The spawner's own work around a run (fork, wait) past the run's time limit.
+constexpr std::chrono::seconds kSpawnerGrace{5};
+
+constexpr char kOk = 'O', kError = 'E', kUnsupported = 'U', kCrash = 'C', kHang = 'H';
 
 // Writes everything; false when the other side is gone (no SIGPIPE: sockets, MSG_NOSIGNAL).
 bool sendAll(int fd, const std::string& bytes) {
@@ -77,9 +85,19 @@ std::string runAndReport(Backend& backend, const Model& model, const TensorMap& 
 
 void decodeReport(const std::string& report, RunOutcome& r) {
   size_t pos = 1;
-  if (report[0] == kError || report[0] == kUnsupported) {
-    r.kind = report[0] == kError ? OutcomeKind::Error : OutcomeKind::Unsupported;
+  if (report[0] == kError || report[0] == kUnsupported || report[0] == kHang) {
+    r.kind = report[0] == kError         ? OutcomeKind::Error
+             : report[0] == kUnsupported ? OutcomeKind::Unsupported
+                                         : OutcomeKind::Hang;
     if (!getRecord(report, pos, r.message)) r.message = "(truncated error message)";
+    return;
+  }
+  if (report[0] == kCrash) {
+    std::string signal;
+    r.kind = OutcomeKind::Crash;
+    if (!getRecord(report, pos, signal) || !getRecord(report, pos, r.message))
+      throw Error("isolated run: truncated crash report");
+    r.signal = std::atoi(signal.c_str());
     return;
   }
   std::string name, bytes;
@@ -139,22 +157,29 @@ int waitFor(pid_t pid) {
   return status;
 }
 
-void describeDeath(int status, RunOutcome& r) {
-  if (WIFSIGNALED(status)) {
-    r.kind = OutcomeKind::Crash;
-    r.signal = WTERMSIG(status);
-    r.message = std::string("killed by signal ") + std::to_string(r.signal) + " (" +
-                strsignal(r.signal) + ")";
-    return;
-  }
-  r.kind = OutcomeKind::Crash;
-  r.message = "the engine exited with status " +
-              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + " without a result";
+std::string crashReport(int signal, const std::string& message) {
+  std::string report(1, kCrash);
+  putRecord(report, std::to_string(signal));
+  putRecord(report, message);
+  return report;
 }
 
-void describeHang(std::chrono::milliseconds timeout, RunOutcome& r) {
-  r.kind = OutcomeKind::Hang;
-  r.message = "no result within " + std::to_string(timeout.count()) + " ms";
+// `detail` ("; stderr: ...") ends the message.
+std::string deathReport(int status, const std::string& detail) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    return crashReport(signal, std::string("killed by signal ") + std::to_string(signal) + " (" +
+                                   strsignal(signal) + ")" + detail);
+  }
+  return crashReport(0, "the engine exited with status " +
+                            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                            " without a result" + detail);
+}
+
+std::string hangReport(std::chrono::milliseconds timeout, const std::string& detail) {
+  std::string report(1, kHang);
+  putRecord(report, "no result within " + std::to_string(timeout.count()) + " ms" + detail);
+  return report;
 }
 
 pid_t forkOrThrow(int fds[2]) {
@@ -173,114 +198,254 @@ void socketPairOrThrow(int fds[2]) {
     throw Error(std::string("isolated run: socketpair failed: ") + std::strerror(errno));
 }
 
+// A length-prefixed record is all in.
+bool wholeRecord(const std::string& b) {
+  uint64_t n = 0;
+  if (b.size() < sizeof n) return false;
+  std::memcpy(&n, b.data(), sizeof n);
+  return b.size() >= sizeof n + n;
+}
+
+// Reads one length-prefixed record by the deadline; nullopt when the other side is gone or late.
+std::optional<std::string> readRecord(int fd, Clock::time_point deadline) {
+  std::string buffer, record;
+  size_t pos = 0;
+  if (!readUntil(fd, deadline, buffer, wholeRecord) || !getRecord(buffer, pos, record))
+    return std::nullopt;
+  return record;
+}
+
+bool sendRecord(int fd, const std::string& record) {
+  std::string framed;
+  putRecord(framed, record);
+  return sendAll(fd, framed);
+}
+
+// Forks a child of this process that runs the backend once; returns its report, or a crash or
+// hang report with the last lines the child wrote to stderr. `alsoClose`: a descriptor the child
+// must not keep (the spawner's socket, so that the spawner's death is seen at once).
+std::string runInChild(Backend& backend, const Model& model, const TensorMap& inputs,
+                       std::chrono::milliseconds timeout, int alsoClose) {
+  int fds[2];
+  socketPairOrThrow(fds);
+  // The child's stderr (glibc's "corrupted size" and the like) goes into the crash report
+  // instead of the terminal.
+  const int errFd = ::memfd_create("nncheck-child-stderr", MFD_CLOEXEC);
+  const auto start = Clock::now();
+  pid_t pid = forkOrThrow(fds);
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hanging child does not outlive its watcher
+    if (alsoClose >= 0) ::close(alsoClose);
+    if (errFd >= 0) ::dup2(errFd, STDERR_FILENO);
+    ::close(fds[0]);
+    sendAll(fds[1], runAndReport(backend, model, inputs));
+    ::close(fds[1]);
+    std::_Exit(0);  // no atexit handlers or static destructors of the parent's state
+  }
+  ::close(fds[1]);
+  std::string report;
+  const bool inTime =
+      readUntil(fds[0], start + timeout, report, [](const std::string&) { return false; });
+  ::close(fds[0]);
+  if (!inTime) ::kill(pid, SIGKILL);
+  const int status = waitFor(pid);
+  const bool died = WIFSIGNALED(status) || report.empty() ||
+                    (WIFEXITED(status) && WEXITSTATUS(status) != 0);
+  if (!inTime || died) {
+    const std::string err = errFd >= 0 ? lastLines(errFd, 3) : "";
+    const std::string detail = err.empty() ? "" : "; stderr: " + err;
+    report = inTime ? deathReport(status, detail) : hangReport(timeout, detail);
+  }
+  if (errFd >= 0) ::close(errFd);
+  return report;
+}
+
+// Requests, each one record: 'R' then the model and its inputs as records (run it: the answer
+// is a report), or 'W' (spawner only: start a worker; the answer is its pid, and its socket
+// comes with it as SCM_RIGHTS).
+constexpr char kRunRequest = 'R', kWorkerRequest = 'W';
+
+std::string runRequest(const Model& model, const TensorMap& inputs) {
+  std::string request(1, kRunRequest);
+  putRecord(request, serializeModel(model));
+  for (const auto& [name, t] : inputs) {
+    putRecord(request, name);
+    putRecord(request, serializeTensor(t, name));
+  }
+  return request;
+}
+
+// Answers run requests on `fd` with answer(model, inputs) until the other side goes away.
+// `other(request)` answers the rest.
+template <class Answer, class Other>
+[[noreturn]] void serve(int fd, Answer answer, Other other) {
+  // Crashes are re-run in a fresh child, which reports the stderr; here it would only leak.
+  if (int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDERR_FILENO);
+  for (;;) {
+    std::optional<std::string> request = readRecord(fd, Clock::time_point::max());
+    if (!request || request->empty()) std::_Exit(0);  // the parent is gone
+    if ((*request)[0] != kRunRequest) {
+      other(*request);
+      continue;
+    }
+    std::string report;
+    try {
+      size_t at = 1;
+      std::string modelBytes, name, bytes;
+      getRecord(*request, at, modelBytes);
+      Model model = parseModel(modelBytes, "isolated request");
+      TensorMap inputs;
+      while (getRecord(*request, at, name) && getRecord(*request, at, bytes))
+        inputs[name] = parseTensor(bytes, "isolated request");
+      report = answer(model, inputs);
+    } catch (const std::exception& e) {
+      report.assign(1, kError);
+      putRecord(report, std::string("isolated worker: ") + e.what());
+    }
+    if (!sendRecord(fd, report)) std::_Exit(0);
+  }
+}
+
+[[noreturn]] void serveAsWorker(int fd, Backend& backend) {
+  serve(
+      fd, [&](const Model& m, const TensorMap& in) { return runAndReport(backend, m, in); },
+      [](const std::string&) { std::_Exit(1); });
+}
+
+// A process serving `serveOn(fd)`, forked from this one.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  bool ours = true;  // this process waits for it (a worker the spawner started is the spawner's)
+};
+
+template <class Serve>
+Child forkServing(Serve serveOn) {
+  int fds[2];
+  socketPairOrThrow(fds);
+  pid_t pid = forkOrThrow(fds);
+  if (pid == 0) {
+    ::close(fds[0]);
+    serveOn(fds[1]);
+  }
+  ::close(fds[1]);
+  return {pid, fds[0], true};
+}
+
+// The spawner: forks a fresh child per run request (runInChild), and workers on request. It
+// waits for its children; workers the parent killed are collected between requests.
+[[noreturn]] void serveAsSpawner(int fd, Backend& backend, std::chrono::milliseconds timeout) {
+  serve(
+      fd,
+      [&](const Model& m, const TensorMap& in) {
+        while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+        }
+        return runInChild(backend, m, in, timeout, fd);
+      },
+      [&](const std::string& request) {
+        if (request[0] != kWorkerRequest) std::_Exit(1);
+        Child worker = forkServing([&](int workerFd) {
+          ::close(fd);
+          serveAsWorker(workerFd, backend);
+        });
+        // The worker's socket travels as ancillary data of the pid's record.
+        std::string framed;
+        putRecord(framed, std::to_string(worker.pid));
+        iovec iov{framed.data(), framed.size()};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &worker.fd, sizeof(int));
+        const bool sent = ::sendmsg(fd, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(framed.size());
+        ::close(worker.fd);
+        if (!sent) std::_Exit(0);
+      });
+}
+
+// Receives the record and descriptor serveAsSpawner sends for a worker request.
+std::optional<Child> receiveWorker(int fd, Clock::time_point deadline) {
+  pollfd p{fd, POLLIN, 0};
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) != 1)
+    return std::nullopt;
+  char data[64];
+  iovec iov{data, sizeof data};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+  cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  if (!c || c->cmsg_type != SCM_RIGHTS) return std::nullopt;
+  Child worker;
+  std::memcpy(&worker.fd, CMSG_DATA(c), sizeof(int));
+  worker.ours = false;
+  // The pid's record came whole with the descriptor (a short message, one send).
+  std::string buffer(data, static_cast<size_t>(n)), pid;
+  size_t pos = 0;
+  if (!getRecord(buffer, pos, pid)) {
+    ::close(worker.fd);
+    return std::nullopt;
+  }
+  worker.pid = static_cast<pid_t>(std::atol(pid.c_str()));
+  return worker;
+}
+
 }  // namespace
 
-// One long-lived child reading requests (model bytes, then name/tensor records), each answered
-// with a length-prefixed report.
-class Isolated::Worker {
+// A process answering this one's requests over a socket, one at a time: the spawner, forked from
+// this process at its first use, forks a fresh child per run; the persistent worker, started by
+// the spawner, runs case after case itself. So this process, large and busy, forks once: after
+// a fork every page it writes faults again (copy on write), and on some machines (13 us a fault
+// here) that cost campaigns more than the engine's runs did.
+class Isolated::Server {
  public:
-  explicit Worker(Backend& backend) : backend_(backend) {}
-  ~Worker() { stop(); }
+  explicit Server(std::function<Child()> launch) : launch_(std::move(launch)) {}
+  ~Server() { stop(); }
 
-  // nullopt: the child died or hung; the caller confirms in a fresh child.
-  std::optional<RunOutcome> run(const Model& model, const TensorMap& inputs,
-                                std::chrono::milliseconds timeout) {
-    if (pid_ <= 0) start();
-    const auto start = Clock::now();
-    std::string request;
-    putRecord(request, serializeModel(model));
-    for (const auto& [name, t] : inputs) {
-      putRecord(request, name);
-      putRecord(request, serializeTensor(t, name));
-    }
-    std::string framed;
-    putRecord(framed, request);
-    if (!sendAll(fd_, framed)) {
+  // The answer to a request; nullopt when the server died or did not answer by the deadline (it
+  // is then stopped, and the next request starts a new one).
+  std::optional<std::string> ask(const std::string& request, Clock::time_point deadline) {
+    if (child_.pid <= 0) child_ = launch_();
+    std::optional<std::string> answer;
+    if (sendRecord(child_.fd, request)) answer = readRecord(child_.fd, deadline);
+    if (!answer || answer->empty()) {
       stop();
       return std::nullopt;
     }
-    std::string buffer;
-    auto whole = [](const std::string& b) {
-      uint64_t n = 0;
-      if (b.size() < sizeof n) return false;
-      std::memcpy(&n, b.data(), sizeof n);
-      return b.size() >= sizeof n + n;
-    };
-    const bool inTime = readUntil(fd_, start + timeout, buffer, whole);
-    size_t pos = 0;
-    std::string report;
-    if (!inTime || !getRecord(buffer, pos, report) || report.empty()) {
-      stop();
-      return std::nullopt;
-    }
-    RunOutcome r;
-    decodeReport(report, r);
-    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return r;
+    return answer;
+  }
+
+  // A worker started by this spawner; nullopt when the spawner cannot.
+  std::optional<Child> startWorker(Clock::time_point deadline) {
+    if (child_.pid <= 0) child_ = launch_();
+    std::optional<Child> worker;
+    if (sendRecord(child_.fd, std::string(1, kWorkerRequest)))
+      worker = receiveWorker(child_.fd, deadline);
+    if (!worker) stop();
+    return worker;
   }
 
  private:
-  void start() {
-    int fds[2];
-    socketPairOrThrow(fds);
-    pid_t pid = forkOrThrow(fds);
-    if (pid == 0) {
-      ::close(fds[0]);
-      serve(fds[1]);
-    }
-    ::close(fds[1]);
-    pid_ = pid;
-    fd_ = fds[0];
-  }
-
   void stop() {
-    if (pid_ <= 0) return;
-    ::close(fd_);
-    ::kill(pid_, SIGKILL);
-    waitFor(pid_);
-    pid_ = -1;
-    fd_ = -1;
+    if (child_.pid <= 0) return;
+    ::close(child_.fd);
+    ::kill(child_.pid, SIGKILL);
+    if (child_.ours) waitFor(child_.pid);
+    child_ = {};
   }
 
-  [[noreturn]] void serve(int fd) {
-    // Crashes are re-run in a fresh child, which reports the stderr; here it would only leak.
-    if (int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDERR_FILENO);
-    std::string buffer;
-    for (;;) {
-      uint64_t n = 0;
-      auto whole = [&](const std::string& b) {
-        if (b.size() < sizeof n) return false;
-        std::memcpy(&n, b.data(), sizeof n);
-        return b.size() >= sizeof n + n;
-      };
-      readUntil(fd, Clock::time_point::max(), buffer, whole);
-      size_t pos = 0;
-      std::string request;
-      if (!getRecord(buffer, pos, request)) std::_Exit(0);  // the parent is gone
-      buffer.erase(0, pos);
-      std::string report;
-      try {
-        size_t at = 0;
-        std::string modelBytes, name, bytes;
-        getRecord(request, at, modelBytes);
-        Model model = parseModel(modelBytes, "isolated request");
-        TensorMap inputs;
-        while (getRecord(request, at, name) && getRecord(request, at, bytes))
-          inputs[name] = parseTensor(bytes, "isolated request");
-        report = runAndReport(backend_, model, inputs);
-      } catch (const std::exception& e) {
-        report.assign(1, kError);
-        putRecord(report, std::string("isolated worker: ") + e.what());
-      }
-      std::string framed;
-      putRecord(framed, report);
-      if (!sendAll(fd, framed)) std::_Exit(0);
-    }
-  }
-
-  Backend& backend_;
-  pid_t pid_ = -1;
-  int fd_ = -1;
+  std::function<Child()> launch_;
+  Child child_;
 };
 
 std::string_view outcomeKindName(OutcomeKind k) {
@@ -318,7 +483,14 @@ std::chrono::milliseconds defaultTimeout() {
 
 Isolated::Isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode)
     : backend_(backend), timeout_(timeout) {
-  if (mode == Isolation::Persistent) worker_ = std::make_shared<Worker>(backend);
+  spawner_ = std::make_shared<Server>([&backend, timeout] {
+    return forkServing([&](int fd) { serveAsSpawner(fd, backend, timeout); });
+  });
+  if (mode == Isolation::Persistent)
+    worker_ = std::make_shared<Server>([spawner = spawner_, &backend] {
+      if (std::optional<Child> w = spawner->startWorker(Clock::now() + kSpawnerGrace)) return *w;
+      return forkServing([&](int fd) { serveAsWorker(fd, backend); });  // no spawner: fork here
+    });
 }
 
 Isolated isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode) {
@@ -326,52 +498,17 @@ Isolated isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation
 }
 
 RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
-  if (worker_) {
-    if (std::optional<RunOutcome> r = worker_->run(model, inputs, timeout_)) return *r;
-    // The worker died or hung: judge the case alone, in a fresh child.
-  }
-  return runInFreshChild(model, inputs);
-}
-
-RunOutcome Isolated::runInFreshChild(const Model& model, const TensorMap& inputs) const {
-  RunOutcome r;
-  int fds[2];
-  socketPairOrThrow(fds);
-  // The child's stderr (glibc's "corrupted size" and the like) goes into the crash report
-  // instead of the terminal.
-  const int errFd = ::memfd_create("nncheck-child-stderr", MFD_CLOEXEC);
   const auto start = Clock::now();
-  pid_t pid = forkOrThrow(fds);
-  if (pid == 0) {
-    if (errFd >= 0) ::dup2(errFd, STDERR_FILENO);
-    ::close(fds[0]);
-    sendAll(fds[1], runAndReport(backend_, model, inputs));
-    ::close(fds[1]);
-    std::_Exit(0);  // no atexit handlers or static destructors of the parent's state
-  }
-  ::close(fds[1]);
-  std::string report;
-  const bool inTime =
-      readUntil(fds[0], start + timeout_, report, [](const std::string&) { return false; });
-  ::close(fds[0]);
-  if (!inTime) ::kill(pid, SIGKILL);
-  const int status = waitFor(pid);
+  const std::string request = runRequest(model, inputs);
+  std::optional<std::string> report;
+  if (worker_) report = worker_->ask(request, start + timeout_);
+  // No worker, or it died or hung: the case alone, in a fresh child.
+  if (!report) report = spawner_->ask(request, Clock::now() + timeout_ + kSpawnerGrace);
+  // The spawner died too: a child of this process.
+  if (!report) report = runInChild(backend_, model, inputs, timeout_, -1);
+  RunOutcome r;
+  decodeReport(*report, r);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (!inTime) {
-    describeHang(timeout_, r);
-  } else if (WIFSIGNALED(status) || report.empty() ||
-             (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
-    describeDeath(status, r);
-  } else {
-    decodeReport(report, r);
-  }
-  if (errFd >= 0) {
-    if (r.kind == OutcomeKind::Crash || r.kind == OutcomeKind::Hang) {
-      std::string err = lastLines(errFd, 3);
-      if (!err.empty()) r.message += "; stderr: " + err;
-    }
-    ::close(errFd);
-  }
   return r;
 }
 
