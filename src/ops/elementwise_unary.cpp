@@ -150,15 +150,27 @@ void registerElementwiseUnary(Registry& reg) {
   reg.add(std::move(floatUnary("Reciprocal", 6, [](double x) { return 1.0 / x; })
                         .safe({.awayFromZero = 0.01})
                         .gradient(derivative([](double, double y) { return -y * y; }))));
-  reg.add(std::move(floatUnary("Sin", 7, [](double x) {
-                      return std::sin(x);
-                    }).gradient(derivative([](double x, double) { return std::cos(x); }))));
-  reg.add(std::move(floatUnary("Cos", 7, [](double x) {
-                      return std::cos(x);
-                    }).gradient(derivative([](double x, double) { return -std::sin(x); }))));
-  reg.add(std::move(floatUnary("Tan", 7, [](double x) {
-                      return std::tan(x);
-                    }).gradient(derivative([](double, double y) { return 1 + y * y; }))));
+  reg.add(std::move(
+      floatUnary("Sin", 7, [](double x) { return std::sin(x); })
+          .gradient(derivative([](double x, double) { return std::cos(x); }))
+          .stability([](StabilityCall& s) {
+            wellConditioned(s, [](double x) { return std::sin(x); },
+                            [](double x) { return std::cos(x); });
+          })));
+  reg.add(std::move(
+      floatUnary("Cos", 7, [](double x) { return std::cos(x); })
+          .gradient(derivative([](double x, double) { return -std::sin(x); }))
+          .stability([](StabilityCall& s) {
+            wellConditioned(s, [](double x) { return std::cos(x); },
+                            [](double x) { return -std::sin(x); });
+          })));
+  reg.add(std::move(
+      floatUnary("Tan", 7, [](double x) { return std::tan(x); })
+          .gradient(derivative([](double, double y) { return 1 + y * y; }))
+          .stability([](StabilityCall& s) {
+            wellConditioned(s, [](double x) { return std::tan(x); },
+                            [](double x) { return 1 + std::tan(x) * std::tan(x); });
+          })));
   reg.add(std::move(
       floatUnary("Asin", 7, [](double x) { return std::asin(x); })
           .safe({.lo = -0.999, .hi = 0.999})

@@ -4,6 +4,8 @@
 // engine's differently ordered sums usually make.
 #pragma once
 
+#include <cmath>
+
 #include "ops/op_spec.h"
 
 namespace nncheck::ops {
@@ -21,5 +23,21 @@ void apartFromEachOther(StabilityCall& s);
 // Along the `axis` attribute of input 0, the largest (isMax) or smallest element apart from the
 // runner-up (ArgMax, ArgMin).
 void noTiesAlongAxis(StabilityCall& s, bool isMax);
+
+// Input 0 where y = f(x) is well conditioned: a relative error of 1e-6 in x (a float32 engine's
+// few ulps) moves y by at most a tenth of float32's tolerance (atol 1e-5, rtol 1e-3). Sin, Cos
+// and Tan of large arguments, and Tan near its poles, amplify such an error past any tolerance;
+// elements there are pushed toward 0. df is f's derivative.
+template <class F, class D>
+void wellConditioned(StabilityCall& s, F f, D df) {
+  const Tensor& x = s.in(0);
+  if (!isFloatDType(x.dtype())) return;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const double v = x.toDouble(i);
+    if (!std::isfinite(v)) continue;
+    if (std::fabs(df(v)) * std::fabs(v) * 1e-6 > 1e-6 + 1e-4 * std::fabs(f(v)))
+      s.tooClose(0, i, v > 0 ? -1 : 1);
+  }
+}
 
 }  // namespace nncheck::ops

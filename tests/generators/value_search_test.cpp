@@ -150,7 +150,8 @@ namespace nncheck {
 namespace {
 
 // Each op with a stability check, given inputs sitting on its step (Floor on integers, Less on
-// equal operands, ArgMax on ties): search moves them off, and the op's check then finds nothing.
+// equal operands, ArgMax on ties) or where it amplifies rounding (Sin of 3000, Tan near pi/2):
+// search moves them off, and the op's check then finds nothing.
 struct StepCase {
   const char* op;
   std::vector<float> a, b;  // b empty: a unary op
@@ -211,6 +212,9 @@ INSTANTIATE_TEST_SUITE_P(
                       StepCase{"Less", {1.0f, 0.25f}, {1.0f, 0.25f}},
                       StepCase{"Greater", {-3.0f}, {-3.0f}},
                       StepCase{"Equal", {0.5f, 0.5f}, {0.5f, 0.5f}},
+                      StepCase{"Sin", {3000.0f, -3.1416f}, {}},   // ill-conditioned
+                      StepCase{"Cos", {-1e4f, 1.5708f}, {}},
+                      StepCase{"Tan", {1.5707f, 200.0f}, {}},
                       StepCase{"ArgMax", {0.5f, 0.5f, 0.1f}, {}},
                       StepCase{"ArgMin", {0.1f, 0.5f, 0.1f}, {}}),
     [](const auto& info) { return std::string(info.param.op); });
