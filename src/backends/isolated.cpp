@@ -312,13 +312,14 @@ template <class Answer, class Other>
       [](const std::string&) { std::_Exit(1); });
 }
 
-// A process serving `serveOn(fd)`, forked from this one.
+// A server process, and this process's end of the socket to it.
 struct Child {
   pid_t pid = -1;
   int fd = -1;
   bool ours = true;  // this process waits for it (a worker the spawner started is the spawner's)
 };
 
+// Forks a child of this process running serveOn(its end of the socket).
 template <class Serve>
 Child forkServing(Serve serveOn) {
   int fds[2];
@@ -331,6 +332,20 @@ Child forkServing(Serve serveOn) {
   ::close(fds[1]);
   return {pid, fds[0], true};
 }
+
+// A message of `size` bytes at `data` with room for one descriptor (SCM_RIGHTS).
+struct DescriptorMessage {
+  iovec iov;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  DescriptorMessage(void* data, size_t size) : iov{data, size} {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  DescriptorMessage(const DescriptorMessage&) = delete;  // msg points into itself
+};
 
 // The spawner: forks a fresh child per run request (runInChild), and workers on request. It
 // waits for its children; workers the parent killed are collected between requests.
@@ -351,19 +366,14 @@ Child forkServing(Serve serveOn) {
         // The worker's socket travels as ancillary data of the pid's record.
         std::string framed;
         putRecord(framed, std::to_string(worker.pid));
-        iovec iov{framed.data(), framed.size()};
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
-        cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        DescriptorMessage m(framed.data(), framed.size());
+        cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
         c->cmsg_len = CMSG_LEN(sizeof(int));
         std::memcpy(CMSG_DATA(c), &worker.fd, sizeof(int));
-        const bool sent = ::sendmsg(fd, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(framed.size());
+        const bool sent =
+            ::sendmsg(fd, &m.msg, MSG_NOSIGNAL) == static_cast<ssize_t>(framed.size());
         ::close(worker.fd);
         if (!sent) std::_Exit(0);
       });
@@ -376,15 +386,9 @@ std::optional<Child> receiveWorker(int fd, Clock::time_point deadline) {
   if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) != 1)
     return std::nullopt;
   char data[64];
-  iovec iov{data, sizeof data};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-  cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  DescriptorMessage m(data, sizeof data);
+  const ssize_t n = ::recvmsg(fd, &m.msg, MSG_CMSG_CLOEXEC);
+  cmsghdr* c = n > 0 ? CMSG_FIRSTHDR(&m.msg) : nullptr;
   if (!c || c->cmsg_type != SCM_RIGHTS) return std::nullopt;
   Child worker;
   std::memcpy(&worker.fd, CMSG_DATA(c), sizeof(int));
