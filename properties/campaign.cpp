@@ -85,7 +85,7 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
 // Shrinks a judged failure keeping its kind, localizes it, triages it across the engines.
 // Candidates run on `shrinker` (the persistent worker in campaigns: a fork per candidate costs
 // four times the run); the result is confirmed in a fresh process, and if it does not fail
-// there the shrink is redone in fresh processes. `fresh` holds one per engine, the first
+// there the shrink is redone in fresh processes. `freshes` holds one per engine, the first
 // engine's first.
 CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const Isolated& shrinker,
                              const std::vector<Isolated>& freshes, const TestCase& tc,
