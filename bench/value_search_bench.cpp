@@ -16,6 +16,7 @@
 #include "generators/value_domain.h"
 #include "generators/values.h"
 #include "ops/infer.h"
+#include "nncheck/generator.h"
 #include "nncheck/value_search.h"
 
 namespace {

@@ -18,7 +18,6 @@
 #include "generators/values.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
-#include "nncheck/localize.h"
 #include "nncheck/test_case.h"
 #include "nncheck/value_search.h"
 #include "interp/run_node.h"

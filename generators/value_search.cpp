@@ -1,5 +1,7 @@
 #include "nncheck/value_search.h"
 
+#include "nncheck/generator.h"
+
 #include <algorithm>
 #include <chrono>
 #include <limits>

@@ -8,7 +8,6 @@ packages=(
   libz3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libeigen3-dev
   libcli11-dev nlohmann-json3-dev
   libopencv-dnn-dev
   libonnx-testdata

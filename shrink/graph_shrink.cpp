@@ -4,6 +4,7 @@
 #include <set>
 
 #include "nncheck/error.h"
+#include "nncheck/reference.h"
 #include "nncheck/shrink.h"
 #include "nncheck/validity.h"
 #include "nncheck/value_search.h"

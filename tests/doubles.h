@@ -8,7 +8,8 @@
 #include <algorithm>
 #include <map>
 
-#include "nncheck/backend.h"
+#include "nncheck/isolation.h"
+#include "nncheck/reference.h"
 #include "nncheck/error.h"
 
 namespace nncheck::testing {

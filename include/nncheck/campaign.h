@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "nncheck/corpus.h"
+#include "nncheck/generator.h"
 #include "nncheck/shrink.h"
 
 namespace nncheck {

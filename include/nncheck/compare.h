@@ -7,14 +7,10 @@
 
 #include <string>
 
+#include "nncheck/closeness.h"
 #include "nncheck/tensor.h"
 
 namespace nncheck {
-
-struct Tolerance {
-  double rtol = 1e-3;
-  double atol = 1e-7;
-};
 
 struct Comparison {
   bool ok = true;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "nncheck/backend.h"
+#include "nncheck/isolation.h"
 #include "nncheck/compare.h"
 
 namespace nncheck {

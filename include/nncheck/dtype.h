@@ -63,8 +63,12 @@ bool isSignedDType(DType t);
 // The compute dtypes in a fixed order.
 const std::vector<DType>& computeDTypes();
 
+// The dtype of a C++ element type; any other type fails to compile, naming this function.
 template <class T>
-constexpr DType dtypeOf();
+constexpr DType dtypeOf() {
+  static_assert(sizeof(T) == 0, "nncheck::dtypeOf<T>: T is not an element type of a tensor");
+  return DType::Undefined;
+}
 template <>
 constexpr DType dtypeOf<float>() {
   return DType::Float32;

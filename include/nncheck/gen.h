@@ -17,6 +17,7 @@
 #include <ostream>
 
 #include "nncheck/error.h"
+#include "nncheck/generator.h"
 #include "nncheck/shrink.h"
 
 namespace nncheck {

@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "nncheck/capabilities.h"
 #include "nncheck/graph.h"
-#include "nncheck/reference.h"
+#include "nncheck/test_case.h"
 
 namespace nncheck {
 
@@ -43,16 +44,6 @@ struct GeneratorConfig {
   bool finiteValues = true;
 };
 
-// What an engine accepts (DESIGN §3.8); the generator stays inside it.
-struct Capabilities {
-  std::vector<std::string> ops;  // empty: any registered op
-  std::vector<DType> dtypes;     // empty: the generator's defaults
-  int64_t opset = 14;
-  bool weightsMustBeInitializers = true;
-  // Relative frequency per op, e.g. the share of an op's models the engine accepts (see
-  // nncheck/probe.h), so the generator spends little on what the engine mostly rejects.
-  std::map<std::string, double> opWeights;
-};
 GeneratorConfig configFor(const Capabilities& caps, int nodes = 10);
 
 struct GenerationStats {
@@ -83,5 +74,12 @@ Model generateModel(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* 
 // Values for the model's graph inputs: floats in [-1, 1], small integers, random bools (not
 // searched: makeTestCase gives a generated model's finite ones).
 TensorMap randomInputs(const Model& model, uint64_t seed);
+
+// A generated model and its input values. With cfg.finiteValues (the default) every value of
+// the model is finite and within 1e6 on these inputs and weights (value search ran as the model
+// grew); without, the inputs are randomInputs(model, seed). Deterministic like generateModel,
+// whose model it is.
+TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed,
+                      GenerationStats* stats = nullptr);
 
 }  // namespace nncheck

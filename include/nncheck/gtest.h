@@ -27,9 +27,8 @@
 #include <utility>
 #include <vector>
 
-#include "nncheck/corpus.h"
 #include "nncheck/gen.h"
-#include "nncheck/property.h"
+#include "nncheck/nncheck.h"
 
 namespace nncheck {
 

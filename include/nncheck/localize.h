@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "nncheck/backend.h"
+#include "nncheck/isolation.h"
 #include "nncheck/compare.h"
 #include "nncheck/test_case.h"
 

@@ -1,4 +1,5 @@
-// Import and export between the graph IR and ONNX protobufs (ModelProto, TensorProto).
+// Import and export between the graph IR and ONNX's files (ModelProto, TensorProto bytes). The
+// protobuf types themselves stay inside nncheck: this header needs no ONNX headers.
 //
 //   nncheck::Model m = nncheck::loadModel("model.onnx");
 //   nncheck::saveModel(m, "copy.onnx");               // atomic: temp file, then rename
@@ -9,20 +10,12 @@
 // same bytes.
 #pragma once
 
-#include <onnx/onnx_pb.h>
-
 #include <filesystem>
 #include <string>
 
 #include "nncheck/graph.h"
 
 namespace nncheck {
-
-Model modelFromProto(const onnx::ModelProto& proto);
-onnx::ModelProto modelToProto(const Model& model);
-
-Tensor tensorFromProto(const onnx::TensorProto& proto, std::string_view origin = "tensor");
-onnx::TensorProto tensorToProto(const Tensor& tensor, const std::string& name);
 
 // Parse bytes; `origin` names the source in errors (a file path, "memory").
 Model parseModel(const std::string& bytes, std::string_view origin);

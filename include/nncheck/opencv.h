@@ -1,4 +1,4 @@
-// The OpenCV DNN backend (built when OpenCV's DNN module is found): loads the model from memory
+// The OpenCV DNN engine (nncheck::opencv, built when OpenCV's DNN module is found): loads the model from memory
 // with readNetFromONNX, sets the inputs, runs forward on the graph outputs.
 //
 //   nncheck::opencv::Backend cv({.fusion = false, .target = nncheck::opencv::Target::Cpu});
@@ -50,8 +50,5 @@ class Backend final : public nncheck::Backend {
  private:
   Config config_;
 };
-
-// Whether nncheck was built with OpenCV DNN.
-bool available();
 
 }  // namespace nncheck::opencv

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "nncheck/backend.h"
+#include "nncheck/isolation.h"
 
 namespace nncheck {
 

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nncheck/backend.h"
+#include "nncheck/isolation.h"
 #include "nncheck/compare.h"
 #include "nncheck/localize.h"
 #include "nncheck/test_case.h"

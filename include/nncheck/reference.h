@@ -2,20 +2,21 @@
 //
 //   nncheck::TensorMap out = nncheck::runReference(model, {{"x", x}});
 //   const nncheck::Tensor& y = out.at("y");
+//   std::vector<nncheck::Tensor> z = nncheck::runReferenceNode(relu, {x});   // one node
 //
 // Every node is checked by its op's shape rule before its kernel runs, so a malformed model
 // fails with a message naming the node, the op and the shapes. Ops, dtypes or attribute values
 // outside the op library throw nncheck::Unsupported.
 #pragma once
 
-#include <map>
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "nncheck/backend.h"
 #include "nncheck/graph.h"
 
 namespace nncheck {
-
-using TensorMap = std::map<std::string, Tensor>;
 
 // Runs `model` on `inputs` (one per graph input that is not an initializer) and returns the
 // graph outputs by name.
@@ -23,5 +24,20 @@ TensorMap runReference(const Model& model, const TensorMap& inputs);
 
 // Like runReference, and also returns every intermediate value (for localization).
 TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs);
+
+// Runs one node on its input values (in the node's input order; an empty tensor for an omitted
+// optional input) at `opset`, and returns its outputs in order.
+std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,
+                                     int64_t opset = 14);
+
+// nncheck's reference interpreter as a backend.
+class ReferenceBackend final : public Backend {
+ public:
+  std::string name() const override { return "reference"; }
+  TensorMap run(const Model& model, const TensorMap& inputs) override {
+    return runReference(model, inputs);
+  }
+};
+Backend& reference();
 
 }  // namespace nncheck

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "nncheck/dtype.h"
@@ -44,15 +46,15 @@ class Tensor {
   int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
   int64_t size() const { return count_; }
 
-  // Typed views; T must match the dtype (checked).
+  // Typed views; T must match the dtype (checked). span<const float>() is span<float>() read-only.
   template <class T>
   std::span<T> span() {
-    checkType(dtypeOf<T>());
+    checkType(dtypeOf<std::remove_const_t<T>>());
     return {reinterpret_cast<T*>(bytes_.data()), static_cast<size_t>(count_)};
   }
   template <class T>
   std::span<const T> span() const {
-    checkType(dtypeOf<T>());
+    checkType(dtypeOf<std::remove_const_t<T>>());
     return {reinterpret_cast<const T*>(bytes_.data()), static_cast<size_t>(count_)};
   }
 
@@ -80,6 +82,9 @@ class Tensor {
   std::vector<uint8_t> bytes_ = std::vector<uint8_t>(4);
   std::vector<std::string> strings_;
 };
+
+// Tensors by value name: a model's inputs, outputs or intermediate values.
+using TensorMap = std::map<std::string, Tensor>;
 
 // A readable rendering, abbreviated past `limit` elements: "float32[2, 3] {0, 1.5, ...}".
 std::string tensorToString(const Tensor& t, size_t limit = 8);

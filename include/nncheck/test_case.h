@@ -1,14 +1,15 @@
-// A test case: a model and the values of its graph inputs, plus the seed that made it.
+// A test case: a model and the values of its graph inputs, plus the seed that made it; and what
+// every layer does with one: print it, cut out the part that computes one node.
 //
-//   nncheck::TestCase tc = nncheck::makeTestCase(cfg, /*seed=*/7);
+//   nncheck::TestCase tc = nncheck::makeTestCase(cfg, /*seed=*/7);   // nncheck/generator.h
 //   std::cout << nncheck::modelToText(tc.model);
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "nncheck/generator.h"
-#include "nncheck/reference.h"
+#include "nncheck/graph.h"
+#include "nncheck/tensor.h"
 
 namespace nncheck {
 
@@ -18,17 +19,15 @@ struct TestCase {
   uint64_t seed = 0;
 };
 
-// A generated model and its input values. With cfg.finiteValues (the default) every value of
-// the model is finite and within 1e6 on these inputs and weights (value search ran as the model
-// grew); without, the inputs are randomInputs(model, seed). Deterministic like generateModel,
-// whose model it is.
-TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed,
-                      GenerationStats* stats = nullptr);
-
 // The model as readable text, one line per value and node:
 //   input  x0: float32[2, 3]
 //   v2 = MatMul(x0, w1)          # float32[2, 4]
 //   output v3: float32[2, 4]
 std::string modelToText(const Model& model);
+
+// The sub-case computing node `node`'s outputs from graph inputs and initializers: the node and
+// its ancestors, with the node's outputs as the graph outputs, typed from `values` (which holds
+// at least those outputs, e.g. from runReferenceAllValues).
+TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values);
 
 }  // namespace nncheck

@@ -11,6 +11,7 @@ void addGenCommand(CLI::App& app);
 void addProbeCommand(CLI::App& app);
 void addFuzzCommand(CLI::App& app);
 void addReduceCommand(CLI::App& app);
+void addEnginesCommand(CLI::App& app);  // engines.cpp
 
 void setExitCode(int code);
 int exitCode();

@@ -1,35 +1,77 @@
 #include "cli/engines.h"
 
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "nncheck/engine.h"
 #include "nncheck/error.h"
-#include "nncheck/opencv.h"
 
 namespace nncheck::cli {
+namespace {
 
-std::unique_ptr<Backend> makeEngine(const std::string& name, const std::string& config) {
-  if (name == "reference") {
-    if (!config.empty())
-      throw Error("--config " + config + ": the reference backend has no configurations");
-    return std::make_unique<ReferenceBackend>();
-  }
-  if (name == "opencv") {
-    if (!opencv::available())
-      throw Error("--backend opencv: this nncheck was built without OpenCV DNN "
-                  "(install libopencv-dnn-dev and rebuild)");
-    return std::make_unique<opencv::Backend>(opencv::Config::parse(config));
-  }
-  throw Error("--backend " + name + ": unknown backend (available: opencv, reference)");
+void loadLibraries(const std::vector<std::string>& libraries) {
+  loadEngineLibrariesFromEnvironment();
+  for (const std::string& lib : libraries) loadEngineLibrary(lib);
 }
 
-std::vector<std::string> engineConfigurations(const std::string& name) {
-  if (name != "opencv") return {""};
-  std::vector<std::string> out;
-  for (const opencv::Config& c : opencv::configurations()) out.push_back(c.key());
-  return out;
+std::string registeredNames() {
+  std::string s;
+  for (const std::string& n : engines().names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+void addEngineSelection(CLI::App* cmd, EngineSelection& s, const std::string& defaultBackend) {
+  s.backend = defaultBackend;
+  cmd->add_option("--backend", s.backend,
+                  "engine, by its registered name (built in: " + registeredNames() +
+                      "; `nncheck engines` lists them)")
+      ->capture_default_str();
+  cmd->add_option("--engine-lib", s.libraries,
+                  "a shared library of engines to load (repeatable; also NNCHECK_ENGINE_LIBS, "
+                  "separated by ':')");
+}
+
+std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string& config) {
+  loadLibraries(s.libraries);
+  return engines().make(s.backend, config);
+}
+
+std::vector<std::string> engineConfigurations(const EngineSelection& s) {
+  loadLibraries(s.libraries);
+  return engines().configurations(s.backend);
 }
 
 std::chrono::milliseconds secondsOption(const std::string& option, double seconds) {
   if (!(seconds > 0)) throw Error(option + ": expected a positive number of seconds");
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+void addEnginesCommand(CLI::App& app) {
+  auto libraries = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand(
+      "engines", "List the engines this nncheck can drive, with their configurations.");
+  cmd->add_option("--engine-lib", *libraries,
+                  "a shared library of engines to load first (repeatable)");
+  cmd->callback([libraries] {
+    try {
+      loadLibraries(*libraries);
+      for (const std::string& name : engines().names()) {
+        const EngineInfo& e = engines().at(name);
+        std::printf("%-12s %s\n", name.c_str(), e.description.c_str());
+        std::string configs;
+        for (const std::string& c : engines().configurations(name))
+          if (!c.empty()) configs += (configs.empty() ? "" : "  ") + c;
+        if (!configs.empty()) std::printf("%-12s configurations here: %s\n", "", configs.c_str());
+      }
+      setExitCode(0);
+    } catch (const Error& e) {
+      std::cerr << "nncheck engines: error: " << e.what() << "\n";
+      setExitCode(2);
+    }
+  });
 }
 
 }  // namespace nncheck::cli

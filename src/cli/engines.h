@@ -1,8 +1,13 @@
-// The engines the command line can drive, by name and configuration text.
+// The engines the command line drives: the registry's (nncheck/engine.h), plus shared libraries
+// named by --engine-lib or NNCHECK_ENGINE_LIBS; and the options every engine command shares.
 //
-//   auto engine = nncheck::cli::makeEngine("opencv", "fusion=off");   // throws nncheck::Error
+//   EngineSelection sel;
+//   addEngineSelection(cmd, sel, "opencv");
+//   auto engine = makeEngine(sel, "fusion=off");   // loads the libraries first; throws Error
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,15 +16,27 @@
 
 namespace nncheck::cli {
 
-// "reference" (no configuration) or "opencv" ("fusion=on|off,target=cpu|opencl"); an unknown
-// name, a bad configuration or an engine this build lacks is an nncheck::Error naming it.
-std::unique_ptr<Backend> makeEngine(const std::string& name, const std::string& config = "");
+struct EngineSelection {
+  std::string backend;
+  std::vector<std::string> libraries;  // --engine-lib, repeatable
+};
 
-// Every configuration of the engine this machine can run, as configuration texts (the first is
-// the default); {""} for an engine without configurations.
-std::vector<std::string> engineConfigurations(const std::string& name);
+// --backend (default `defaultBackend`) and --engine-lib on a subcommand.
+void addEngineSelection(CLI::App* cmd, EngineSelection& s, const std::string& defaultBackend);
+
+// Loads NNCHECK_ENGINE_LIBS and the selection's libraries (each once), then builds the engine;
+// an unknown name, a bad configuration or a library that does not load is an nncheck::Error
+// naming it.
+std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string& config = "");
+
+// Every configuration of the engine this machine can run (the first is the default); {""} for
+// an engine without configurations. Loads the libraries like makeEngine.
+std::vector<std::string> engineConfigurations(const EngineSelection& s);
 
 // Parses a non-negative number of seconds for a time limit; throws naming the option.
 std::chrono::milliseconds secondsOption(const std::string& option, double seconds);
+
+// nncheck engines: the registered engines, their configurations and descriptions.
+void addEnginesCommand(CLI::App& app);
 
 }  // namespace nncheck::cli

@@ -15,7 +15,7 @@ namespace nncheck::cli {
 namespace {
 
 struct EngineOptions {
-  std::string backend = "opencv";
+  EngineSelection selection;
   std::vector<std::string> configs;  // the first runs the campaign; all are triaged
   double timeout = 10;
 };
@@ -28,19 +28,19 @@ struct Engines {
 Engines makeEngines(const EngineOptions& o) {
   Engines e;
   std::vector<std::string> configs =
-      o.configs.empty() ? engineConfigurations(o.backend) : o.configs;
+      o.configs.empty() ? engineConfigurations(o.selection) : o.configs;
   if (configs.empty()) configs = {""};
   for (const std::string& c : configs) {
-    e.owned.push_back(makeEngine(o.backend, c));
-    e.list.push_back({c.empty() ? o.backend : c, e.owned.back().get()});
+    e.owned.push_back(makeEngine(o.selection, c));
+    e.list.push_back({c.empty() ? o.selection.backend : c, e.owned.back().get()});
   }
   return e;
 }
 
 void addEngineOptions(CLI::App* cmd, EngineOptions& o) {
-  cmd->add_option("--backend", o.backend, "engine: opencv, reference")->capture_default_str();
+  addEngineSelection(cmd, o.selection, "opencv");
   cmd->add_option("--config", o.configs,
-                  "engine configuration, repeatable (opencv: fusion=on|off,target=cpu|opencl); "
+                  "engine configuration, repeatable (e.g. opencv: fusion=on|off,target=cpu|opencl); "
                   "the first is run, every one is triaged; default: all this machine has");
   cmd->add_option("--timeout", o.timeout, "seconds per engine run before it counts as a hang")
       ->capture_default_str();
@@ -98,12 +98,12 @@ int fuzz(const FuzzOptions& o) {
   c.seconds = o.cases > 0 ? 1e12 : o.seconds;
   c.maxCases = o.cases;
   c.corpus = o.corpus;
-  c.property = "fuzz-" + o.engine.backend;
+  c.property = "fuzz-" + o.engine.selection.backend;
   c.learnUnsupported = !o.noLearn;
   c.markKnownFailures = o.markKnown;
   const bool tty = ::isatty(STDERR_FILENO);
   std::fprintf(stderr, "nncheck fuzz: %s (%s), %d-node models, seed %llu, %s; corpus %s\n",
-               o.engine.backend.c_str(), engines.list.front().configuration.c_str(), o.nodes,
+               o.engine.selection.backend.c_str(), engines.list.front().configuration.c_str(), o.nodes,
                static_cast<unsigned long long>(o.seed),
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
@@ -177,7 +177,7 @@ int reduce(const ReduceOptions& o) {
     return 2;
   }
   c.corpus = o.corpus;
-  c.property = "reduce-" + o.engine.backend;
+  c.property = "reduce-" + o.engine.selection.backend;
   c.markKnownFailures = o.markKnown;
   try {
     std::optional<CampaignFinding> f = reduceCase(engines.list, tc, c);

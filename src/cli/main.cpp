@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   nncheck::cli::addProbeCommand(app);
   nncheck::cli::addFuzzCommand(app);
   nncheck::cli::addReduceCommand(app);
+  nncheck::cli::addEnginesCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,30 +8,25 @@
 #include "cli/engines.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/opencv.h"
+#include "nncheck/engine.h"
 #include "nncheck/probe.h"
 
 namespace nncheck::cli {
 namespace {
 
 struct ProbeCliOptions {
-  std::string backend = "opencv";
+  EngineSelection engine;
   std::string config;
   ProbeOptions probe;
   double timeout = 10;
   std::string writeTable;
 };
 
-Capabilities baseFor(const std::string& backend, const Backend& engine) {
-  if (backend == "opencv") return opencv::Backend::baseCapabilities();
-  return engine.capabilities();
-}
-
 int run(const ProbeCliOptions& o) {
   std::unique_ptr<Backend> engine;
   std::chrono::milliseconds timeout;
   try {
-    engine = makeEngine(o.backend, o.config);
+    engine = makeEngine(o.engine, o.config);
     timeout = secondsOption("--timeout", o.timeout);
     if (o.probe.perOp < 1) throw Error("--per-op: expected a positive number of models");
   } catch (const Error& e) {
@@ -43,7 +38,7 @@ int run(const ProbeCliOptions& o) {
               "unsupported", "error", "crash", "hang", "first problem");
   std::vector<ProbeRow> rows;
   try {
-    rows = probe(isolatedEngine, baseFor(o.backend, *engine), o.probe, [](const ProbeRow& r) {
+    rows = probe(isolatedEngine, engines().baseCapabilities(o.engine.backend), o.probe, [](const ProbeRow& r) {
       std::string problem = r.firstProblem.substr(0, r.firstProblem.find('\n'));
       if (problem.size() > 110) problem = problem.substr(0, 110) + "...";
       std::printf("%-22s %6d %5d %8d %11d %5d %5d %5d  %s\n", r.op.c_str(), r.models, r.match,
@@ -79,8 +74,7 @@ void addProbeCommand(CLI::App& app) {
       "probe",
       "Measure what an engine accepts: single-op models of every op, run isolated and compared "
       "with the reference.");
-  cmd->add_option("--backend", o->backend, "engine to probe: opencv, reference")
-      ->capture_default_str();
+  addEngineSelection(cmd, o->engine, "opencv");
   cmd->add_option("--config", o->config, "engine configuration, e.g. fusion=off,target=cpu");
   cmd->add_option("--per-op", o->probe.perOp, "models per op")->capture_default_str();
   cmd->add_option("--seed", o->probe.seed, "seed of the first model per op")
@@ -89,7 +83,7 @@ void addProbeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--write-table", o->writeTable,
                   "write the accepted ops and their shares as C++ rows (for opencv: "
-                  "src/backends/opencv_capabilities.inc)");
+                  "src/backends/opencv/opencv_capabilities.inc)");
   cmd->callback([o] { setExitCode(run(*o)); });
 }
 

@@ -15,7 +15,7 @@ namespace {
 int exitCodeValue = 0;
 
 struct RunOptions {
-  std::string backend = "reference";
+  EngineSelection engine;
   std::string config;
   double timeout = 10;
   bool byOp = false;
@@ -57,8 +57,8 @@ int run(const RunOptions& o) {
   std::unique_ptr<Backend> engine;
   std::optional<Isolated> isolatedEngine;
   try {
-    if (o.backend != "reference" || !o.config.empty()) {
-      engine = makeEngine(o.backend, o.config);
+    if (o.engine.backend != "reference" || !o.config.empty() || !o.engine.libraries.empty()) {
+      engine = makeEngine(o.engine, o.config);
       isolatedEngine.emplace(*engine, secondsOption("--timeout", o.timeout), Isolation::Persistent);
     }
   } catch (const Error& e) {
@@ -111,9 +111,7 @@ void addRunCommand(CLI::App& app) {
       "Replay ONNX backend-test folders (model.onnx + test_data_set_*) against a backend and "
       "compare with ONNX's tolerances (rtol 1e-3, atol 1e-7; exact for integers and bool). "
       "With no PATH, runs the node tests of Debian's libonnx-testdata.");
-  cmd->add_option("--backend", opts->backend,
-                  "backend to run: reference (in process) or opencv (isolated)")
-      ->capture_default_str();
+  addEngineSelection(cmd, opts->engine, "reference");  // the reference runs in process
   cmd->add_option("--config", opts->config, "engine configuration, e.g. fusion=off");
   cmd->add_option("--timeout", opts->timeout, "seconds per isolated run before it is a hang")
       ->capture_default_str();

@@ -1,3 +1,4 @@
+#include "core/onnx_proto.h"
 #include "nncheck/onnx_io.h"
 
 #include <unistd.h>

@@ -133,4 +133,21 @@ TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs) {
   return run(model, inputs, true);
 }
 
+std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,
+                                     int64_t opset) {
+  if (inputs.size() > node.inputs.size())
+    throw Error("node '" + node.name + "' (" + node.opType + "): given " +
+                std::to_string(inputs.size()) + " inputs but it names " +
+                std::to_string(node.inputs.size()));
+  TensorMap values;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!node.inputs[i].empty()) values[node.inputs[i]] = inputs[i];
+  return runNode(node, 0, opset, values);
+}
+
+Backend& reference() {
+  static ReferenceBackend backend;
+  return backend;
+}
+
 }  // namespace nncheck

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "nncheck/compare.h"
+#include "nncheck/closeness.h"
 #include "nncheck/graph.h"
 #include "ops/rule.h"
 

@@ -4,9 +4,11 @@
 
 #include <set>
 
-#include "nncheck/backend.h"
+#include "nncheck/isolation.h"
+#include "nncheck/reference.h"
 #include "nncheck/compare.h"
 #include "nncheck/error.h"
+#include "nncheck/generator.h"
 
 namespace nncheck {
 namespace {

@@ -29,9 +29,9 @@ TEST(ProbeCommand, OpenCVsCompiledCapabilityTableMatchesAFreshProbe) {
   auto o = runCli("probe --backend opencv --write-table " + table);
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("opencv (cpu, fusion on):"), std::string::npos) << o.output;
-  EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/opencv_capabilities.inc"))
+  EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/opencv/opencv_capabilities.inc"))
       << "rebuild it: nncheck probe --backend opencv --write-table "
-         "src/backends/opencv_capabilities.inc";
+         "src/backends/opencv/opencv_capabilities.inc";
   std::remove(table.c_str());
   auto bad = runCli("probe --backend nosuch");
   EXPECT_EQ(bad.status, 2);

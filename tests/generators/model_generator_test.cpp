@@ -7,6 +7,7 @@
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
 #include "nncheck/test_case.h"
 #include "nncheck/validity.h"
 #include "nncheck/value_search.h"

@@ -6,7 +6,9 @@
 
 #include <cmath>
 
+#include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
 #include "ops/op_spec.h"
 
 namespace nncheck {

@@ -7,6 +7,7 @@
 
 #include "doubles.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
 
 namespace nncheck {
 namespace {

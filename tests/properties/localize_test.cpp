@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "doubles.h"
+#include "nncheck/generator.h"
 #include "nncheck/tolerance.h"
 #include "nncheck/validity.h"
 

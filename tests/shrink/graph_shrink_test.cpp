@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "nncheck/backend.h"
+#include "nncheck/reference.h"
 #include "nncheck/compare.h"
 #include "nncheck/gen.h"
 #include "doubles.h"

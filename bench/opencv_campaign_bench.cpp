@@ -13,10 +13,6 @@
 namespace {
 
 void BM_CampaignAgainstOpenCV(benchmark::State& state) {
-  if (!nncheck::opencv::available()) {
-    state.SkipWithError("built without OpenCV DNN");
-    return;
-  }
   nncheck::opencv::Backend fused({true, nncheck::opencv::Target::Cpu});
   nncheck::opencv::Backend unfused({false, nncheck::opencv::Target::Cpu});
   nncheck::CampaignOptions o;
@@ -57,10 +53,6 @@ BENCHMARK(BM_CampaignAgainstOpenCV)
 
 // One isolated OpenCV run of a 10-node model: fork per run, or the persistent worker.
 void BM_IsolatedOpenCVRun(benchmark::State& state) {
-  if (!nncheck::opencv::available()) {
-    state.SkipWithError("built without OpenCV DNN");
-    return;
-  }
   nncheck::opencv::Backend cv;
   const auto mode =
       state.range(0) ? nncheck::Isolation::Persistent : nncheck::Isolation::ForkPerRun;

@@ -1,5 +1,7 @@
 #include "nncheck/localize.h"
 
+#include "nncheck/reference.h"
+
 #include <set>
 
 namespace nncheck {
@@ -44,32 +46,6 @@ Model exposeAllValues(const Model& model, const TensorMap& values) {
   return m;
 }
 
-TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values) {
-  const Graph& g = tc.model.graph;
-  std::set<std::string> needed(g.nodes[node].inputs.begin(), g.nodes[node].inputs.end());
-  std::vector<bool> keep(g.nodes.size(), false);
-  keep[node] = true;
-  for (size_t i = node; i-- > 0;) {
-    bool produces = false;
-    for (const std::string& out : g.nodes[i].outputs) produces |= needed.count(out) > 0;
-    if (!produces) continue;
-    keep[i] = true;
-    needed.insert(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
-  }
-  TestCase sub = tc;
-  Graph& s = sub.model.graph;
-  s.nodes.clear();
-  for (size_t i = 0; i <= node; ++i)
-    if (keep[i]) s.nodes.push_back(g.nodes[i]);
-  std::erase_if(s.inputs, [&](const ValueInfo& v) { return !needed.count(v.name); });
-  std::erase_if(s.initializers, [&](const Initializer& v) { return !needed.count(v.name); });
-  std::erase_if(s.valueInfos, [&](const ValueInfo& v) { return !needed.count(v.name); });
-  std::erase_if(sub.inputs, [&](const auto& kv) { return !needed.count(kv.first); });
-  s.outputs.clear();
-  for (const std::string& out : g.nodes[node].outputs)
-    if (!out.empty() && values.count(out)) s.outputs.push_back(typedLike(out, values));
-  return sub;
-}
 
 namespace {
 

@@ -3,8 +3,11 @@
 
 #include "core/rng.h"
 #include "nncheck/error.h"
+#include "nncheck/engine.h"
+#include "nncheck/generator.h"
 #include "nncheck/opencv.h"
 #include "nncheck/property.h"
+#include "nncheck/reference.h"
 #include "nncheck/validity.h"
 
 namespace nncheck {
@@ -35,8 +38,11 @@ TestCase convRelu() {
   return tc;
 }
 
-TEST(OpenCVBackend, IsBuiltAndDeclaresFloat32WithInitializerWeights) {
-  ASSERT_TRUE(opencv::available()) << "OpenCV DNN was not found at build time";
+TEST(OpenCVBackend, IsRegisteredAndDeclaresFloat32WithInitializerWeights) {
+  ASSERT_TRUE(engines().contains("opencv")) << "the opencv engine did not register itself";
+  EXPECT_EQ(engines().make("opencv", "fusion=off")->name(), "opencv (cpu, fusion off)");
+  EXPECT_EQ(engines().configurations("opencv").front(), "target=cpu,fusion=on");
+  EXPECT_THROW(engines().make("opencv", "fusion=maybe"), Error);
   opencv::Backend cv;
   EXPECT_EQ(cv.capabilities().dtypes, std::vector<DType>{DType::Float32});
   EXPECT_TRUE(cv.capabilities().weightsMustBeInitializers);

@@ -1,17 +1,16 @@
-// The OpenCV DNN adapter. Compiled into the library only when CMake finds OpenCV's DNN module
-// (NNCHECK_HAS_OPENCV); without it the backend reports itself unavailable.
+// The OpenCV DNN adapter: its own target (nncheck::opencv), built when CMake finds OpenCV's DNN
+// module.
 #include <sstream>
 
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/engine.h"
 #include "nncheck/opencv.h"
 
-#ifdef NNCHECK_HAS_OPENCV
 #include <opencv2/core.hpp>
 #include <opencv2/core/ocl.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
-#endif
 
 namespace nncheck::opencv {
 
@@ -47,10 +46,8 @@ Config Config::parse(const std::string& text) {
 }
 
 Backend::Backend(Config config) : config_(config) {
-#ifdef NNCHECK_HAS_OPENCV
   // The importer logs every rejected node to stderr; the message comes back in the exception.
   cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
-#endif
 }
 
 std::string Backend::name() const { return "opencv (" + config_.describe() + ")"; }
@@ -65,7 +62,7 @@ Capabilities Backend::baseCapabilities() {
 
 Capabilities Backend::capabilities() const {
   static const std::vector<std::pair<std::string, double>> kProbed = {
-#include "backends/opencv_capabilities.inc"
+#include "opencv/opencv_capabilities.inc"
   };
   Capabilities caps = baseCapabilities();
   for (const auto& [op, share] : kProbed) {
@@ -74,9 +71,6 @@ Capabilities Backend::capabilities() const {
   }
   return caps;
 }
-
-#ifdef NNCHECK_HAS_OPENCV
-bool available() { return true; }
 
 std::vector<Config> configurations() {
   std::vector<Config> out = {{true, Target::Cpu}, {false, Target::Cpu}};
@@ -146,15 +140,25 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
     throw Unsupported("engine", std::string("opencv: ") + e.what());
   }
 }
-#else
-bool available() { return false; }
 
-std::vector<Config> configurations() { return {}; }
+}  // namespace nncheck::opencv
 
-TensorMap Backend::run(const Model&, const TensorMap&) {
-  throw Error(
-      "opencv: nncheck was built without OpenCV DNN (install libopencv-dnn-dev and rebuild)");
+namespace nncheck::opencv {
+
+NNCHECK_REGISTER_ENGINE(opencv) {
+  return {.name = "opencv",
+          .description = "OpenCV DNN (readNetFromONNX); configurations fusion=on|off, "
+                         "target=cpu|opencl",
+          .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
+            return std::make_unique<Backend>(Config::parse(config));
+          },
+          .configurations =
+              [] {
+                std::vector<std::string> out;
+                for (const Config& c : configurations()) out.push_back(c.key());
+                return out;
+              },
+          .baseCapabilities = &Backend::baseCapabilities};
 }
-#endif
 
 }  // namespace nncheck::opencv

@@ -1,7 +1,8 @@
+// Printing a test case and cutting out the part that computes one node.
+#include <set>
 #include <sstream>
 
 #include "nncheck/test_case.h"
-#include "ops/infer.h"
 
 namespace nncheck {
 
@@ -35,6 +36,34 @@ std::string modelToText(const Model& model) {
   for (const ValueInfo& o : g.outputs)
     os << "  output " << o.name << ": " << type(o.dtype, o.shape()) << "\n";
   return os.str();
+}
+
+TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values) {
+  const Graph& g = tc.model.graph;
+  std::set<std::string> needed(g.nodes[node].inputs.begin(), g.nodes[node].inputs.end());
+  std::vector<bool> keep(g.nodes.size(), false);
+  keep[node] = true;
+  for (size_t i = node; i-- > 0;) {
+    bool produces = false;
+    for (const std::string& out : g.nodes[i].outputs) produces |= needed.count(out) > 0;
+    if (!produces) continue;
+    keep[i] = true;
+    needed.insert(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
+  }
+  TestCase sub = tc;
+  Graph& s = sub.model.graph;
+  s.nodes.clear();
+  for (size_t i = 0; i <= node; ++i)
+    if (keep[i]) s.nodes.push_back(g.nodes[i]);
+  std::erase_if(s.inputs, [&](const ValueInfo& v) { return !needed.count(v.name); });
+  std::erase_if(s.initializers, [&](const Initializer& v) { return !needed.count(v.name); });
+  std::erase_if(s.valueInfos, [&](const ValueInfo& v) { return !needed.count(v.name); });
+  std::erase_if(sub.inputs, [&](const auto& kv) { return !needed.count(kv.first); });
+  s.outputs.clear();
+  for (const std::string& out : g.nodes[node].outputs)
+    if (auto it = values.find(out); !out.empty() && it != values.end())
+      s.outputs.push_back(ValueInfo::tensor(out, it->second.dtype(), it->second.shape()));
+  return sub;
 }
 
 }  // namespace nncheck

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "nncheck/error.h"
+#include "nncheck/generator.h"
 #include "nncheck/property.h"
 #include "nncheck/tolerance.h"
 

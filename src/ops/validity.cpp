@@ -6,6 +6,7 @@
 #include <map>
 
 #include "nncheck/error.h"
+#include "core/onnx_proto.h"
 #include "nncheck/onnx_io.h"
 #include "ops/infer.h"
 

@@ -8,6 +8,7 @@
 #include "core/hash.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "nncheck/backend.h"
+#include "nncheck/isolation.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 
@@ -468,10 +468,6 @@ std::string_view outcomeKindName(OutcomeKind k) {
   return "?";
 }
 
-Backend& reference() {
-  static ReferenceBackend backend;
-  return backend;
-}
 
 std::chrono::milliseconds defaultTimeout() {
   if (const char* s = std::getenv("NNCHECK_TIMEOUT")) {

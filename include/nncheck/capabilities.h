@@ -1,0 +1,28 @@
+// What an engine accepts (ops, dtypes, opset, where weights live); the generator stays inside
+// it. An engine declares them, or `nncheck probe` measures them (nncheck/probe.h).
+//
+//   nncheck::Capabilities caps;
+//   caps.ops = {"Conv", "Relu", "MatMul"};
+//   caps.dtypes = {nncheck::DType::Float32};
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nncheck/dtype.h"
+
+namespace nncheck {
+
+struct Capabilities {
+  std::vector<std::string> ops;  // empty: any registered op
+  std::vector<DType> dtypes;     // empty: the generator's defaults
+  int64_t opset = 14;
+  bool weightsMustBeInitializers = true;
+  // Relative frequency per op, e.g. the share of an op's models the engine accepts (see
+  // nncheck/probe.h), so the generator spends little on what the engine mostly rejects.
+  std::map<std::string, double> opWeights;
+};
+
+}  // namespace nncheck

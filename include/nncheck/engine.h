@@ -1,0 +1,89 @@
+// Engines by name: a registry of factories, so the command line, campaigns and probes drive any
+// engine, built in or loaded from a user's shared library, without naming it in code.
+//
+//   // In the engine's own source file (a static library linked whole, or a shared library
+//   // loaded with `nncheck --engine-lib libmyengine.so`):
+//   NNCHECK_REGISTER_ENGINE(mycompiler) {
+//     return {.name = "mycompiler",
+//             .description = "my compiler, opt levels 0-3",
+//             .make = [](const std::string& config) { return std::make_unique<MyCompiler>(config); },
+//             .configurations = [] { return std::vector<std::string>{"O0", "O3"}; }};
+//   }
+//
+//   auto engine = nncheck::engines().make("mycompiler", "O3");   // throws nncheck::Error
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nncheck/backend.h"
+
+namespace nncheck {
+
+struct EngineInfo {
+  std::string name;         // what --backend takes
+  std::string description;  // one line for `nncheck engines` and --help
+  // Builds the engine for a configuration text ("" is the default); throws nncheck::Error
+  // naming what is wrong with the text.
+  std::function<std::unique_ptr<Backend>(const std::string& configuration)> make;
+  // Every configuration this machine can run, the default first; empty function: {""}.
+  std::function<std::vector<std::string>()> configurations;
+  // What probing starts from (dtypes, opset, weights); empty function: the engine's own
+  // capabilities() with every op.
+  std::function<Capabilities()> baseCapabilities;
+};
+
+class EngineRegistry {
+ public:
+  // Throws nncheck::Error when the name is taken or the entry has no name or factory.
+  void add(EngineInfo info);
+  // Throws nncheck::Error naming the engine and the registered ones when it is unknown.
+  const EngineInfo& at(const std::string& name) const;
+  bool contains(const std::string& name) const { return engines_.count(name) > 0; }
+  std::vector<std::string> names() const;  // sorted
+
+  std::unique_ptr<Backend> make(const std::string& name, const std::string& configuration) const;
+  std::vector<std::string> configurations(const std::string& name) const;
+  Capabilities baseCapabilities(const std::string& name) const;
+
+  // What NNCHECK_REGISTER_ENGINE calls at static initialization, where nothing may throw (a
+  // library's initializers run inside the loader): errors are kept, and the next at() or
+  // names() throws them.
+  void addAtStartup(EngineInfo (*describe)()) noexcept;
+
+ private:
+  void throwStartupErrors() const;
+  std::map<std::string, EngineInfo> engines_;
+  std::vector<std::string> startupErrors_;
+};
+
+// The process's registry: "reference" and every engine linked in or loaded.
+EngineRegistry& engines();
+
+// Loads a shared library whose engines register themselves with NNCHECK_REGISTER_ENGINE. It
+// uses the nncheck it is loaded into (the program exports its symbols): build it against the
+// same nncheck headers, and do not link nncheck's libraries into it. Throws nncheck::Error
+// naming the path and what is wrong (the loader's message, no engine registered, a name taken).
+// Loading the same path twice is a no-op.
+void loadEngineLibrary(const std::string& path);
+
+// The libraries named by NNCHECK_ENGINE_LIBS (separated by ':'), each loaded once.
+void loadEngineLibrariesFromEnvironment();
+
+namespace detail {
+struct EngineRegistration {
+  explicit EngineRegistration(EngineInfo (*describe)()) { engines().addAtStartup(describe); }
+};
+}  // namespace detail
+
+}  // namespace nncheck
+
+// Registers an engine at static initialization; the body returns its EngineInfo.
+#define NNCHECK_REGISTER_ENGINE(id)                                                      \
+  static ::nncheck::EngineInfo nncheck_engine_info_##id();                               \
+  static const ::nncheck::detail::EngineRegistration nncheck_engine_registration_##id{ \
+      &nncheck_engine_info_##id};                                                        \
+  static ::nncheck::EngineInfo nncheck_engine_info_##id()

@@ -1,0 +1,67 @@
+// Process isolation: an engine runs in a forked child with a time limit, so a crash or a hang
+// becomes a reported outcome instead of a dead test runner.
+//
+//   nncheck::Isolated engine = nncheck::isolated(compiler, std::chrono::seconds(10),
+//                                                nncheck::Isolation::Persistent);
+//   nncheck::RunOutcome r = engine.run(model, inputs);
+//   if (r.kind == nncheck::OutcomeKind::Crash) std::cerr << "signal " << r.signal << "\n";
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "nncheck/backend.h"
+
+namespace nncheck {
+
+// Unsupported: the engine rejected the model (it threw nncheck::Unsupported), which is a limit
+// of the engine, not a bug; Error: it threw anything else.
+enum class OutcomeKind { Ok, Unsupported, Error, Crash, Hang };
+std::string_view outcomeKindName(OutcomeKind k);  // "ok", "unsupported", "error", "crash", "hang"
+
+struct RunOutcome {
+  OutcomeKind kind = OutcomeKind::Ok;
+  TensorMap outputs;    // Ok
+  std::string message;  // Unsupported, Error: the exception's message; Crash: the signal's name
+  int signal = 0;       // Crash
+  double seconds = 0;
+};
+
+// How the isolated engine's process lives. ForkPerRun: a fresh child per run, nothing carried
+// over. Persistent: one child serves run after run (no fork per case, so campaigns are fast);
+// it is replaced when it dies, and a crash or hang is confirmed in a fresh child before it is
+// reported, so state left by an earlier case cannot be blamed on this one.
+enum class Isolation { ForkPerRun, Persistent };
+
+// Runs a backend in a forked child with a time limit. The child's outputs come back through a
+// socket as TensorProtos; a signal is a Crash, running past the limit a Hang (the child is
+// killed), an exception an Error. Fresh children are forked by a small helper process forked
+// at the first run (so this process forks once, not once per run): they see the backend as it
+// was then; later changes to it in this process reach only a persistent worker's replacement.
+// Copies share the helper and the worker.
+class Isolated {
+ public:
+  Isolated(Backend& backend, std::chrono::milliseconds timeout,
+           Isolation mode = Isolation::ForkPerRun);
+  RunOutcome run(const Model& model, const TensorMap& inputs) const;
+  Backend& backend() const { return backend_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  Isolation mode() const { return worker_ ? Isolation::Persistent : Isolation::ForkPerRun; }
+
+  class Server;  // a child serving runs: the worker, the spawner; copies of an Isolated share it
+
+ private:
+  Backend& backend_;
+  std::chrono::milliseconds timeout_;
+  std::shared_ptr<Server> spawner_;
+  std::shared_ptr<Server> worker_;
+};
+
+// The time limit from NNCHECK_TIMEOUT (seconds, may be fractional), else 10 s.
+std::chrono::milliseconds defaultTimeout();
+Isolated isolated(Backend& backend, std::chrono::milliseconds timeout = defaultTimeout(),
+                  Isolation mode = Isolation::ForkPerRun);
+
+}  // namespace nncheck
