@@ -50,12 +50,11 @@ nncheck::Capabilities withoutKnownBugs(const nncheck::Backend& engine) {
   return caps;
 }
 
-// The engine outlives the property: a failure's localizer runs it again after check() shrinks.
+// The engine outlives the property: check() keeps one isolated worker per engine, and a
+// failure's localizer runs it again after check() shrinks.
 nncheck::Property matchesReference(Config config) {
   auto engine = std::make_shared<nncheck::opencv::Backend>(config);
-  return [engine](const nncheck::TestCase& tc) {
-    nncheck::assertMatchesReference(nncheck::isolated(*engine), tc);
-  };
+  return [engine](const nncheck::TestCase& tc) { nncheck::assertMatchesReference(*engine, tc); };
 }
 
 // Every configuration's verdict on a failure: which passes to look at.
@@ -78,9 +77,7 @@ TEST_P(OpenCV, IsDeterministic) {
   nncheck::opencv::Backend engine(GetParam());
   check(
       nncheck::gen::testCase(withoutKnownBugs(engine)),
-      [&](const nncheck::TestCase& tc) {
-        nncheck::assertDeterministic(nncheck::isolated(engine), tc);
-      },
+      [&](const nncheck::TestCase& tc) { nncheck::assertDeterministic(engine, tc); },
       engine.name());
 }
 
@@ -91,9 +88,7 @@ TEST_P(OpenCV, FusionChangesNothing) {
   nncheck::opencv::Backend a(fused), b(unfused);
   check(
       nncheck::gen::testCase(withoutKnownBugs(a)),
-      [&](const nncheck::TestCase& tc) {
-        nncheck::assertAgree(nncheck::isolated(a), nncheck::isolated(b), tc);
-      },
+      [&](const nncheck::TestCase& tc) { nncheck::assertAgree(a, b, tc); },
       a.name());
 }
 

@@ -17,6 +17,7 @@ struct Comparison {
   double maxAbsError = 0;  // infinite when a NaN or infinity stands where it should not
   double maxRelError = 0;  // |got - want| / |want|; infinite likewise, or for want 0
   int64_t mismatches = 0;
+  bool layoutDiffers = false;  // dtype or shape differ: no value was compared
   std::string message;  // empty when ok: what differs, with the first mismatching element
 };
 

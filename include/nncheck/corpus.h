@@ -52,8 +52,11 @@ struct CorpusCase {
   std::string pattern;                               // from nncheck.json
 };
 
-// Every case under `corpus` (recursively), sorted by folder; throws nncheck::Error naming a
-// broken one. A missing corpus folder is empty.
+// The folders of every case under `corpus` (recursively: a folder holding model.onnx), sorted;
+// unfinished saves are left out. A missing corpus folder is empty.
+std::vector<std::filesystem::path> corpusCaseDirs(const std::filesystem::path& corpus);
+
+// Every case under `corpus`, sorted by folder; throws nncheck::Error naming a broken one.
 std::vector<CorpusCase> loadCorpus(const std::filesystem::path& corpus);
 CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
 TestCase loadCase(const std::filesystem::path& caseDir);

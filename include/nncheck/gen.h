@@ -27,6 +27,12 @@ inline void showValue(const TestCase& tc, std::ostream& os) {
   os << "seed " << tc.seed << "\n" << modelToText(tc.model);
 }
 
+namespace detail {
+// The config of the last case a gen::testCase generator made on this thread: check() reports
+// which of its usable ops the cases reached.
+inline thread_local std::shared_ptr<const GeneratorConfig> lastGeneratorConfig;
+}  // namespace detail
+
 namespace gen {
 
 // The valid, strictly simpler cases RapidCheck may try after tc fails.
@@ -50,7 +56,10 @@ inline rc::Gen<TestCase> testCase(GeneratorConfig cfg) {
     cfg.nodes = static_cast<int>(n);
   }
   validateConfig(cfg);
-  return rc::Gen<TestCase>([cfg](const rc::Random& random, int size) {
+  auto shared = std::make_shared<const GeneratorConfig>(std::move(cfg));
+  return rc::Gen<TestCase>([shared](const rc::Random& random, int size) {
+    const GeneratorConfig& cfg = *shared;
+    detail::lastGeneratorConfig = shared;
     rc::Random r(random);
     const uint64_t seed = r.next();
     GeneratorConfig c = cfg;

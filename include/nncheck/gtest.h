@@ -1,28 +1,38 @@
 // nncheck in GoogleTest: properties over generated models, run with RapidCheck, every failure
-// shrunk (keeping its failure kind, within a budget), saved to the corpus and reported with
-// the one command that replays it. Link nncheck::gtest.
+// shrunk (keeping its failure kind, within a budget), saved to the corpus and reported at the
+// line of the test that called check(), with the commands that replay it. Link nncheck::gtest.
 //
 //   class MyProps : public nncheck::PropertyTest<int> {};
 //   TEST_P(MyProps, MatchesReference) {
 //     MyCompiler compiler(GetParam());
 //     check(nncheck::gen::testCase(compiler.capabilities()), [&](const nncheck::TestCase& tc) {
-//       NNCHECK_ASSERT_ALLCLOSE(nncheck::runOn(nncheck::isolated(compiler), tc),
-//                               nncheck::runOn(nncheck::reference(), tc));
+//       nncheck::assertMatchesReference(compiler, tc);   // isolated, one worker per check()
 //     });
 //   }
 //   INSTANTIATE_TEST_SUITE_P(OptLevels, MyProps, ::testing::Values(0, 1, 2, 3));
-//   NNCHECK_CORPUS_TEST(MyCorpus, "tests/corpus", [](const nncheck::TestCase& tc) { ... });
+//   NNCHECK_CORPUS_TEST(MyCorpus, "tests/corpus", [](const nncheck::TestCase& tc) {
+//     MyCompiler compiler(3);
+//     nncheck::assertMatchesReference(compiler, tc);
+//   });
 //
-// Environment: NNCHECK_SEED, NNCHECK_CASES (default 100), NNCHECK_MAX_NODES, NNCHECK_CORPUS
-// (default ./nncheck-corpus), NNCHECK_SHRINK_SECONDS (default 60), NNCHECK_SHRINK_STEPS
-// (default 2000), NNCHECK_TIMEOUT (isolation), NNCHECK_REPLAY (a saved case folder: run the
-// property on it alone); RapidCheck's RC_PARAMS still applies where these are unset.
+// check() first replays the failures saved for this test (a known bug fails fast, before any
+// generation), then generates NNCHECK_CASES cases; a passing run prints what it covered (cases,
+// ops seen of those usable, the most frequent op pairs, rejected cases) and names ops it never
+// or rarely generated. Failures are saved under <corpus>/<test name>/<hash>, once per minimized
+// pattern, where <corpus> is NNCHECK_CORPUS, else the folder of the binary's NNCHECK_CORPUS_TEST
+// (so the corpus test replays them), else ./nncheck-corpus.
+//
+// Environment: NNCHECK_SEED, NNCHECK_CASES (default 100), NNCHECK_MAX_NODES, NNCHECK_CORPUS,
+// NNCHECK_SHRINK_SECONDS (default 60), NNCHECK_SHRINK_STEPS (default 2000), NNCHECK_TIMEOUT
+// (isolation), NNCHECK_REPLAY (a saved case folder: run the property on it alone); RapidCheck's
+// RC_PARAMS still applies where these are unset.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <functional>
+#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,34 +46,42 @@ using Property = std::function<void(const TestCase&)>;
 
 struct CheckOptions {
   std::string backend;        // for nncheck.json
-  std::string configuration;  // e.g. the TEST_P parameter
+  std::string configuration;  // e.g. the TEST_P parameter; selects known failures on replay
   // Configuration triage: the shrunk failure is run under each of these properties (one per
   // configuration of the engine), and which pass and which fail is reported and saved.
   std::vector<std::pair<std::string, Property>> triage;
 };
 
-// Runs the property on generated cases; a failure fails the current GoogleTest test with the
-// shrunk model, the error figures, the failure kind, the saved path and the replay command.
+// Runs the property on the test's saved failures, then on generated cases; a failure fails the
+// current GoogleTest test at `where` (the caller) with the shrunk model, the error figures, the
+// failure kind, the saved path and the replay commands. Engines the property asserts on through
+// the Backend& assertions run in one persistent isolated worker each (an EngineScope).
 void check(const rc::Gen<TestCase>& gen, const Property& property,
-           const CheckOptions& options = {});
+           const CheckOptions& options = {},
+           std::source_location where = std::source_location::current());
 
-// A fixture for TEST_P suites over an engine's configurations.
+// A fixture for TEST_P suites over an engine's configurations: check() records the parameter
+// as the configuration.
 template <class Param>
 class PropertyTest : public ::testing::TestWithParam<Param> {
  protected:
   void check(const rc::Gen<TestCase>& gen, const Property& property, std::string backend = "",
-             std::vector<std::pair<std::string, Property>> triage = {}) {
+             std::vector<std::pair<std::string, Property>> triage = {},
+             std::source_location where = std::source_location::current()) {
     ::nncheck::check(
         gen, property,
-        {std::move(backend), ::testing::PrintToString(this->GetParam()), std::move(triage)});
+        {std::move(backend), ::testing::PrintToString(this->GetParam()), std::move(triage)},
+        where);
   }
 };
 
-// Registers one test per case saved under `corpus` (Suite.<case folder>): it fails while the
-// property still fails on the case, with the same report as check(). A case whose nncheck.json
-// lists a known failure for `configuration` (known_failures: {"<configuration>": "mismatch"})
-// must fail exactly that way instead: the test fails when it passes (fixed? remove the entry)
-// or fails another way.
+// Registers one test per case saved under `corpus`, named <suite>.corpus/<case folder relative
+// to corpus>: it fails while the property still fails on the case, with the same report as
+// check(). A case that cannot be read is a failing test naming the file; the others still run.
+// A case whose nncheck.json lists a known failure for `configuration` (known_failures:
+// {"<configuration>": "mismatch"}) must fail exactly that way instead: the test fails when it
+// passes (fixed? remove the entry) or fails another way. The first corpus registered becomes
+// where check() saves failures when NNCHECK_CORPUS is unset.
 void registerCorpusTests(const std::string& suite, const std::filesystem::path& corpus,
                          Property property, const std::string& configuration = "");
 
@@ -79,8 +97,8 @@ void replayCorpusCase(const std::filesystem::path& dir, const Property& property
   TEST(Suite, Name) { ::nncheck::check((Gen), &Suite##_##Name##_nncheck_property); } \
   static void Suite##_##Name##_nncheck_property(const ::nncheck::TestCase& tc)
 
-// Every case saved under Dir, replayed as its own test of suite Suite; an optional fourth
-// argument names the configuration whose known failures apply.
+// Every case saved under Dir, replayed as its own test <Suite>.corpus/<case folder>; an optional
+// fourth argument names the configuration whose known failures apply.
 #define NNCHECK_CORPUS_TEST(Suite, Dir, Property, ...)                        \
   static const bool Suite##_nncheck_corpus_registered = [] {                  \
     ::nncheck::registerCorpusTests(#Suite, (Dir), (Property), ##__VA_ARGS__); \

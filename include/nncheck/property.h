@@ -1,13 +1,17 @@
 // What a property reports when it fails, and the property library: the assertions that report
-// it. Tolerances and the NaN/Inf policy are those of nncheck/tolerance.h.
+// it. Tolerances and the NaN/Inf policy are those of nncheck/tolerance.h. Each assertion takes
+// the engine itself and runs it isolated, in one persistent worker per engine for the whole
+// check() (an EngineScope), so a crash or hang is a failure, not a dead runner, at the cost of
+// one run, not one process, per case.
 //
-//   nncheck::assertMatchesReference(nncheck::isolated(engine), tc);  // allclose, localized
-//   nncheck::assertAgree(nncheck::isolated(fused), nncheck::isolated(unfused), tc);
-//   nncheck::assertDeterministic(nncheck::isolated(engine), tc);     // identical bits twice
-//   NNCHECK_ASSERT_ALLCLOSE(got, want);   // the building block: throws PropertyFailure
+//   nncheck::assertMatchesReference(engine, tc);   // allclose to the reference, localized
+//   nncheck::assertAgree(fused, unfused, tc);      // two engines or configurations agree
+//   nncheck::assertDeterministic(engine, tc);      // identical bits twice
+//   nncheck::assertAllClose(got, want, tol);       // the building block: throws PropertyFailure
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,7 +42,28 @@ class PropertyFailure : public std::runtime_error {
   FailureKind kind_;
 };
 
-// Runs a test case on the reference (in this process).
+// The isolated engines of a scope: inside one (check() opens one around its whole run), every
+// assertion on `engine` uses one persistent worker, made at its first use and kept until the
+// scope ends; outside any scope, each call isolates the engine afresh, a process per run.
+// Engines are known by address: each must outlive the scope.
+class EngineScope {
+ public:
+  EngineScope();
+  ~EngineScope();
+  EngineScope(const EngineScope&) = delete;
+  EngineScope& operator=(const EngineScope&) = delete;
+
+ private:
+  friend Isolated isolatedInScope(Backend& engine);
+  struct Engines;
+  std::unique_ptr<Engines> engines_;
+  EngineScope* outer_;
+};
+
+// The engine as the innermost scope isolates it (see EngineScope), time limit defaultTimeout().
+Isolated isolatedInScope(Backend& engine);
+
+// Runs a test case on the backend in this process, not isolated.
 TensorMap runOn(Backend& backend, const TestCase& tc);
 // Runs a test case isolated; a crash, hang or error throws PropertyFailure of that kind, a
 // model the engine rejects throws nncheck::Unsupported (check() counts it, it is no failure).
@@ -52,16 +77,16 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
 // reference computes NaN or Inf anywhere throws nncheck::Unsupported ("nonfinite"): not a test.
 // A mismatch carries a localizer, which runs the engine again after check() has shrunk the
 // case: the engine must outlive the check() call.
+void assertMatchesReference(Backend& engine, const TestCase& tc);
 void assertMatchesReference(const Isolated& engine, const TestCase& tc);
 
 // Two engines, or two configurations of one (fused and unfused, CPU and OpenCL), agree within
 // the tolerance policy. Either one rejecting the model throws nncheck::Unsupported.
+void assertAgree(Backend& a, Backend& b, const TestCase& tc);
 void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc);
 
 // Two runs of the engine give bit-identical outputs.
+void assertDeterministic(Backend& engine, const TestCase& tc);
 void assertDeterministic(const Isolated& engine, const TestCase& tc);
 
 }  // namespace nncheck
-
-#define NNCHECK_ASSERT_ALLCLOSE(got, want, ...) \
-  ::nncheck::assertAllClose((got), (want), ##__VA_ARGS__)

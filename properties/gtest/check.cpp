@@ -1,12 +1,16 @@
 // check(): RapidCheck drives generation and shrinking; this file adds what a compiler team
-// needs around it: failure kinds kept while shrinking, a shrink budget, the corpus, the report.
+// needs around it: the saved failures replayed first, failure kinds kept while shrinking, a
+// shrink budget, the corpus, coverage statistics, and a report that replays from anywhere.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "core/hash.h"
@@ -35,17 +39,60 @@ std::string currentTestName() {
   return std::string(info->test_suite_name()) + "." + info->name();
 }
 
-// A folder name for a test: TEST_P names hold '/'.
-std::string folderName(std::string name) {
-  for (char& c : name)
-    if (c == '/' || c == ' ') c = '_';
-  return name;
+// A test's folder under the corpus: its GoogleTest name, whose '/' (TEST_P's instantiation
+// and index) become sub-folders, so folders, gtest names and ctest names read alike.
+fs::path testFolder(const std::string& test) {
+  fs::path p;
+  std::string part;
+  for (char c : test + "/") {
+    if (c != '/') {
+      part += (c == ' ' || c == '\\') ? '_' : c;
+      continue;
+    }
+    if (!part.empty() && part != "." && part != "..") p /= part;
+    part.clear();
+  }
+  return p;
 }
 
 std::string selfPath() {
   std::error_code ec;
   fs::path p = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("<test binary>") : p.string();
+}
+
+// The corpus NNCHECK_CORPUS_TEST registered first in this binary: where check() saves by default.
+std::optional<fs::path>& registeredCorpus() {
+  static std::optional<fs::path> corpus;
+  return corpus;
+}
+
+fs::path corpusRoot() {
+  const char* c = std::getenv("NNCHECK_CORPUS");
+  fs::path root = c && *c                ? fs::path(c)
+                  : registeredCorpus()   ? *registeredCorpus()
+                                         : fs::path("nncheck-corpus");
+  std::error_code ec;
+  fs::path abs = fs::absolute(root, ec);
+  return ec ? root : abs.lexically_normal();
+}
+
+// RapidCheck prints "Using configuration: seed=<random>" when it first reads RC_PARAMS; check()
+// chooses its own seed and prints it with every failure, so that line only misleads.
+void loadRapidCheckConfigurationQuietly() {
+  static const bool loaded = [] {
+    std::streambuf* err = std::cerr.rdbuf(nullptr);
+    try {
+      (void)rc::detail::configuration();
+    } catch (...) {
+      std::cerr.rdbuf(err);
+      throw Error(std::string("RC_PARAMS='") + std::getenv("RC_PARAMS") +
+                  "': RapidCheck cannot read it");
+    }
+    std::cerr.rdbuf(err);
+    return true;
+  }();
+  (void)loaded;
 }
 
 // The outcome of one property run.
@@ -82,8 +129,23 @@ std::string outcomeName(const Verdict& v) {
   return v.unsupported ? "unsupported" : "passes";
 }
 
+// NAME=value for each variable of nncheck's (and RapidCheck's) set in this process, for a
+// command that reruns under the same settings.
+std::string settingsPrefix(const std::vector<std::string>& skip) {
+  std::string s;
+  for (const char* name :
+       {"NNCHECK_SEED", "NNCHECK_CASES", "NNCHECK_MAX_NODES", "NNCHECK_CORPUS",
+        "NNCHECK_SHRINK_SECONDS", "NNCHECK_SHRINK_STEPS", "NNCHECK_TIMEOUT", "RC_PARAMS"}) {
+    const char* v = std::getenv(name);
+    if (!v || !*v || std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    s += std::string(name) + "='" + v + "' ";
+  }
+  return s;
+}
+
 std::string report(const std::string& test, const Verdict& v, const TestCase& tc,
-                   const FailureInfo& info, const std::string& saved) {
+                   const FailureInfo& info, const std::string& saved,
+                   std::optional<uint64_t> seed) {
   std::ostringstream os;
   os << "nncheck: " << test << " failed: " << failureKindName(*v.kind);
   if (info.nodesBefore) {
@@ -104,36 +166,156 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
   }
   os << "model (seed " << tc.seed << "):\n" << modelToText(tc.model);
   os << "saved: " << saved << "\n";
+  const std::string filter = " --gtest_filter='" + test + "'";
   if (saved.rfind("(", 0) != 0)
-    os << "replay: NNCHECK_REPLAY=" << saved << " " << selfPath() << " --gtest_filter='" << test
-       << "'\n";
+    os << "replay: NNCHECK_REPLAY='" << saved << "' " << settingsPrefix({"NNCHECK_SEED"})
+       << selfPath() << filter << "\n";
+  if (seed)
+    os << "rerun:  " << settingsPrefix({"NNCHECK_SEED", "NNCHECK_CORPUS"}) << "NNCHECK_SEED=" << *seed
+       << " NNCHECK_CORPUS=/tmp/nncheck-rerun " << selfPath() << filter << "\n";
   return os.str();
 }
 
-fs::path corpusRoot() {
-  const char* c = std::getenv("NNCHECK_CORPUS");
-  return c && *c ? fs::path(c) : fs::path("nncheck-corpus");
-}
-
-std::string saveOrSay(const std::string& test, const TestCase& tc, const FailureInfo& info) {
+std::string saveOrSay(const fs::path& corpus, const std::string& test, const TestCase& tc,
+                      const FailureInfo& info) {
   try {
-    return saveFailure(corpusRoot(), folderName(test), tc, info).string();
+    return saveFailure(corpus, testFolder(test).string(), tc, info).string();
   } catch (const std::exception& e) {
     return std::string("(not saved: ") + e.what() + ")";
   }
 }
 
+// What the generated cases covered: how many, which ops in how many cases, which op pairs
+// (producer -> consumer), and the cases that were not tests.
+struct Coverage {
+  int cases = 0;
+  std::map<std::string, int> casesWithOp;
+  std::map<std::string, int> pairs;
+  std::map<std::string, int> unsupported;  // by category
+
+  void add(const TestCase& tc) {
+    ++cases;
+    std::map<std::string, std::string> producer;
+    std::set<std::string> ops;
+    for (const Node& n : tc.model.graph.nodes) {
+      ops.insert(n.opType);
+      for (const std::string& in : n.inputs)
+        if (auto it = producer.find(in); !in.empty() && it != producer.end())
+          ++pairs[it->second + "->" + n.opType];
+      for (const std::string& out : n.outputs) producer[out] = n.opType;
+    }
+    for (const std::string& op : ops) ++casesWithOp[op];
+  }
+
+  int skipped() const {
+    int n = 0;
+    for (const auto& [category, k] : unsupported) n += k;
+    return n;
+  }
+  std::string skippedText() const {
+    std::string why;
+    for (const auto& [category, n] : unsupported)
+      why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + category;
+    return why;
+  }
+};
+
+// The statistics of a passing run, and what it reached too rarely to have tested.
+void printCoverage(const std::string& test, const Coverage& c,
+                   const std::map<std::string, int>& tags) {
+  constexpr int kRare = 3;  // cases an op must appear in to count as tested
+  std::printf("nncheck: %s: %d cases, %d not tests%s%s%s\n", test.c_str(), c.cases, c.skipped(),
+              c.skipped() ? " (" : "", c.skippedText().c_str(), c.skipped() ? ")" : "");
+  std::vector<std::pair<int, std::string>> pairs;
+  for (const auto& [pair, n] : c.pairs) pairs.emplace_back(-n, pair);
+  std::sort(pairs.begin(), pairs.end());
+  std::string top;
+  for (size_t i = 0; i < pairs.size() && i < 5; ++i)
+    top += (i ? ", " : "") + pairs[i].second + " " + std::to_string(-pairs[i].first);
+  const std::shared_ptr<const GeneratorConfig> cfg = detail::lastGeneratorConfig;
+  std::vector<std::string> usable;
+  if (cfg) usable = usableOps(*cfg);
+  std::string never, rarely;
+  for (const std::string& op : usable) {
+    auto it = c.casesWithOp.find(op);
+    if (it == c.casesWithOp.end())
+      never += (never.empty() ? "" : ", ") + op;
+    else if (it->second < kRare)
+      rarely += (rarely.empty() ? "" : ", ") + op + "(" + std::to_string(it->second) + ")";
+  }
+  if (cfg)
+    std::printf("  ops seen: %zu of %zu usable; op pairs: %zu distinct%s%s\n", c.casesWithOp.size(),
+                usable.size(), c.pairs.size(), top.empty() ? "" : ", most frequent ", top.c_str());
+  else
+    std::printf("  ops seen: %zu; op pairs: %zu distinct%s%s\n", c.casesWithOp.size(),
+                c.pairs.size(), top.empty() ? "" : ", most frequent ", top.c_str());
+  if (!never.empty() || !rarely.empty())
+    std::printf("  not tested enough: %s%s%s%s%s (raise NNCHECK_CASES or weight them up in "
+                "GeneratorConfig::opWeights)\n",
+                never.empty() ? "" : "never generated: ", never.c_str(),
+                !never.empty() && !rarely.empty() ? "; " : "",
+                rarely.empty() ? "" : "in fewer than 3 cases: ", rarely.c_str());
+  for (const auto& [tag, n] : tags)
+    std::printf("  %5.1f%% %s\n", 100.0 * n / std::max(c.cases, 1), tag.c_str());
+  std::fflush(stdout);
+}
+
+// RC_TAG and RC_CLASSIFY of a passing run, as RapidCheck prints them.
+std::map<std::string, int> tagsOf(const rc::detail::TestResult& result) {
+  std::map<std::string, int> out;
+  if (result.template is<rc::detail::SuccessResult>()) {
+    for (const auto& [tags, n] : result.template get<rc::detail::SuccessResult>().distribution) {
+      std::string s;
+      for (const std::string& t : tags) s += (s.empty() ? "" : ", ") + t;
+      if (!s.empty()) out[s] += n;
+    }
+  }
+  return out;
+}
+
+// Replays the failures saved for this test before anything is generated; true when one still
+// fails (reported at `where`), so the run stops there.
+bool replaySavedFailures(const std::string& test, const fs::path& folder, const Property& property,
+                         const CheckOptions& options, const std::source_location& where) {
+  for (const fs::path& dir : corpusCaseDirs(folder)) {
+    CorpusCase c;
+    try {
+      c = loadCorpusCase(dir);
+    } catch (const std::exception& e) {
+      ADD_FAILURE_AT(where.file_name(), where.line())
+          << "nncheck: " << test << ": a saved case cannot be read: " << e.what();
+      continue;
+    }
+    Verdict v = runProperty(property, c.testCase);
+    if (!v.kind) continue;
+    auto known = c.knownFailures.find(options.configuration);
+    if (known != c.knownFailures.end() && known->second == outcomeName(v)) continue;
+    ADD_FAILURE_AT(where.file_name(), where.line())
+        << "nncheck: " << test << ": a saved failure still fails (replayed before generating)\n"
+        << report(test, v, c.testCase, {}, dir.string(), std::nullopt);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options) {
+void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options,
+           std::source_location where) {
   const std::string test = currentTestName();
+  EngineScope engines;  // one persistent worker per engine for the whole run
   if (const char* replay = std::getenv("NNCHECK_REPLAY"); replay && *replay) {
     TestCase tc = loadCase(replay);
     Verdict v = runProperty(property, tc);
-    if (v.kind) ADD_FAILURE() << report(test, v, tc, {}, replay);
+    if (v.kind)
+      ADD_FAILURE_AT(where.file_name(), where.line())
+          << report(test, v, tc, {}, replay, std::nullopt);
     return;
   }
+  const fs::path corpus = corpusRoot();
+  if (replaySavedFailures(test, corpus / testFolder(test), property, options, where)) return;
 
+  loadRapidCheckConfigurationQuietly();
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   const char* rcParams = std::getenv("RC_PARAMS");
   const bool rcSeed = rcParams && std::string(rcParams).find("seed=") != std::string::npos;
@@ -152,8 +334,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     int steps = 0;
     Clock::time_point shrinkStart;
     bool exhausted = false;
-    int cases = 0;
-    std::map<std::string, int> unsupported;  // by category, before the first failure
+    Coverage coverage;  // before the first failure
   } s;
 
   auto wrapped = [&] {
@@ -169,8 +350,8 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     }
     Verdict v = runProperty(property, tc);
     if (!s.kind) {
-      ++s.cases;
-      if (v.unsupported) ++s.unsupported[*v.unsupported];
+      s.coverage.add(tc);
+      if (v.unsupported) ++s.coverage.unsupported[*v.unsupported];
     }
     if (!v.kind) return;
     if (!s.kind) {
@@ -185,31 +366,26 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     RC_FAIL(std::string(failureKindName(*v.kind)));
   };
 
+  // No metadata.id: RapidCheck would print a "reproduce" string at exit that depends on settings
+  // it does not know of (NNCHECK_MAX_NODES...); the report's replay and rerun lines do the job.
   rc::detail::TestMetadata metadata;
-  metadata.id = test;
   metadata.description = test;
   const auto result = rc::detail::checkTestable(wrapped, metadata, params);
-  int skipped = 0;
-  std::string why;
-  for (const auto& [category, n] : s.unsupported) {
-    skipped += n;
-    why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + category;
-  }
-  if (skipped)
-    std::printf("nncheck: %s: %d of %d cases were not tests (%s)\n", test.c_str(), skipped, s.cases,
-                why.c_str());
+  const Coverage& coverage = s.coverage;
   if (result.template is<rc::detail::SuccessResult>()) {
-    if (s.cases > 0 && skipped == s.cases)
-      ADD_FAILURE() << "nncheck: " << test << ": all " << s.cases
-                    << " cases were rejected or skipped (" << why
-                    << "), so the property tested nothing; narrow the generator to what the "
-                       "engine accepts";
+    printCoverage(test, coverage, tagsOf(result));
+    if (coverage.cases > 0 && coverage.skipped() == coverage.cases)
+      ADD_FAILURE_AT(where.file_name(), where.line())
+          << "nncheck: " << test << ": all " << coverage.cases
+          << " cases were rejected or skipped (" << coverage.skippedText()
+          << "), so the property tested nothing; narrow the generator to what the engine "
+             "accepts";
     return;
   }
   if (!s.kind) {
     std::ostringstream os;
     rc::detail::printResultMessage(result, os);
-    ADD_FAILURE() << "nncheck: " << test << ": " << os.str();
+    ADD_FAILURE_AT(where.file_name(), where.line()) << "nncheck: " << test << ": " << os.str();
     return;
   }
   FailureInfo info;
@@ -225,13 +401,24 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   info.nodesAfter = static_cast<int>(s.lastCase.model.graph.nodes.size());
   info.shrinkSteps = s.steps;
   info.shrinkSeconds = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
-  if (s.last.localize)
-    if (std::optional<Divergence> d = s.last.localize()) info.firstDivergingNode = d->describe();
+  std::optional<Divergence> divergence;
+  if (s.last.localize) divergence = s.last.localize();
+  if (divergence) info.firstDivergingNode = divergence->describe();
   for (const auto& [config, other] : options.triage)
     info.triage[config] = outcomeName(runProperty(other, s.lastCase));
-  const std::string saved = saveOrSay(test, s.lastCase, info);
-  ADD_FAILURE() << report(test, s.last, s.lastCase, info, saved) << "(RapidCheck seed "
-                << params.seed << "; rerun with NNCHECK_SEED=" << params.seed << ")\n";
+  info.pattern = failurePattern(s.lastCase, *s.kind, divergence ? divergence->opType : "");
+  // One saved case per minimized pattern, as campaigns keep them: a run that started before
+  // another saved the pattern (ctest -j over seeds) points at that case instead.
+  std::string saved, note;
+  for (const CorpusCase& c : loadCorpus(corpus / testFolder(test)))
+    if (c.pattern == info.pattern) {
+      saved = c.dir.string();
+      note = "(this case was not saved: an earlier run saved the same minimized pattern above)\n";
+      break;
+    }
+  if (saved.empty()) saved = saveOrSay(corpus, test, s.lastCase, info);
+  ADD_FAILURE_AT(where.file_name(), where.line())
+      << report(test, s.last, s.lastCase, info, saved, params.seed) << note;
 }
 
 namespace {
@@ -252,11 +439,18 @@ class CorpusCaseTest : public ::testing::Test {
 
 void replayCorpusCase(const fs::path& dir, const Property& property,
                       const std::string& configuration) {
-  CorpusCase c = loadCorpusCase(dir);
+  CorpusCase c;
+  try {
+    c = loadCorpusCase(dir);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "nncheck: the saved case cannot be read: " << e.what();
+    return;
+  }
   Verdict v = runProperty(property, c.testCase);
   auto known = c.knownFailures.find(configuration);
   if (known == c.knownFailures.end()) {
-    if (v.kind) ADD_FAILURE() << report(currentTestName(), v, c.testCase, {}, dir.string());
+    if (v.kind)
+      ADD_FAILURE() << report(currentTestName(), v, c.testCase, {}, dir.string(), std::nullopt);
     return;
   }
   // A known failure: it must still fail the same way.
@@ -274,10 +468,11 @@ void replayCorpusCase(const fs::path& dir, const Property& property,
 
 void registerCorpusTests(const std::string& suite, const fs::path& corpus, Property property,
                          const std::string& configuration) {
-  for (const CorpusCase& c : loadCorpus(corpus)) {
-    std::string name = folderName(fs::relative(c.dir, corpus).string());
+  if (!registeredCorpus()) registeredCorpus() = corpus;
+  for (const fs::path& dir : corpusCaseDirs(corpus)) {
+    const std::string name = "corpus/" + fs::relative(dir, corpus).generic_string();
     ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [dir = c.dir, property, configuration]() -> ::testing::Test* {
+                            [dir, property, configuration]() -> ::testing::Test* {
                               return new CorpusCaseTest(dir, property, configuration);
                             });
   }

@@ -111,19 +111,25 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
 
 TestCase loadCase(const fs::path& caseDir) { return loadCorpusCase(caseDir).testCase; }
 
-std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {
-  std::vector<CorpusCase> out;
-  if (!fs::exists(corpus)) return out;
+std::vector<fs::path> corpusCaseDirs(const fs::path& corpus) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::exists(corpus, ec)) return out;
   for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator();
        ++it) {
     if (!it->is_directory() || !fs::exists(it->path() / "model.onnx")) continue;
     if (it->path().filename().string().find(".tmp.") != std::string::npos)
       continue;  // an unfinished save
-    out.push_back(loadCorpusCase(it->path()));
+    out.push_back(it->path());
     it.disable_recursion_pending();
   }
-  std::sort(out.begin(), out.end(),
-            [](const CorpusCase& a, const CorpusCase& b) { return a.dir < b.dir; });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {
+  std::vector<CorpusCase> out;
+  for (const fs::path& dir : corpusCaseDirs(corpus)) out.push_back(loadCorpusCase(dir));
   return out;
 }
 

@@ -21,8 +21,11 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
   Comparison c;
   if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
     c.ok = false;
-    c.message = "expected " + std::string(dtypeName(want.dtype())) + shapeToString(want.shape()) +
-                ", got " + std::string(dtypeName(got.dtype())) + shapeToString(got.shape());
+    c.layoutDiffers = true;
+    c.message = std::string(got.dtype() != want.dtype() ? "dtype" : "shape") +
+                " differs: expected " + std::string(dtypeName(want.dtype())) +
+                shapeToString(want.shape()) + ", got " + std::string(dtypeName(got.dtype())) +
+                shapeToString(got.shape());
     return c;
   }
   if (want.dtype() == DType::String) {

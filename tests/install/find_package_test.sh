@@ -1,25 +1,84 @@
 #!/usr/bin/env bash
 # Installs nncheck into a temporary prefix, then builds and tests examples/find_package against
-# it with find_package(nncheck): the package works outside the tree.
+# it with find_package(nncheck), the way a compiler team's repository uses it: the package works
+# outside the tree, nncheck_add_tests passes every setting to ctest, a failure is reported at the
+# user's test and replays from any folder, the saved failure is replayed first on the next run,
+# and the user's engine loads into the nncheck command line as a plug-in.
 set -euo pipefail
 build=$1 example=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+fail() { echo "FAILED: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$work/prefix" > /dev/null
 cmake -S "$example" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$work/build" -j "$(nproc)" > /dev/null
 cd "$work/build"
-ctest -N | tee "$work/list.txt" | tail -1
-grep -q 'MatchesReference/false.seed1' "$work/list.txt"
-grep -q 'MatchesReference/true.seed2' "$work/list.txt"
-grep -q 'ToyEngineCorpus.seed_3.seed1' "$work/list.txt"
-NNCHECK_CORPUS="$work/new-failures" ctest --output-on-failure -j "$(nproc)"
+export NNCHECK_CORPUS="$work/new-failures"
+
+# nncheck_add_tests: every setting reaches every entry; names as GoogleTest gives them plus the
+# seed; corpus tests once.
+ctest --show-only=json-v1 > "$work/tests.json"
+for needle in '"NNCHECK_CASES=20"' '"NNCHECK_MAX_NODES=8"' '"NNCHECK_TIMEOUT=30"' '"NNCHECK_SEED=2"'; do
+  grep -q "$needle" "$work/tests.json" || fail "no test has $needle in its environment"
+done
+ctest -N > "$work/list.txt"
+grep -q 'Levels/ToyEngineProps.MatchesReference/0.seed1' "$work/list.txt" || fail "ctest names"
+grep -q 'Levels/ToyEngineProps.MatchesReference/1.seed2' "$work/list.txt" || fail "ctest names"
+[ "$(grep -c 'ToyEngineCorpus.corpus/seed_3' "$work/list.txt")" -eq 1 ] \
+  || fail "the corpus test must be registered once, not once per seed"
+grep -q 'ToyEngineCorpus.corpus/seed_3.seed' "$work/list.txt" && fail "corpus test carries a seed"
+ctest --output-on-failure -j "$(nproc)"
+
+# A failing property (the planted O2 bug), run from another folder: the failure is reported at
+# the user's test, saved, and its replay command works from anywhere.
+cd "$work"
+set +e
+./build/engine_props --gtest_also_run_disabled_tests \
+  --gtest_filter='DISABLED_KnownBug/*' > "$work/fail.txt" 2>&1
+status=$?
+set -e
+[ "$status" -ne 0 ] || fail "the planted O2 bug was not found"
+grep -q 'engine_props.cpp:[0-9]*: Failure' "$work/fail.txt" \
+  || fail "the failure is not reported at the user's test: $(head -5 "$work/fail.txt")"
+grep -q 'failed: mismatch' "$work/fail.txt" || fail "not a mismatch"
+grep -q 'Using configuration' "$work/fail.txt" && fail "RapidCheck's random seed line is printed"
+replay=$(grep '^replay: ' "$work/fail.txt" | head -1 | sed 's/^replay: //')
+[ -n "$replay" ] || fail "no replay command"
+mkdir -p "$work/elsewhere" && cd "$work/elsewhere"
+set +e
+eval "$replay --gtest_also_run_disabled_tests" > "$work/replay.txt" 2>&1
+status=$?
+set -e
+[ "$status" -ne 0 ] || fail "the replay command did not fail again: $replay"
+grep -q 'failed: mismatch' "$work/replay.txt" || fail "the replay is not the same failure"
+# The next run replays the saved failure before generating anything.
+set +e
+"$work/build/engine_props" --gtest_also_run_disabled_tests \
+  --gtest_filter='DISABLED_KnownBug/*' > "$work/again.txt" 2>&1
+set -e
+grep -q 'a saved failure still fails (replayed before generating)' "$work/again.txt" \
+  || fail "the saved failure was not replayed first"
+
+# The engine as a plug-in of the command line.
+cli="$work/prefix/bin/nncheck"
+lib="$work/build/libtoy_engine.so"
+"$cli" engines --engine-lib "$lib" | grep -q '^toy ' || fail "nncheck engines does not list toy"
+"$cli" fuzz --engine-lib "$lib" --backend toy --config O1 --cases 40 --nodes 6 \
+  --corpus "$work/fuzz" > "$work/fuzz-ok.txt" || fail "toy O1 fails: $(tail "$work/fuzz-ok.txt")"
+set +e
+NNCHECK_ENGINE_LIBS="$lib" "$cli" fuzz --backend toy --config O2 --config O0 --cases 60 --nodes 6 \
+  --corpus "$work/fuzz" --fail-on-new > "$work/fuzz-bug.txt" 2>&1
+status=$?
+set -e
+[ "$status" -eq 1 ] || fail "toy O2's bug was not found by nncheck fuzz: $(tail "$work/fuzz-bug.txt")"
+grep -q 'Sigmoid' "$work/fuzz-bug.txt" || fail "the finding does not name Sigmoid"
 
 # GoogleTest sharding splits the properties, TEST_P instances and corpus tests across shards.
-total=$(./engine_props --gtest_list_tests | grep -c '^  ')
-shard() { GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$1 NNCHECK_CASES=3 NNCHECK_CORPUS="$work/new-failures" \
-  ./engine_props | grep -c '^\[ RUN'; }
+cd "$work/build"
+total=$(NNCHECK_CASES=3 ./engine_props | grep -c '^\[ RUN')
+shard() { GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$1 NNCHECK_CASES=3 ./engine_props | grep -c '^\[ RUN'; }
 run0=$(shard 0)
 run1=$(shard 1)
 echo "sharding: $total tests, $run0 in shard 0, $run1 in shard 1"
 [ "$run0" -gt 0 ] && [ "$run1" -gt 0 ] && [ $((run0 + run1)) -eq "$total" ]
+echo "find_package example: all checks passed"

@@ -59,7 +59,7 @@ Property matchesReference(Backend& engine, bool isolate) {
   return [&engine, isolate](const TestCase& tc) {
     TensorMap want = runOn(reference(), tc);
     TensorMap got = isolate ? runOn(isolated(engine, 300ms), tc) : runOn(engine, tc);
-    NNCHECK_ASSERT_ALLCLOSE(got, want);
+    assertAllClose(got, want);
   };
 }
 
