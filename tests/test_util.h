@@ -1,5 +1,7 @@
-// Helpers shared by nncheck's tests: ONNX's node tests as fixtures.
+// Helpers shared by nncheck's tests: ONNX's node tests as fixtures, temporary folders.
 #pragma once
+
+#include <stdlib.h>
 
 #include <filesystem>
 #include <set>
@@ -12,6 +14,27 @@
 #include "ops/infer.h"
 
 namespace nncheck::testing {
+
+// A fresh folder of its own under the system's temporary folder, removed with everything in it
+// when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag) {
+    std::string pattern = (std::filesystem::temp_directory_path() / ("nncheck_" + tag + "_XXXXXX"));
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create " + pattern);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 inline std::filesystem::path nodeTestDir() {
   auto d = defaultNodeTestDir();

@@ -24,16 +24,17 @@
 namespace nncheck {
 
 struct EngineInfo {
-  std::string name;         // what --backend takes
-  std::string description;  // one line for `nncheck engines` and --help
+  // Every member has a default, so designated initializers may leave any out.
+  std::string name{};         // what --backend takes
+  std::string description{};  // one line for `nncheck engines` and --help
   // Builds the engine for a configuration text ("" is the default); throws nncheck::Error
   // naming what is wrong with the text.
-  std::function<std::unique_ptr<Backend>(const std::string& configuration)> make;
+  std::function<std::unique_ptr<Backend>(const std::string& configuration)> make{};
   // Every configuration this machine can run, the default first; empty function: {""}.
-  std::function<std::vector<std::string>()> configurations;
+  std::function<std::vector<std::string>()> configurations{};
   // What probing starts from (dtypes, opset, weights); empty function: the engine's own
   // capabilities() with every op.
-  std::function<Capabilities()> baseCapabilities;
+  std::function<Capabilities()> baseCapabilities{};
 };
 
 class EngineRegistry {

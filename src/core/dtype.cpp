@@ -1,5 +1,7 @@
 #include "nncheck/dtype.h"
 
+#include "nncheck/error.h"
+
 #include <array>
 #include <bit>
 #include <cmath>
@@ -84,14 +86,14 @@ DType dtypeFromName(std::string_view name) {
     if (i.name == name) return i.type;
   if (name == "float") return DType::Float32;
   if (name == "double") return DType::Float64;
-  throw std::invalid_argument("unknown dtype '" + std::string(name) +
+  throw Error("unknown dtype '" + std::string(name) +
                               "' (expected e.g. float32, float64, float16, int8, uint8, int32, "
                               "int64, bool)");
 }
 
 size_t dtypeSize(DType t) {
   if (const auto* i = find(t)) return i->size;
-  throw std::invalid_argument("dtype " + std::to_string(static_cast<int>(t)) +
+  throw Error("dtype " + std::to_string(static_cast<int>(t)) +
                               " is not an ONNX type");
 }
 

@@ -1,5 +1,7 @@
 #include "nncheck/tensor.h"
 
+#include "nncheck/error.h"
+
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -9,9 +11,9 @@ namespace nncheck {
 int64_t elementCount(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
-    if (d < 0) throw std::invalid_argument("negative dim in shape " + shapeToString(shape));
+    if (d < 0) throw Error("negative dim in shape " + shapeToString(shape));
     if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
-      throw std::invalid_argument("element count of shape " + shapeToString(shape) + " overflows");
+      throw Error("element count of shape " + shapeToString(shape) + " overflows");
     n *= d;
   }
   return n;
@@ -35,7 +37,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     size_t bytes = static_cast<size_t>(count_) * dtypeSize(dtype_);
     // Refuse absurd allocations with a message instead of std::bad_alloc.
     if (bytes > (size_t{1} << 34))
-      throw std::invalid_argument("tensor " + shapeToString(shape_) + " of " +
+      throw Error("tensor " + shapeToString(shape_) + " of " +
                                   std::string(dtypeName(dtype_)) + " is too large (" +
                                   std::to_string(bytes) + " bytes)");
     bytes_.assign(bytes, 0);
@@ -44,13 +46,13 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
 
 void Tensor::checkCount(const Tensor& t, size_t n) {
   if (static_cast<int64_t>(n) != t.count_)
-    throw std::invalid_argument("tensor of shape " + shapeToString(t.shape_) + " needs " +
+    throw Error("tensor of shape " + shapeToString(t.shape_) + " needs " +
                                 std::to_string(t.count_) + " values, got " + std::to_string(n));
 }
 
 void Tensor::checkType(DType want) const {
   if (want != dtype_)
-    throw std::logic_error("tensor of dtype " + std::string(dtypeName(dtype_)) + " accessed as " +
+    throw Error("tensor of dtype " + std::string(dtypeName(dtype_)) + " accessed as " +
                            std::string(dtypeName(want)));
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/cli_runner.h"
+#include "test_util.h"
 #include "nncheck/corpus.h"
 
 namespace nncheck {
@@ -16,12 +17,8 @@ using testing::runCli;
 
 class FuzzCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    corpus_ = fs::temp_directory_path() / ("nncheck_fuzz_cli_" + std::to_string(::getpid()));
-    fs::remove_all(corpus_);
-  }
-  void TearDown() override { fs::remove_all(corpus_); }
-  fs::path corpus_;
+  testing::TempDir tmp_{"fuzz_cli"};
+  fs::path corpus_ = tmp_.path() / "corpus";
 };
 
 TEST_F(FuzzCommand, ACampaignAgainstOpenCVFindsSavesAndSummarizes) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cli/cli_runner.h"
+#include "test_util.h"
 #include "nncheck/conformance.h"
 #include "nncheck/onnx_io.h"
 
@@ -16,12 +17,8 @@ using testing::runCli;
 
 class GenCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nncheck_gen_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  testing::TempDir tmp_{"gen_cli"};
+  fs::path dir_ = tmp_.path();
 };
 
 // Every file of a case, relative path -> bytes.

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "cli/cli_runner.h"
+#include "test_util.h"
 #include "nncheck/onnx_io.h"
 
 namespace nncheck {
@@ -25,14 +26,14 @@ TEST(ProbeCommand, TheReferenceAcceptsAndMatchesEveryOp) {
 TEST(ProbeCommand, OpenCVsCompiledCapabilityTableMatchesAFreshProbe) {
   // The table the OpenCV backend compiles in must be what probing this engine gives now, so it
   // never drifts from the installed OpenCV.
-  const std::string table = "/tmp/nncheck_probe_table_" + std::to_string(::getpid()) + ".inc";
+  testing::TempDir tmp("probe");
+  const std::string table = (tmp.path() / "table.inc").string();
   auto o = runCli("probe --backend opencv --write-table " + table);
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("opencv (cpu, fusion on):"), std::string::npos) << o.output;
   EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/opencv/opencv_capabilities.inc"))
       << "rebuild it: nncheck probe --backend opencv --write-table "
          "src/backends/opencv/opencv_capabilities.inc";
-  std::remove(table.c_str());
   auto bad = runCli("probe --backend nosuch");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.output.find("nosuch"), std::string::npos) << bad.output;

@@ -17,17 +17,13 @@ using testing::runCli;
 
 class RunCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nncheck_cli_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  testing::TempDir tmp_{"run_cli"};
+  fs::path dir_ = tmp_.path();
   // A copy of a node test case that the test may then damage.
   fs::path copyCase(const std::string& name) {
     fs::copy(testing::nodeTestDir() / name, dir_ / name, fs::copy_options::recursive);
     return dir_ / name;
   }
-  fs::path dir_;
 };
 
 TEST_F(RunCommand, PassingCasesExitZeroWithTheSummaryLine) {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "nncheck/error.h"
+
 namespace nncheck {
 namespace {
 
@@ -29,7 +31,7 @@ TEST(DType, NamesRoundTripAndUnknownNamesAreRejected) {
   try {
     dtypeFromName("float33");
     FAIL() << "no exception";
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("float33"), std::string::npos);
   }
 }

@@ -51,16 +51,12 @@ TEST(OnnxIo, EveryNodeTestTensorRoundTrips) {
 
 class MalformedFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nncheck_io_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  testing::TempDir tmp_{"io"};
+  fs::path dir_ = tmp_.path();
   fs::path write(const std::string& name, const std::string& bytes) {
     std::ofstream(dir_ / name, std::ios::binary) << bytes;
     return dir_ / name;
   }
-  fs::path dir_;
 };
 
 void expectErrorMentioning(const std::function<void()>& f, const std::string& needle) {

@@ -5,8 +5,10 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 #include "doubles.h"
+#include "test_util.h"
 #include "nncheck/conformance.h"
 #include "nncheck/gtest.h"
 #include "nncheck/onnx_io.h"
@@ -20,15 +22,12 @@ using namespace std::chrono_literals;
 class Glue : public ::testing::Test {
  protected:
   void SetUp() override {
-    corpus_ = fs::temp_directory_path() / ("nncheck_corpus_" + std::to_string(::getpid()));
-    fs::remove_all(corpus_);
     ::setenv("NNCHECK_CORPUS", corpus_.c_str(), 1);
     ::setenv("NNCHECK_SEED", "1", 1);
   }
   void TearDown() override {
     ::unsetenv("NNCHECK_CORPUS");
     ::unsetenv("NNCHECK_SEED");
-    fs::remove_all(corpus_);
   }
 
   // Runs check() and returns the failure messages it reported.
@@ -52,7 +51,8 @@ class Glue : public ::testing::Test {
     return cases.empty() ? fs::path() : cases[0];
   }
 
-  fs::path corpus_;
+  testing::TempDir tmp_{"check"};
+  fs::path corpus_ = tmp_.path() / "corpus";
 };
 
 Property matchesReference(Backend& engine, bool isolate) {
@@ -300,6 +300,147 @@ TEST_F(Glue, AKnownFailureMustKeepFailingTheSameWay) {
   // A configuration without the mark must pass.
   EXPECT_EQ(failuresReplaying(onBuggy, "gpu").size(), 1u);
   EXPECT_TRUE(failuresReplaying(onReference, "gpu").empty());
+}
+
+}  // namespace
+}  // namespace nncheck
+
+namespace nncheck {
+namespace {
+
+// Runs the reference and leaves a file named by the pid of the process that ran it.
+class RecordsItsProcess : public Backend {
+ public:
+  explicit RecordsItsProcess(fs::path dir) : dir_(std::move(dir)) {}
+  std::string name() const override { return "records-its-process"; }
+  TensorMap run(const Model& m, const TensorMap& in) override {
+    std::ofstream(dir_ / std::to_string(::getpid())) << "ran";
+    return runReference(m, in);
+  }
+  std::set<std::string> processes() const {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) out.insert(e.path().filename().string());
+    return out;
+  }
+
+ private:
+  fs::path dir_;
+};
+
+TEST_F(Glue, TheEngineRunsInOneIsolatedWorkerForAWholeCheck) {
+  RecordsItsProcess engine(tmp_.path());
+  ::setenv("NNCHECK_CASES", "20", 1);
+  auto failures = failuresOf(gen::testCase(config({"Relu", "Add"}, {})),
+                             [&](const TestCase& tc) { assertMatchesReference(engine, tc); });
+  ::unsetenv("NNCHECK_CASES");
+  EXPECT_TRUE(failures.empty()) << failures[0];
+  const std::set<std::string> pids = engine.processes();
+  ASSERT_EQ(pids.size(), 1u) << "expected one persistent worker for 20 cases";
+  EXPECT_EQ(pids.count(std::to_string(::getpid())), 0u) << "the engine ran in the test process";
+  // Outside check() there is no scope: each call isolates afresh.
+  for (const auto& e : fs::directory_iterator(tmp_.path())) fs::remove(e.path());
+  TestCase tc = makeTestCase(config({"Relu"}, {}), 1);
+  assertMatchesReference(engine, tc);
+  assertMatchesReference(engine, tc);
+  EXPECT_EQ(engine.processes().size(), 2u);
+}
+
+TEST_F(Glue, TheFailureIsReportedAtTheLineThatCalledCheck) {
+  testing::MatMulReluOddInner engine;
+  ::testing::TestPartResultArray results;
+  int line = 0;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    line = __LINE__ + 1;
+    check(gen::testCase(config({"MatMul", "Relu"}, {})),
+          [&](const TestCase& tc) { assertMatchesReference(engine, tc); });
+  }
+  ASSERT_EQ(results.size(), 1);
+  EXPECT_STREQ(results.GetTestPartResult(0).file_name(), __FILE__);
+  EXPECT_EQ(results.GetTestPartResult(0).line_number(), line);
+}
+
+TEST_F(Glue, SavedFailuresAreReplayedFirstAndAPatternIsSavedOnce) {
+  // Fails on any Sigmoid, except on cases made from `spared` (a saved case keeps its seed).
+  uint64_t spared = 0;
+  int runs = 0;
+  Property property = [&](const TestCase& tc) {
+    ++runs;
+    for (const Node& n : tc.model.graph.nodes)
+      if (n.opType == "Sigmoid" && tc.seed != spared)
+        throw PropertyFailure(FailureKind::Mismatch, "Sigmoid wrong");
+  };
+  const auto gen = gen::testCase(config({"Sigmoid", "Relu", "Add"}, {}));
+  ASSERT_EQ(failuresOf(gen, property).size(), 1u);
+  const fs::path first = savedCase();
+
+  // The next run replays the saved case before anything else: one run, and it fails.
+  runs = 0;
+  auto again = failuresOf(gen, property);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(runs, 1);
+  EXPECT_NE(again[0].find("a saved failure still fails (replayed before generating)"),
+            std::string::npos)
+      << again[0];
+  EXPECT_NE(again[0].find(first.string()), std::string::npos) << again[0];
+
+  // Once the saved case passes, generation finds the same bug from other seeds, and its
+  // minimized pattern is already saved: reported, not saved twice.
+  spared = loadCase(first).seed;
+  ::setenv("NNCHECK_SEED", "2", 1);
+  auto other = failuresOf(gen, property);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_NE(other[0].find("an earlier run saved the same minimized pattern"), std::string::npos)
+      << other[0];
+  EXPECT_EQ(savedCase(), first);
+}
+
+TEST_F(Glue, TheReportReplaysFromAnyFolderWithTheSettingsOfTheRun) {
+  testing::MatMulReluOddInner engine;
+  ::setenv("NNCHECK_MAX_NODES", "12", 1);
+  auto failures = failuresOf(gen::testCase(config({"MatMul", "Relu"}, {})),
+                             [&](const TestCase& tc) { assertMatchesReference(engine, tc); });
+  ::unsetenv("NNCHECK_MAX_NODES");
+  ASSERT_EQ(failures.size(), 1u);
+  const std::string& msg = failures[0];
+  const std::string replay = msg.substr(msg.find("replay: "));
+  EXPECT_NE(replay.find("NNCHECK_REPLAY='" + fs::absolute(savedCase()).string() + "'"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(replay.find("NNCHECK_MAX_NODES='12'"), std::string::npos) << msg;
+  EXPECT_NE(replay.find(" /"), std::string::npos) << "the binary's path is absolute\n" << msg;
+  EXPECT_NE(msg.find("rerun:  "), std::string::npos) << msg;
+}
+
+TEST_F(Glue, APassingRunSaysWhatItCoveredAndWhatItNeverReached) {
+  ::setenv("NNCHECK_CASES", "30", 1);
+  ::testing::internal::CaptureStdout();
+  auto failures = failuresOf(gen::testCase(config({"Relu", "Add", "Tanh"}, {{"Tanh", 1e-9}})),
+                             [](const TestCase&) {});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ::unsetenv("NNCHECK_CASES");
+  EXPECT_TRUE(failures.empty());
+  EXPECT_NE(out.find(": 30 cases, 0 not tests"), std::string::npos) << out;
+  EXPECT_NE(out.find("ops seen: 2 of 3 usable"), std::string::npos) << out;
+  EXPECT_NE(out.find("never generated: Tanh"), std::string::npos) << out;
+  EXPECT_NE(out.find("Relu->"), std::string::npos) << out;
+}
+
+TEST_F(Glue, AnUnreadableSavedCaseFailsItsOwnTestNamingTheFile) {
+  const fs::path dir = corpus_ / "S.T" / "broken";
+  fs::create_directories(dir / "test_data_set_0");
+  std::ofstream(dir / "model.onnx") << "not a model";
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    replayCorpusCase(dir, [](const TestCase&) {});
+  }
+  ASSERT_EQ(results.size(), 1);
+  EXPECT_NE(std::string(results.GetTestPartResult(0).message()).find((dir / "model.onnx").string()),
+            std::string::npos)
+      << results.GetTestPartResult(0).message();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "doubles.h"
+#include "test_util.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
 
@@ -17,12 +18,6 @@ using namespace std::chrono_literals;
 
 class Campaign : public ::testing::Test {
  protected:
-  void SetUp() override {
-    corpus_ = fs::temp_directory_path() / ("nncheck_campaign_" + std::to_string(::getpid()));
-    fs::remove_all(corpus_);
-  }
-  void TearDown() override { fs::remove_all(corpus_); }
-
   CampaignOptions options(int64_t cases) {
     CampaignOptions o;
     o.generator.nodes = 8;
@@ -37,7 +32,8 @@ class Campaign : public ::testing::Test {
     return o;
   }
 
-  fs::path corpus_;
+  testing::TempDir tmp_{"campaign"};
+  fs::path corpus_ = tmp_.path() / "corpus";
 };
 
 TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {

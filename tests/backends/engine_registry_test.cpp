@@ -1,0 +1,75 @@
+// The engine registry: engines by name, their configurations, clear errors, and shared
+// libraries that do not load.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "nncheck/engine.h"
+#include "nncheck/error.h"
+#include "nncheck/reference.h"
+#include "test_util.h"
+
+namespace nncheck {
+namespace {
+
+TEST(EngineRegistry, TheReferenceIsRegisteredWithoutConfigurations) {
+  ASSERT_TRUE(engines().contains("reference"));
+  EXPECT_EQ(engines().make("reference", "")->name(), "reference");
+  EXPECT_EQ(engines().configurations("reference"), std::vector<std::string>{""});
+  EXPECT_THROW(engines().make("reference", "fusion=off"), Error);
+}
+
+TEST(EngineRegistry, AnUnknownNameListsTheRegisteredOnes) {
+  try {
+    engines().make("nosuch", "");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nosuch: unknown engine (registered: "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("reference"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineRegistry, EntriesNeedANameAFactoryAndAFreeName) {
+  EngineRegistry r;
+  EXPECT_THROW(r.add({.name = "", .make = [](const std::string&) {
+                        return std::unique_ptr<Backend>(new ReferenceBackend);
+                      }}),
+               Error);
+  EXPECT_THROW(r.add({.name = "x"}), Error);
+  r.add({.name = "x",
+         .make = [](const std::string&) { return std::unique_ptr<Backend>(new ReferenceBackend); },
+         .configurations = [] { return std::vector<std::string>{"a", "b"}; }});
+  EXPECT_THROW(r.add({.name = "x", .make = [](const std::string&) {
+                        return std::unique_ptr<Backend>(new ReferenceBackend);
+                      }}),
+               Error);
+  EXPECT_EQ(r.names(), std::vector<std::string>{"x"});
+  EXPECT_EQ(r.configurations("x"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r.baseCapabilities("x").ops, std::vector<std::string>{});
+}
+
+TEST(EngineRegistry, ALibraryThatIsMissingOrNotALibraryIsNamed) {
+  try {
+    loadEngineLibrary("/nonexistent/libengine.so");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libengine.so: no such file"),
+              std::string::npos)
+        << e.what();
+  }
+  testing::TempDir dir("engine_lib");
+  const auto fake = dir.path() / "libfake.so";
+  std::ofstream(fake) << "not an ELF file";
+  try {
+    loadEngineLibrary(fake.string());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("libfake.so: cannot load it"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nncheck
