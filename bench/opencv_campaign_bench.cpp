@@ -2,7 +2,7 @@
 // (generate, reference, isolated engine run, compare, and shrink, localize, triage and dedup of
 // failures), 10-node float32 models, one configuration run and two triaged; and the cost of one
 // isolated engine run per isolation mode, which is why campaigns keep a persistent worker.
-//   taskset -c 0 ./build/bench/campaign_bench
+//   taskset -c 0 ./build/bench/opencv_campaign_bench
 #include <benchmark/benchmark.h>
 
 #include <filesystem>

@@ -49,9 +49,9 @@ void shrinkOne(benchmark::State& state, const Scenario& s) {
     while (!fails(engine, s.isolate, cur));
     state.ResumeTiming();
     // RapidCheck's search: take the first failing candidate, then shrink that, until none fails.
-    ShrinkResult r = shrinkGreedily(
-        std::move(cur), [&](const TestCase& c) { return fails(engine, s.isolate, c); },
-        {1 << 30, 1e9});
+    ShrinkResult r = shrinkGreedily(std::move(cur),
+                                    [&](const TestCase& c) { return fails(engine, s.isolate, c); },
+                                    {1 << 30, 1e9});
     runs += r.steps;
     nodesAfter += static_cast<int64_t>(r.testCase.model.graph.nodes.size());
   }

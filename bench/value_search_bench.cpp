@@ -15,9 +15,9 @@
 
 #include "generators/value_domain.h"
 #include "generators/values.h"
-#include "ops/infer.h"
 #include "nncheck/generator.h"
 #include "nncheck/value_search.h"
+#include "ops/infer.h"
 
 namespace {
 

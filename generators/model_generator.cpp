@@ -16,11 +16,11 @@
 #include "generators/op_table.h"
 #include "generators/value_domain.h"
 #include "generators/values.h"
+#include "interp/run_node.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/test_case.h"
 #include "nncheck/value_search.h"
-#include "interp/run_node.h"
 #include "ops/infer.h"
 #include "solver/symbolic.h"
 
@@ -559,7 +559,8 @@ bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
   if (!backward) {
     const Node& node = nodes_.back();
     for (const std::string& in : node.inputs)
-      if (const Value* v = in.empty() ? nullptr : valueNamed(in); v && v->kind != Value::Kind::Computed)
+      if (const Value* v = in.empty() ? nullptr : valueNamed(in);
+          v && v->kind != Value::Kind::Computed)
         current_[in] = v->data;
     std::vector<Tensor> outs = runNode(node, nodes_.size() - 1, cfg_.opset, current_);
     for (size_t i = 0; i < node.outputs.size(); ++i)
@@ -658,8 +659,7 @@ TestCase Builder::assemble() const {
       if (!in.empty()) ++consumers[index.at(in)];
   for (size_t v = 0; v < values_.size(); ++v) {
     const Value& val = values_[v];
-    if (val.kind == Value::Kind::Input && consumers[v] > 0)
-    {
+    if (val.kind == Value::Kind::Input && consumers[v] > 0) {
       m.graph.inputs.push_back(ValueInfo::tensor(val.name, val.dtype, val.shape));
       if (cfg_.finiteValues) tc.inputs[val.name] = val.data;
     } else if (val.kind == Value::Kind::Initializer && consumers[v] > 0)

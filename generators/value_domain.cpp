@@ -38,8 +38,8 @@ int64_t visit(const std::string& name, const TensorMap& values, Gradients* seeds
 
 }  // namespace
 
-int64_t checkNode(const ops::OpSpec& spec, const Node& node, const TensorMap& values,
-                  double bound, Gradients* seeds) {
+int64_t checkNode(const ops::OpSpec& spec, const Node& node, const TensorMap& values, double bound,
+                  Gradients* seeds) {
   int64_t count = 0;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const ops::InputSpec& is = spec.inputSpec(i);

@@ -1,18 +1,17 @@
 #include "nncheck/value_search.h"
 
-#include "nncheck/generator.h"
-
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <optional>
-#include <cmath>
 #include <set>
 
 #include "generators/value_domain.h"
 #include "generators/values.h"
 #include "interp/gradients.h"
 #include "interp/run_node.h"
+#include "nncheck/generator.h"
 #include "ops/infer.h"
 
 namespace nncheck {
@@ -84,8 +83,9 @@ class Rprop {
       : initialStep_(initialStep), bound_(bound) {
     for (const std::string& name : params) {
       Tensor* t = valueOf(tc, name);
-      if (t) state_.push_back({name, t, std::vector<double>(static_cast<size_t>(t->size()), 0),
-                               std::vector<double>(static_cast<size_t>(t->size()), 0)});
+      if (t)
+        state_.push_back({name, t, std::vector<double>(static_cast<size_t>(t->size()), 0),
+                          std::vector<double>(static_cast<size_t>(t->size()), 0)});
     }
   }
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config clang-format
   libz3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <map>
 
+#include "nncheck/error.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
-#include "nncheck/error.h"
 
 namespace nncheck::testing {
 

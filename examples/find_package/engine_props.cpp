@@ -10,9 +10,8 @@ class ToyEngineProps : public nncheck::PropertyTest<std::string> {};
 
 TEST_P(ToyEngineProps, MatchesReference) {
   toy::Engine engine(GetParam());
-  check(nncheck::gen::testCase(engine.capabilities()), [&](const nncheck::TestCase& tc) {
-    nncheck::assertMatchesReference(engine, tc);
-  });
+  check(nncheck::gen::testCase(engine.capabilities()),
+        [&](const nncheck::TestCase& tc) { nncheck::assertMatchesReference(engine, tc); });
 }
 INSTANTIATE_TEST_SUITE_P(Levels, ToyEngineProps, ::testing::Values("O0", "O1"));
 // O2 carries a planted bug: disabled here, run on purpose by tests/install/find_package_test.sh.

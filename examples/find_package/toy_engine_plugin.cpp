@@ -12,5 +12,8 @@ NNCHECK_REGISTER_ENGINE(toy) {
           .make = [](const std::string& level) -> std::unique_ptr<nncheck::Backend> {
             return std::make_unique<toy::Engine>(level.empty() ? "O0" : level);
           },
-          .configurations = [] { return std::vector<std::string>{"O0", "O1", "O2"}; }};
+          .configurations =
+              [] {
+                return std::vector<std::string>{"O0", "O1", "O2"};
+              }};
 }

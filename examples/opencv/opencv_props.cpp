@@ -88,8 +88,7 @@ TEST_P(OpenCV, FusionChangesNothing) {
   nncheck::opencv::Backend a(fused), b(unfused);
   check(
       nncheck::gen::testCase(withoutKnownBugs(a)),
-      [&](const nncheck::TestCase& tc) { nncheck::assertAgree(a, b, tc); },
-      a.name());
+      [&](const nncheck::TestCase& tc) { nncheck::assertAgree(a, b, tc); }, a.name());
 }
 
 INSTANTIATE_TEST_SUITE_P(Configurations, OpenCV,

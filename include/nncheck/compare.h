@@ -18,7 +18,7 @@ struct Comparison {
   double maxRelError = 0;  // |got - want| / |want|; infinite likewise, or for want 0
   int64_t mismatches = 0;
   bool layoutDiffers = false;  // dtype or shape differ: no value was compared
-  std::string message;  // empty when ok: what differs, with the first mismatching element
+  std::string message;         // empty when ok: what differs, with the first mismatching element
 };
 
 Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol = {});

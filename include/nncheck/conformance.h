@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "nncheck/isolation.h"
 #include "nncheck/compare.h"
+#include "nncheck/isolation.h"
 
 namespace nncheck {
 

@@ -6,8 +6,8 @@
 //   NNCHECK_REGISTER_ENGINE(mycompiler) {
 //     return {.name = "mycompiler",
 //             .description = "my compiler, opt levels 0-3",
-//             .make = [](const std::string& config) { return std::make_unique<MyCompiler>(config); },
-//             .configurations = [] { return std::vector<std::string>{"O0", "O3"}; }};
+//             .make = [](const std::string& config) { return std::make_unique<MyCompiler>(config);
+//             }, .configurations = [] { return std::vector<std::string>{"O0", "O3"}; }};
 //   }
 //
 //   auto engine = nncheck::engines().make("mycompiler", "O3");   // throws nncheck::Error
@@ -83,8 +83,8 @@ struct EngineRegistration {
 }  // namespace nncheck
 
 // Registers an engine at static initialization; the body returns its EngineInfo.
-#define NNCHECK_REGISTER_ENGINE(id)                                                      \
-  static ::nncheck::EngineInfo nncheck_engine_info_##id();                               \
+#define NNCHECK_REGISTER_ENGINE(id)                                                    \
+  static ::nncheck::EngineInfo nncheck_engine_info_##id();                             \
   static const ::nncheck::detail::EngineRegistration nncheck_engine_registration_##id{ \
-      &nncheck_engine_info_##id};                                                        \
+      &nncheck_engine_info_##id};                                                      \
   static ::nncheck::EngineInfo nncheck_engine_info_##id()

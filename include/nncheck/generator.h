@@ -79,7 +79,6 @@ TensorMap randomInputs(const Model& model, uint64_t seed);
 // the model is finite and within 1e6 on these inputs and weights (value search ran as the model
 // grew); without, the inputs are randomInputs(model, seed). Deterministic like generateModel,
 // whose model it is.
-TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed,
-                      GenerationStats* stats = nullptr);
+TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats = nullptr);
 
 }  // namespace nncheck

@@ -56,8 +56,7 @@ struct CheckOptions {
 // current GoogleTest test at `where` (the caller) with the shrunk model, the error figures, the
 // failure kind, the saved path and the replay commands. Engines the property asserts on through
 // the Backend& assertions run in one persistent isolated worker each (an EngineScope).
-void check(const rc::Gen<TestCase>& gen, const Property& property,
-           const CheckOptions& options = {},
+void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options = {},
            std::source_location where = std::source_location::current());
 
 // A fixture for TEST_P suites over an engine's configurations: check() records the parameter
@@ -70,8 +69,7 @@ class PropertyTest : public ::testing::TestWithParam<Param> {
              std::source_location where = std::source_location::current()) {
     ::nncheck::check(
         gen, property,
-        {std::move(backend), ::testing::PrintToString(this->GetParam()), std::move(triage)},
-        where);
+        {std::move(backend), ::testing::PrintToString(this->GetParam()), std::move(triage)}, where);
   }
 };
 

@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "nncheck/isolation.h"
 #include "nncheck/compare.h"
+#include "nncheck/isolation.h"
 #include "nncheck/test_case.h"
 
 namespace nncheck {

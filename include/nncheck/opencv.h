@@ -1,5 +1,5 @@
-// The OpenCV DNN engine (nncheck::opencv, built when OpenCV's DNN module is found): loads the model from memory
-// with readNetFromONNX, sets the inputs, runs forward on the graph outputs.
+// The OpenCV DNN engine (nncheck::opencv, built when OpenCV's DNN module is found): loads the model
+// from memory with readNetFromONNX, sets the inputs, runs forward on the graph outputs.
 //
 //   nncheck::opencv::Backend cv({.fusion = false, .target = nncheck::opencv::Target::Cpu});
 //   nncheck::TensorMap out = cv.run(model, inputs);   // throws nncheck::Error when OpenCV does

@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "nncheck/isolation.h"
 #include "nncheck/compare.h"
+#include "nncheck/isolation.h"
 #include "nncheck/localize.h"
 #include "nncheck/test_case.h"
 

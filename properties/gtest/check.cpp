@@ -69,9 +69,9 @@ std::optional<fs::path>& registeredCorpus() {
 
 fs::path corpusRoot() {
   const char* c = std::getenv("NNCHECK_CORPUS");
-  fs::path root = c && *c                ? fs::path(c)
-                  : registeredCorpus()   ? *registeredCorpus()
-                                         : fs::path("nncheck-corpus");
+  fs::path root = c && *c              ? fs::path(c)
+                  : registeredCorpus() ? *registeredCorpus()
+                                       : fs::path("nncheck-corpus");
   std::error_code ec;
   fs::path abs = fs::absolute(root, ec);
   return ec ? root : abs.lexically_normal();
@@ -171,8 +171,9 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
     os << "replay: NNCHECK_REPLAY='" << saved << "' " << settingsPrefix({"NNCHECK_SEED"})
        << selfPath() << filter << "\n";
   if (seed)
-    os << "rerun:  " << settingsPrefix({"NNCHECK_SEED", "NNCHECK_CORPUS"}) << "NNCHECK_SEED=" << *seed
-       << " NNCHECK_CORPUS=/tmp/nncheck-rerun " << selfPath() << filter << "\n";
+    os << "rerun:  " << settingsPrefix({"NNCHECK_SEED", "NNCHECK_CORPUS"})
+       << "NNCHECK_SEED=" << *seed << " NNCHECK_CORPUS=/tmp/nncheck-rerun " << selfPath() << filter
+       << "\n";
   return os.str();
 }
 
@@ -250,11 +251,12 @@ void printCoverage(const std::string& test, const Coverage& c,
     std::printf("  ops seen: %zu; op pairs: %zu distinct%s%s\n", c.casesWithOp.size(),
                 c.pairs.size(), top.empty() ? "" : ", most frequent ", top.c_str());
   if (!never.empty() || !rarely.empty())
-    std::printf("  not tested enough: %s%s%s%s%s (raise NNCHECK_CASES or weight them up in "
-                "GeneratorConfig::opWeights)\n",
-                never.empty() ? "" : "never generated: ", never.c_str(),
-                !never.empty() && !rarely.empty() ? "; " : "",
-                rarely.empty() ? "" : "in fewer than 3 cases: ", rarely.c_str());
+    std::printf(
+        "  not tested enough: %s%s%s%s%s (raise NNCHECK_CASES or weight them up in "
+        "GeneratorConfig::opWeights)\n",
+        never.empty() ? "" : "never generated: ", never.c_str(),
+        !never.empty() && !rarely.empty() ? "; " : "",
+        rarely.empty() ? "" : "in fewer than 3 cases: ", rarely.c_str());
   for (const auto& [tag, n] : tags)
     std::printf("  %5.1f%% %s\n", 100.0 * n / std::max(c.cases, 1), tag.c_str());
   std::fflush(stdout);

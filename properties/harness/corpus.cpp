@@ -94,8 +94,7 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
     try {
       auto j = nlohmann::json::parse(readFile(meta));
       tc.seed = j.value("seed", uint64_t{0});
-      c.knownFailures =
-          j.value("known_failures", std::map<std::string, std::string>{});
+      c.knownFailures = j.value("known_failures", std::map<std::string, std::string>{});
       c.pattern = j.value("pattern", std::string());
     } catch (const nlohmann::json::exception& e) {
       throw Error(meta.string() + ": not valid nncheck metadata: " + e.what());

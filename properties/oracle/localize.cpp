@@ -1,8 +1,8 @@
 #include "nncheck/localize.h"
 
-#include "nncheck/reference.h"
-
 #include <set>
+
+#include "nncheck/reference.h"
 
 namespace nncheck {
 namespace {
@@ -45,7 +45,6 @@ Model exposeAllValues(const Model& model, const TensorMap& values) {
         m.graph.outputs.push_back(typedLike(out, values));
   return m;
 }
-
 
 namespace {
 

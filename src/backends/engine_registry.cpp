@@ -14,8 +14,7 @@ namespace nncheck {
 void EngineRegistry::add(EngineInfo info) {
   if (info.name.empty()) throw Error("engine registry: an engine has no name");
   if (!info.make) throw Error("engine '" + info.name + "': no factory (EngineInfo::make)");
-  if (engines_.count(info.name))
-    throw Error("engine '" + info.name + "' is registered twice");
+  if (engines_.count(info.name)) throw Error("engine '" + info.name + "' is registered twice");
   const std::string name = info.name;
   engines_.emplace(name, std::move(info));
 }
@@ -98,8 +97,7 @@ void loadEngineLibrary(const std::string& path) {
   std::error_code ec;
   const std::string key = std::filesystem::weakly_canonical(path, ec).string();
   if (loaded.count(key)) return;
-  if (!std::filesystem::exists(path))
-    throw Error("--engine-lib " + path + ": no such file");
+  if (!std::filesystem::exists(path)) throw Error("--engine-lib " + path + ": no such file");
   const size_t before = engines().names().size();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {

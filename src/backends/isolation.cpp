@@ -1,9 +1,11 @@
 // Process isolation. A child process runs the backend; its report travels back as
 // length-prefixed records (a status byte, then the outputs as TensorProtos or the message).
+#include "nncheck/isolation.h"
+
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/mman.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -15,7 +17,6 @@
 #include <optional>
 #include <vector>
 
-#include "nncheck/isolation.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 
@@ -249,8 +250,8 @@ std::string runInChild(Backend& backend, const Model& model, const TensorMap& in
   ::close(fds[0]);
   if (!inTime) ::kill(pid, SIGKILL);
   const int status = waitFor(pid);
-  const bool died = WIFSIGNALED(status) || report.empty() ||
-                    (WIFEXITED(status) && WEXITSTATUS(status) != 0);
+  const bool died =
+      WIFSIGNALED(status) || report.empty() || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
   if (!inTime || died) {
     const std::string err = errFd >= 0 ? lastLines(errFd, 3) : "";
     const std::string detail = err.empty() ? "" : "; stderr: " + err;
@@ -383,8 +384,7 @@ struct DescriptorMessage {
 std::optional<Child> receiveWorker(int fd, Clock::time_point deadline) {
   pollfd p{fd, POLLIN, 0};
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) != 1)
-    return std::nullopt;
+  if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) != 1) return std::nullopt;
   char data[64];
   DescriptorMessage m(data, sizeof data);
   const ssize_t n = ::recvmsg(fd, &m.msg, MSG_CMSG_CLOEXEC);
@@ -467,7 +467,6 @@ std::string_view outcomeKindName(OutcomeKind k) {
   }
   return "?";
 }
-
 
 std::chrono::milliseconds defaultTimeout() {
   if (const char* s = std::getenv("NNCHECK_TIMEOUT")) {

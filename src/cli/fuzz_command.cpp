@@ -39,9 +39,10 @@ Engines makeEngines(const EngineOptions& o) {
 
 void addEngineOptions(CLI::App* cmd, EngineOptions& o) {
   addEngineSelection(cmd, o.selection, "opencv");
-  cmd->add_option("--config", o.configs,
-                  "engine configuration, repeatable (e.g. opencv: fusion=on|off,target=cpu|opencl); "
-                  "the first is run, every one is triaged; default: all this machine has");
+  cmd->add_option(
+      "--config", o.configs,
+      "engine configuration, repeatable (e.g. opencv: fusion=on|off,target=cpu|opencl); "
+      "the first is run, every one is triaged; default: all this machine has");
   cmd->add_option("--timeout", o.timeout, "seconds per engine run before it counts as a hang")
       ->capture_default_str();
 }
@@ -103,8 +104,8 @@ int fuzz(const FuzzOptions& o) {
   c.markKnownFailures = o.markKnown;
   const bool tty = ::isatty(STDERR_FILENO);
   std::fprintf(stderr, "nncheck fuzz: %s (%s), %d-node models, seed %llu, %s; corpus %s\n",
-               o.engine.selection.backend.c_str(), engines.list.front().configuration.c_str(), o.nodes,
-               static_cast<unsigned long long>(o.seed),
+               o.engine.selection.backend.c_str(), engines.list.front().configuration.c_str(),
+               o.nodes, static_cast<unsigned long long>(o.seed),
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
                o.corpus.c_str());

@@ -124,8 +124,8 @@ struct Stats {
         "\nvalues: models with NaN, Inf or values outside their ops' domains: %d of %d on random "
         "inputs, %d after search\n",
         brokenBefore, models, brokenAfter);
-    std::printf("value search: %.3f ms median, %.3f ms p95 per model",
-                1e3 * t[t.size() / 2], 1e3 * t[std::min(t.size() - 1, t.size() * 95 / 100)]);
+    std::printf("value search: %.3f ms median, %.3f ms p95 per model", 1e3 * t[t.size() / 2],
+                1e3 * t[std::min(t.size() - 1, t.size() * 95 / 100)]);
     if (gen.valueSearches > 0)
       std::printf(" (while growing: %lld searches, %lld nodes taken back)",
                   static_cast<long long>(gen.valueSearches),

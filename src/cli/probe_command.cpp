@@ -6,9 +6,9 @@
 
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/engine.h"
 #include "nncheck/probe.h"
 
 namespace nncheck::cli {
@@ -38,21 +38,23 @@ int run(const ProbeCliOptions& o) {
               "unsupported", "error", "crash", "hang", "first problem");
   std::vector<ProbeRow> rows;
   try {
-    rows = probe(isolatedEngine, engines().baseCapabilities(o.engine.backend), o.probe, [](const ProbeRow& r) {
-      std::string problem = r.firstProblem.substr(0, r.firstProblem.find('\n'));
-      if (problem.size() > 110) problem = problem.substr(0, 110) + "...";
-      std::printf("%-22s %6d %5d %8d %11d %5d %5d %5d  %s\n", r.op.c_str(), r.models, r.match,
-                  r.mismatch, r.unsupported, r.error, r.crash, r.hang, problem.c_str());
-      std::fflush(stdout);
-    });
+    rows = probe(isolatedEngine, engines().baseCapabilities(o.engine.backend), o.probe,
+                 [](const ProbeRow& r) {
+                   std::string problem = r.firstProblem.substr(0, r.firstProblem.find('\n'));
+                   if (problem.size() > 110) problem = problem.substr(0, 110) + "...";
+                   std::printf("%-22s %6d %5d %8d %11d %5d %5d %5d  %s\n", r.op.c_str(), r.models,
+                               r.match, r.mismatch, r.unsupported, r.error, r.crash, r.hang,
+                               problem.c_str());
+                   std::fflush(stdout);
+                 });
   } catch (const Error& e) {
     std::cerr << "nncheck probe: error: " << e.what() << "\n";
     return 1;
   }
   int accepted = 0;
   for (const ProbeRow& r : rows) accepted += r.acceptedShare() > 0;
-  std::printf("\n%s: %d of %zu ops accepted (ran on at least one model)\n",
-              engine->name().c_str(), accepted, rows.size());
+  std::printf("\n%s: %d of %zu ops accepted (ran on at least one model)\n", engine->name().c_str(),
+              accepted, rows.size());
   if (!o.writeTable.empty()) {
     try {
       writeFileAtomic(o.writeTable, probeTableSource(rows, engine->name(), o.probe));
@@ -77,8 +79,7 @@ void addProbeCommand(CLI::App& app) {
   addEngineSelection(cmd, o->engine, "opencv");
   cmd->add_option("--config", o->config, "engine configuration, e.g. fusion=off,target=cpu");
   cmd->add_option("--per-op", o->probe.perOp, "models per op")->capture_default_str();
-  cmd->add_option("--seed", o->probe.seed, "seed of the first model per op")
-      ->capture_default_str();
+  cmd->add_option("--seed", o->probe.seed, "seed of the first model per op")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds per run before it counts as a hang")
       ->capture_default_str();
   cmd->add_option("--write-table", o->writeTable,

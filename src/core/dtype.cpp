@@ -1,10 +1,10 @@
 #include "nncheck/dtype.h"
 
-#include "nncheck/error.h"
-
 #include <array>
 #include <bit>
 #include <cmath>
+
+#include "nncheck/error.h"
 
 namespace nncheck {
 namespace {
@@ -87,14 +87,13 @@ DType dtypeFromName(std::string_view name) {
   if (name == "float") return DType::Float32;
   if (name == "double") return DType::Float64;
   throw Error("unknown dtype '" + std::string(name) +
-                              "' (expected e.g. float32, float64, float16, int8, uint8, int32, "
-                              "int64, bool)");
+              "' (expected e.g. float32, float64, float16, int8, uint8, int32, "
+              "int64, bool)");
 }
 
 size_t dtypeSize(DType t) {
   if (const auto* i = find(t)) return i->size;
-  throw Error("dtype " + std::to_string(static_cast<int>(t)) +
-                              " is not an ONNX type");
+  throw Error("dtype " + std::to_string(static_cast<int>(t)) + " is not an ONNX type");
 }
 
 bool isKnownDType(int32_t v) { return find(static_cast<DType>(v)) != nullptr; }

@@ -1,4 +1,3 @@
-#include "core/onnx_proto.h"
 #include "nncheck/onnx_io.h"
 
 #include <unistd.h>
@@ -8,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/onnx_proto.h"
 #include "nncheck/error.h"
 
 namespace nncheck {

@@ -1,10 +1,10 @@
 #include "nncheck/tensor.h"
 
-#include "nncheck/error.h"
-
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+
+#include "nncheck/error.h"
 
 namespace nncheck {
 
@@ -37,9 +37,8 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     size_t bytes = static_cast<size_t>(count_) * dtypeSize(dtype_);
     // Refuse absurd allocations with a message instead of std::bad_alloc.
     if (bytes > (size_t{1} << 34))
-      throw Error("tensor " + shapeToString(shape_) + " of " +
-                                  std::string(dtypeName(dtype_)) + " is too large (" +
-                                  std::to_string(bytes) + " bytes)");
+      throw Error("tensor " + shapeToString(shape_) + " of " + std::string(dtypeName(dtype_)) +
+                  " is too large (" + std::to_string(bytes) + " bytes)");
     bytes_.assign(bytes, 0);
   }
 }
@@ -47,13 +46,13 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
 void Tensor::checkCount(const Tensor& t, size_t n) {
   if (static_cast<int64_t>(n) != t.count_)
     throw Error("tensor of shape " + shapeToString(t.shape_) + " needs " +
-                                std::to_string(t.count_) + " values, got " + std::to_string(n));
+                std::to_string(t.count_) + " values, got " + std::to_string(n));
 }
 
 void Tensor::checkType(DType want) const {
   if (want != dtype_)
     throw Error("tensor of dtype " + std::string(dtypeName(dtype_)) + " accessed as " +
-                           std::string(dtypeName(want)));
+                std::string(dtypeName(want)));
 }
 
 double Tensor::toDouble(int64_t i) const {

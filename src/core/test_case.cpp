@@ -1,8 +1,8 @@
 // Printing a test case and cutting out the part that computes one node.
+#include "nncheck/test_case.h"
+
 #include <set>
 #include <sstream>
-
-#include "nncheck/test_case.h"
 
 namespace nncheck {
 

@@ -38,9 +38,9 @@ Gradients backpropagate(const Model& model, const TensorMap& values, Gradients g
       const ops::InputSpec& is = spec.inputs[std::min(i, spec.inputs.size() - 1)];
       // Bool values take gradients too, all of them proxies: how much the loss wants a truth
       // flipped (a comparison feeding a Where, a Cast to float feeding a Log).
-      const bool takesGradient = v != values.end() && is.role == ops::InputRole::Data &&
-                                 (isFloatDType(v->second.dtype()) ||
-                                  v->second.dtype() == DType::Bool);
+      const bool takesGradient =
+          v != values.end() && is.role == ops::InputRole::Data &&
+          (isFloatDType(v->second.dtype()) || v->second.dtype() == DType::Bool);
       if (!takesGradient) {
         dIns.push_back(nullptr);
         continue;

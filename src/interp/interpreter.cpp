@@ -1,6 +1,6 @@
+#include "interp/run_node.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
-#include "interp/run_node.h"
 #include "ops/infer.h"
 
 namespace nncheck {

@@ -116,17 +116,16 @@ void registerCastClipWhere(Registry& reg) {
                           const std::vector<double>* dz = g.dOut(0);
                           if (!dz) return;
                           const Tensor &c = g.in(0), &x = g.in(1), &y = g.in(2);
-                          forEachBroadcast(
-                              g.out(0).shape(), {&c.shape(), &x.shape(), &y.shape()},
-                              [&](int64_t i, const std::vector<int64_t>& o) {
-                                const double up = (*dz)[static_cast<size_t>(i)];
-                                const size_t picked = c.toDouble(o[0]) != 0 ? 1 : 2;
-                                if (std::vector<double>* d = g.dIn(picked))
-                                  (*d)[static_cast<size_t>(o[picked])] += up;
-                                if (std::vector<double>* d = g.dIn(0))
-                                  (*d)[static_cast<size_t>(o[0])] +=
-                                      up * (x.toDouble(o[1]) - y.toDouble(o[2]));
-                              });
+                          forEachBroadcast(g.out(0).shape(), {&c.shape(), &x.shape(), &y.shape()},
+                                           [&](int64_t i, const std::vector<int64_t>& o) {
+                                             const double up = (*dz)[static_cast<size_t>(i)];
+                                             const size_t picked = c.toDouble(o[0]) != 0 ? 1 : 2;
+                                             if (std::vector<double>* d = g.dIn(picked))
+                                               (*d)[static_cast<size_t>(o[picked])] += up;
+                                             if (std::vector<double>* d = g.dIn(0))
+                                               (*d)[static_cast<size_t>(o[0])] +=
+                                                   up * (x.toDouble(o[1]) - y.toDouble(o[2]));
+                                           });
                         })
                         .kernel([](KernelCall& k) {
                           visitCompute(k.in(1).dtype(), [&]<class T>() {

@@ -41,9 +41,8 @@ OpSpec comparison(std::string type, int64_t minVersion, std::vector<DType> dtype
                        .kernel([f](KernelCall& k) { mapCompare(k, f); })
                        .gradient(
                            [slope](GradCall& g) {
-                             binaryGradient(g, [&](double a, double b, double) {
-                               return slope(a, b);
-                             });
+                             binaryGradient(
+                                 g, [&](double a, double b, double) { return slope(a, b); });
                            },
                            GradientKind::Proxy));
 }
@@ -231,22 +230,32 @@ void registerElementwiseBinary(Registry& reg) {
                         .stability(apartFromEachOther)));
   reg.add(std::move(comparison(
                         "Greater", 9, numericTypes(), [](auto a, auto b) { return a > b; },
-                        [](double, double) { return std::pair{1.0, -1.0}; })
+                        [](double, double) {
+                          return std::pair{1.0, -1.0};
+                        })
                         .stability(apartFromEachOther)));
   reg.add(std::move(comparison(
                         "Less", 9, numericTypes(), [](auto a, auto b) { return a < b; },
-                        [](double, double) { return std::pair{-1.0, 1.0}; })
+                        [](double, double) {
+                          return std::pair{-1.0, 1.0};
+                        })
                         .stability(apartFromEachOther)));
   // Either operand turning true makes And and Or truer; Xor flips with either.
   reg.add(comparison(
       "And", 7, boolTypes(), [](auto a, auto b) { return a && b; },
-      [](double, double) { return std::pair{1.0, 1.0}; }));
+      [](double, double) {
+        return std::pair{1.0, 1.0};
+      }));
   reg.add(comparison(
       "Or", 7, boolTypes(), [](auto a, auto b) { return a || b; },
-      [](double, double) { return std::pair{1.0, 1.0}; }));
+      [](double, double) {
+        return std::pair{1.0, 1.0};
+      }));
   reg.add(comparison(
       "Xor", 7, boolTypes(), [](auto a, auto b) { return a != b; },
-      [](double a, double b) { return std::pair{b != 0 ? -1.0 : 1.0, a != 0 ? -1.0 : 1.0}; }));
+      [](double a, double b) {
+        return std::pair{b != 0 ? -1.0 : 1.0, a != 0 ? -1.0 : 1.0};
+      }));
 
   reg.add(std::move(
       OpSpec("PRelu", 9)

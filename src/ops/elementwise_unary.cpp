@@ -73,12 +73,13 @@ void registerElementwiseUnary(Registry& reg) {
           .gradient(derivative([](double x, double) { return x > 0 ? 1.0 : 0.1; }),
                     GradientKind::Proxy)));
   reg.add(
-      std::move(typedUnary("Sign", 9, numericTypes(), [](auto x) {
-                  using A = decltype(x);
-                  if constexpr (std::is_floating_point_v<A>)
-                    if (std::isnan(x)) return x;
-                  return x > 0 ? A(1) : (x < 0 ? A(-1) : A(0));
-                })
+      std::move(typedUnary("Sign", 9, numericTypes(),
+                           [](auto x) {
+                             using A = decltype(x);
+                             if constexpr (std::is_floating_point_v<A>)
+                               if (std::isnan(x)) return x;
+                             return x > 0 ? A(1) : (x < 0 ? A(-1) : A(0));
+                           })
                     .gradient(derivative([](double, double) { return 1.0; }), GradientKind::Proxy)
                     .safe({.awayFromZero = 1e-4})));  // a step at 0: keep off it
   reg.add(std::move(floatUnaryWithAttrs("LeakyRelu", 6, {floatAttr("alpha", 0.01f, 0.0, 1.0)},
@@ -150,27 +151,27 @@ void registerElementwiseUnary(Registry& reg) {
   reg.add(std::move(floatUnary("Reciprocal", 6, [](double x) { return 1.0 / x; })
                         .safe({.awayFromZero = 0.01})
                         .gradient(derivative([](double, double y) { return -y * y; }))));
-  reg.add(std::move(
-      floatUnary("Sin", 7, [](double x) { return std::sin(x); })
-          .gradient(derivative([](double x, double) { return std::cos(x); }))
-          .stability([](StabilityCall& s) {
-            wellConditioned(s, [](double x) { return std::sin(x); },
-                            [](double x) { return std::cos(x); });
-          })));
-  reg.add(std::move(
-      floatUnary("Cos", 7, [](double x) { return std::cos(x); })
-          .gradient(derivative([](double x, double) { return -std::sin(x); }))
-          .stability([](StabilityCall& s) {
-            wellConditioned(s, [](double x) { return std::cos(x); },
-                            [](double x) { return -std::sin(x); });
-          })));
-  reg.add(std::move(
-      floatUnary("Tan", 7, [](double x) { return std::tan(x); })
-          .gradient(derivative([](double, double y) { return 1 + y * y; }))
-          .stability([](StabilityCall& s) {
-            wellConditioned(s, [](double x) { return std::tan(x); },
-                            [](double x) { return 1 + std::tan(x) * std::tan(x); });
-          })));
+  reg.add(std::move(floatUnary("Sin", 7, [](double x) { return std::sin(x); })
+                        .gradient(derivative([](double x, double) { return std::cos(x); }))
+                        .stability([](StabilityCall& s) {
+                          wellConditioned(
+                              s, [](double x) { return std::sin(x); },
+                              [](double x) { return std::cos(x); });
+                        })));
+  reg.add(std::move(floatUnary("Cos", 7, [](double x) { return std::cos(x); })
+                        .gradient(derivative([](double x, double) { return -std::sin(x); }))
+                        .stability([](StabilityCall& s) {
+                          wellConditioned(
+                              s, [](double x) { return std::cos(x); },
+                              [](double x) { return -std::sin(x); });
+                        })));
+  reg.add(std::move(floatUnary("Tan", 7, [](double x) { return std::tan(x); })
+                        .gradient(derivative([](double, double y) { return 1 + y * y; }))
+                        .stability([](StabilityCall& s) {
+                          wellConditioned(
+                              s, [](double x) { return std::tan(x); },
+                              [](double x) { return 1 + std::tan(x) * std::tan(x); });
+                        })));
   reg.add(std::move(
       floatUnary("Asin", 7, [](double x) { return std::asin(x); })
           .safe({.lo = -0.999, .hi = 0.999})
@@ -203,9 +204,10 @@ void registerElementwiseUnary(Registry& reg) {
                     }).gradient(derivative([](double x, double) {
     return 1.1283791670955126 * std::exp(-x * x);
   }))));
-  reg.add(std::move(typedUnary<true>("Not", 1, boolTypes(), [](bool x) { return !x; })
-                        .gradient(derivative([](double, double) { return -1.0; }),
-                                  GradientKind::Proxy)));
+  reg.add(
+      std::move(typedUnary<true>("Not", 1, boolTypes(), [](bool x) {
+                  return !x;
+                }).gradient(derivative([](double, double) { return -1.0; }), GradientKind::Proxy)));
 }
 
 }  // namespace nncheck::ops

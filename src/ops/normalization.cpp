@@ -218,31 +218,31 @@ void registerNormalization(Registry& reg) {
                           });
                         })));
 
-  reg.add(std::move(
-      OpSpec("InstanceNormalization", 6)
-          .types("T", floatTypes())
-          .input("input", "T")
-          .input("scale", "T")
-          .weight()
-          .sampleShape(channelVector)
-          .input("B", "T")
-          .weight()
-          .sampleShape(channelVector)
-          .output("output")
-          .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
-          .shapeRule([](auto& r) {
-            r.check(r.rank(0) >= 3, "input has rank >= 3 (N, C, spatial...)");
-            requireChannelVector(r, 1, "scale");
-            requireChannelVector(r, 2, "B");
-            r.output(0, r.dims(0));
-          })
-          .kernel([](KernelCall& k) {
-            const InstanceStats st(k.in(0));
-            visitCompute(k.in(0).dtype(), [&]<class T>() {
-              normalizeChannels<T>(k, st.mean, st.var, k.in(1), k.in(2), k.attrFloat("epsilon"));
-            });
-          })
-          .gradient(instanceNormalizationGradient)));
+  reg.add(std::move(OpSpec("InstanceNormalization", 6)
+                        .types("T", floatTypes())
+                        .input("input", "T")
+                        .input("scale", "T")
+                        .weight()
+                        .sampleShape(channelVector)
+                        .input("B", "T")
+                        .weight()
+                        .sampleShape(channelVector)
+                        .output("output")
+                        .attr(floatAttr("epsilon", 1e-5f, 1e-6, 1e-2))
+                        .shapeRule([](auto& r) {
+                          r.check(r.rank(0) >= 3, "input has rank >= 3 (N, C, spatial...)");
+                          requireChannelVector(r, 1, "scale");
+                          requireChannelVector(r, 2, "B");
+                          r.output(0, r.dims(0));
+                        })
+                        .kernel([](KernelCall& k) {
+                          const InstanceStats st(k.in(0));
+                          visitCompute(k.in(0).dtype(), [&]<class T>() {
+                            normalizeChannels<T>(k, st.mean, st.var, k.in(1), k.in(2),
+                                                 k.attrFloat("epsilon"));
+                          });
+                        })
+                        .gradient(instanceNormalizationGradient)));
 
   reg.add(softmax<false>("Softmax"));
   reg.add(softmax<true>("LogSoftmax"));

@@ -11,9 +11,9 @@
 
 #include <functional>
 #include <limits>
-#include <optional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,9 +89,9 @@ struct InputSpec {
   InputRole role = InputRole::Data;
   bool weight = false;  // a parameter: an initializer when the generator is told so
   ValueDomain domain = ValueDomain::Any;
-  ValueSampler values;    // shape operands: their contents
-  ShapeSampler shape;     // fresh inputs: their shape (default: input 0's shape)
-  bool generated = true;  // optional inputs a generator never sets (Resize's roi)
+  ValueSampler values;            // shape operands: their contents
+  ShapeSampler shape;             // fresh inputs: their shape (default: input 0's shape)
+  bool generated = true;          // optional inputs a generator never sets (Resize's roi)
   std::optional<SafeRange> safe;  // float values only
 };
 

@@ -2,8 +2,8 @@
 // tf_crop_and_resize are declared unsupported.
 #include <cmath>
 
-#include "ops/infer.h"
 #include "ops/gradients.h"
+#include "ops/infer.h"
 
 namespace nncheck::ops {
 namespace {

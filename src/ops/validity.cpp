@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "nncheck/error.h"
 #include "core/onnx_proto.h"
+#include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "ops/infer.h"
 

@@ -24,8 +24,7 @@ TEST(EngineRegistry, AnUnknownNameListsTheRegisteredOnes) {
     engines().make("nosuch", "");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("nosuch: unknown engine (registered: "),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("nosuch: unknown engine (registered: "), std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("reference"), std::string::npos) << e.what();
   }
@@ -33,17 +32,24 @@ TEST(EngineRegistry, AnUnknownNameListsTheRegisteredOnes) {
 
 TEST(EngineRegistry, EntriesNeedANameAFactoryAndAFreeName) {
   EngineRegistry r;
-  EXPECT_THROW(r.add({.name = "", .make = [](const std::string&) {
-                        return std::unique_ptr<Backend>(new ReferenceBackend);
-                      }}),
+  EXPECT_THROW(r.add({.name = "",
+                      .make =
+                          [](const std::string&) {
+                            return std::unique_ptr<Backend>(new ReferenceBackend);
+                          }}),
                Error);
   EXPECT_THROW(r.add({.name = "x"}), Error);
   r.add({.name = "x",
          .make = [](const std::string&) { return std::unique_ptr<Backend>(new ReferenceBackend); },
-         .configurations = [] { return std::vector<std::string>{"a", "b"}; }});
-  EXPECT_THROW(r.add({.name = "x", .make = [](const std::string&) {
-                        return std::unique_ptr<Backend>(new ReferenceBackend);
-                      }}),
+         .configurations =
+             [] {
+               return std::vector<std::string>{"a", "b"};
+             }});
+  EXPECT_THROW(r.add({.name = "x",
+                      .make =
+                          [](const std::string&) {
+                            return std::unique_ptr<Backend>(new ReferenceBackend);
+                          }}),
                Error);
   EXPECT_EQ(r.names(), std::vector<std::string>{"x"});
   EXPECT_EQ(r.configurations("x"), (std::vector<std::string>{"a", "b"}));

@@ -1,14 +1,15 @@
+#include "nncheck/isolation.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <set>
 
-#include "nncheck/isolation.h"
-#include "nncheck/reference.h"
 #include "nncheck/compare.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
+#include "nncheck/reference.h"
 
 namespace nncheck {
 namespace {
@@ -111,8 +112,7 @@ TEST_P(IsolatedIn, ExitingWithoutAResultIsACrash) {
 INSTANTIATE_TEST_SUITE_P(Modes, IsolatedIn,
                          ::testing::Values(Isolation::ForkPerRun, Isolation::Persistent),
                          [](const auto& info) {
-                           return info.param == Isolation::Persistent ? "Persistent"
-                                                                      : "ForkPerRun";
+                           return info.param == Isolation::Persistent ? "Persistent" : "ForkPerRun";
                          });
 
 // An engine that reports the process it runs in, and crashes on its second run in a process

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "cli/cli_runner.h"
-#include "test_util.h"
 #include "nncheck/corpus.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -71,7 +71,8 @@ TEST_F(FuzzCommand, TheReferenceAgainstItselfFindsNothing) {
 TEST_F(FuzzCommand, BadArgumentsAreNamed) {
   for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
            {"fuzz --backend nosuch", "--backend nosuch: unknown engine (registered: "},
-           {"fuzz --engine-lib /nonexistent/lib.so", "--engine-lib /nonexistent/lib.so: no such file"},
+           {"fuzz --engine-lib /nonexistent/lib.so",
+            "--engine-lib /nonexistent/lib.so: no such file"},
            {"fuzz --config fusion=maybe", "cannot read 'fusion=maybe'"},
            {"fuzz --seconds 0", "--seconds"},
            {"fuzz --nodes 0", "--nodes"},

@@ -4,9 +4,9 @@
 #include <filesystem>
 
 #include "cli/cli_runner.h"
-#include "test_util.h"
 #include "nncheck/conformance.h"
 #include "nncheck/onnx_io.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -67,8 +67,9 @@ TEST_F(GenCommand, StatsReportOpsPairsRanksDtypesAndRate) {
 
 // With vulnerable ops weighted up, random inputs break most models; the generated values none.
 TEST_F(GenCommand, StatsReportNonFiniteModelsBeforeAndAfterValueSearch) {
-  const char* flags = "gen --seed 1 --count 30 --nodes 12 --dtypes float32 --stats "
-                      "--op-weights Log=4,Sqrt=4,Asin=4,Acos=4,Pow=4";
+  const char* flags =
+      "gen --seed 1 --count 30 --nodes 12 --dtypes float32 --stats "
+      "--op-weights Log=4,Sqrt=4,Asin=4,Acos=4,Pow=4";
   testing::CliOutcome o = runCli(flags);
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("of 30 on random inputs, 0 after search"), std::string::npos) << o.output;

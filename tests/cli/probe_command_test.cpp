@@ -6,8 +6,8 @@
 #include <regex>
 
 #include "cli/cli_runner.h"
-#include "test_util.h"
 #include "nncheck/onnx_io.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -31,7 +31,8 @@ TEST(ProbeCommand, OpenCVsCompiledCapabilityTableMatchesAFreshProbe) {
   auto o = runCli("probe --backend opencv --write-table " + table);
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("opencv (cpu, fusion on):"), std::string::npos) << o.output;
-  EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/opencv/opencv_capabilities.inc"))
+  EXPECT_EQ(readFile(table),
+            readFile(NNCHECK_SOURCE_DIR "/src/backends/opencv/opencv_capabilities.inc"))
       << "rebuild it: nncheck probe --backend opencv --write-table "
          "src/backends/opencv/opencv_capabilities.inc";
   auto bad = runCli("probe --backend nosuch");

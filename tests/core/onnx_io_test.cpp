@@ -1,10 +1,10 @@
-#include "core/onnx_proto.h"
 #include "nncheck/onnx_io.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
+#include "core/onnx_proto.h"
 #include "nncheck/error.h"
 #include "test_util.h"
 

@@ -24,8 +24,8 @@ TestCase threeNodes() {
 
 TEST(TestCase, TextShowsInputsInitializersNodesAndOutputs) {
   const std::string text = modelToText(threeNodes().model);
-  for (const char* line : {"graph g (opset 14, 3 nodes)", "input  x: float32[2]", "init   w:",
-                           "a = Relu(x)", "b = Add(a, w)", "output c: float32[2]"})
+  for (const char* line : {"graph g (opset 14, 3 nodes)", "input  x: float32[2]",
+                           "init   w:", "a = Relu(x)", "b = Add(a, w)", "output c: float32[2]"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
 

@@ -208,17 +208,13 @@ TEST_P(Flakiness, SearchMovesInputsOffTheStep) {
 
 INSTANTIATE_TEST_SUITE_P(
     Steps, Flakiness,
-    ::testing::Values(StepCase{"Floor", {1.0f, -2.0f, 0.0f}, {}},
-                      StepCase{"Ceil", {3.0f, 0.0f}, {}},
-                      StepCase{"Round", {0.5f, -1.5f, 2.5f}, {}},
-                      StepCase{"Less", {1.0f, 0.25f}, {1.0f, 0.25f}},
-                      StepCase{"Greater", {-3.0f}, {-3.0f}},
-                      StepCase{"Equal", {0.5f, 0.5f}, {0.5f, 0.5f}},
-                      StepCase{"Sin", {3000.0f, -3.1416f}, {}},   // ill-conditioned
-                      StepCase{"Cos", {-1e4f, 1.5708f}, {}},
-                      StepCase{"Tan", {1.5707f, 200.0f}, {}},
-                      StepCase{"ArgMax", {0.5f, 0.5f, 0.1f}, {}},
-                      StepCase{"ArgMin", {0.1f, 0.5f, 0.1f}, {}}),
+    ::testing::Values(
+        StepCase{"Floor", {1.0f, -2.0f, 0.0f}, {}}, StepCase{"Ceil", {3.0f, 0.0f}, {}},
+        StepCase{"Round", {0.5f, -1.5f, 2.5f}, {}}, StepCase{"Less", {1.0f, 0.25f}, {1.0f, 0.25f}},
+        StepCase{"Greater", {-3.0f}, {-3.0f}}, StepCase{"Equal", {0.5f, 0.5f}, {0.5f, 0.5f}},
+        StepCase{"Sin", {3000.0f, -3.1416f}, {}},  // ill-conditioned
+        StepCase{"Cos", {-1e4f, 1.5708f}, {}}, StepCase{"Tan", {1.5707f, 200.0f}, {}},
+        StepCase{"ArgMax", {0.5f, 0.5f, 0.1f}, {}}, StepCase{"ArgMin", {0.1f, 0.5f, 0.1f}, {}}),
     [](const auto& info) { return std::string(info.param.op); });
 
 }  // namespace

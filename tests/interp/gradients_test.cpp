@@ -94,7 +94,7 @@ TEST_P(Gradient, MatchesFiniteDifferences) {
     }
     Gradients grads = backpropagate(tc.model, values, seeds);
     for (const auto& [name, g] : grads) {
-      if (loss.weights.count(name)) continue;  // an output
+      if (loss.weights.count(name)) continue;                   // an output
       if (values.at(name).dtype() != DType::Float64) continue;  // a bool's gradient: a proxy
       for (int64_t i = 0; i < static_cast<int64_t>(g.size()) && i < 6; ++i) {
         const double fd = finiteDifference(loss, tc, name, i, 1e-6);
@@ -167,9 +167,7 @@ TEST(Gradient, ComparisonsAndLogicTakeProxyGradientsThroughBools) {
     TensorMap in = {{"a", Tensor::fromVector<float>({1}, {k.a})},
                     {"b", Tensor::fromVector<float>({1}, {k.b})}};
     Gradients g = backpropagate(m, runReferenceAllValues(m, in), {{"y", {1.0}}});
-    auto sign = [&](const char* v) {
-      return g.count(v) ? (g[v][0] > 0) - (g[v][0] < 0) : 0;
-    };
+    auto sign = [&](const char* v) { return g.count(v) ? (g[v][0] > 0) - (g[v][0] < 0) : 0; };
     EXPECT_EQ(sign("a"), k.signA) << desc;
     EXPECT_EQ(sign("b"), k.signB) << desc;
   }
@@ -180,10 +178,9 @@ TEST(Gradient, WhereRoutesToThePickedOperandAndTellsTheConditionWhichWayToFlip) 
   Model m;
   m.opsets = {{"", 14}};
   m.graph.name = "g";
-  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, {2}),
-                    ValueInfo::tensor("b", DType::Float32, {2}),
-                    ValueInfo::tensor("x", DType::Float32, {2}),
-                    ValueInfo::tensor("y", DType::Float32, {2})};
+  m.graph.inputs = {
+      ValueInfo::tensor("a", DType::Float32, {2}), ValueInfo::tensor("b", DType::Float32, {2}),
+      ValueInfo::tensor("x", DType::Float32, {2}), ValueInfo::tensor("y", DType::Float32, {2})};
   m.graph.nodes = {Node::make("Less", {"a", "b"}, {"c"}, "less"),
                    Node::make("Where", {"c", "x", "y"}, {"z"}, "where")};
   m.graph.outputs = {ValueInfo::tensor("z", DType::Float32, {2})};
@@ -194,7 +191,7 @@ TEST(Gradient, WhereRoutesToThePickedOperandAndTellsTheConditionWhichWayToFlip) 
   Gradients g = backpropagate(m, runReferenceAllValues(m, in), {{"z", {1.0, 1.0}}});
   EXPECT_EQ(g["x"], (std::vector<double>{1, 0}));
   EXPECT_EQ(g["y"], (std::vector<double>{0, 1}));
-  EXPECT_EQ(g["c"], (std::vector<double>{4, 4}));   // z falls if c picks y (the smaller)
+  EXPECT_EQ(g["c"], (std::vector<double>{4, 4}));    // z falls if c picks y (the smaller)
   EXPECT_EQ(g["a"], (std::vector<double>{-4, -4}));  // so a rises: a < b turns false
 }
 

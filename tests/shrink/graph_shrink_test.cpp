@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "nncheck/reference.h"
+#include "doubles.h"
 #include "nncheck/compare.h"
 #include "nncheck/gen.h"
-#include "doubles.h"
+#include "nncheck/reference.h"
 #include "nncheck/validity.h"
 #include "nncheck/value_search.h"
 
@@ -61,7 +61,8 @@ TEST(ShrinkCandidates, KeepValuesInsideTheirDomains) {
       if (!c) continue;
       ++candidates;
       EXPECT_TRUE(searchValues(*c, {.maxSteps = 0, .restarts = 0}).finite)
-          << shrinks.describe(i) << "\n" << modelToText(c->model);
+          << shrinks.describe(i) << "\n"
+          << modelToText(c->model);
     }
   }
   EXPECT_GT(candidates, 0);

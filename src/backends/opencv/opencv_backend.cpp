@@ -1,16 +1,15 @@
 // The OpenCV DNN adapter: its own target (nncheck::opencv), built when CMake finds OpenCV's DNN
 // module.
-#include <sstream>
-
-#include "nncheck/error.h"
-#include "nncheck/onnx_io.h"
-#include "nncheck/engine.h"
-#include "nncheck/opencv.h"
-
 #include <opencv2/core.hpp>
 #include <opencv2/core/ocl.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
+#include <sstream>
+
+#include "nncheck/engine.h"
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
+#include "nncheck/opencv.h"
 
 namespace nncheck::opencv {
 
@@ -147,8 +146,9 @@ namespace nncheck::opencv {
 
 NNCHECK_REGISTER_ENGINE(opencv) {
   return {.name = "opencv",
-          .description = "OpenCV DNN (readNetFromONNX); configurations fusion=on|off, "
-                         "target=cpu|opencl",
+          .description =
+              "OpenCV DNN (readNetFromONNX); configurations fusion=on|off, "
+              "target=cpu|opencl",
           .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
             return std::make_unique<Backend>(Config::parse(config));
           },

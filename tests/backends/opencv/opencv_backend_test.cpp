@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "core/rng.h"
-#include "nncheck/error.h"
 #include "nncheck/engine.h"
+#include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/opencv.h"
 #include "nncheck/property.h"

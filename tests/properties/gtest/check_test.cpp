@@ -8,10 +8,10 @@
 #include <set>
 
 #include "doubles.h"
-#include "test_util.h"
 #include "nncheck/conformance.h"
 #include "nncheck/gtest.h"
 #include "nncheck/onnx_io.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {

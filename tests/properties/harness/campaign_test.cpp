@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "doubles.h"
-#include "test_util.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
