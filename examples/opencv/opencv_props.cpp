@@ -21,18 +21,10 @@ std::set<std::string> opsWithKnownBugs() {
   std::set<std::string> ops;
   for (const nncheck::CorpusCase& c : nncheck::loadCorpus(OPENCV_CORPUS)) {
     if (c.knownFailures.empty()) continue;
-    const std::string& p = c.pattern;  // "mismatch at Softmax: Softmax(x)", "crash: Gather(x,w)"
-    if (size_t at = p.find(" at "); at != std::string::npos && at < p.find(':')) {
-      ops.insert(p.substr(at + 4, p.find(':') - at - 4));
-      continue;
-    }
-    for (size_t i = p.find(':') + 1; i < p.size();) {
-      size_t open = p.find('(', i);
-      if (open == std::string::npos) break;
-      size_t begin = p.rfind(' ', open) + 1;
-      ops.insert(p.substr(begin, open - begin));
-      i = p.find(')', open) + 1;
-    }
+    if (!c.divergingOp.empty())
+      ops.insert(c.divergingOp);
+    else
+      ops.insert(c.ops.begin(), c.ops.end());
   }
   return ops;
 }

@@ -64,7 +64,7 @@ struct CampaignStats {
   int64_t unconfirmed = 0;  // failed in the persistent process, not in a fresh one (repeats
                             // are not run in a fresh one)
   int64_t repeats = 0;      // failures not shrunk: their kind and op were shrunk often enough
-  std::map<FailureKind, int64_t> failures;     // by kind (repeats as the worker saw them)
+  std::map<Outcome, int64_t> failures;         // by kind (repeats as the worker saw them)
   std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
   double seconds = 0, shrinkSeconds = 0;
   std::vector<CampaignFinding> findings;  // distinct patterns, in the order found
@@ -82,10 +82,6 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
 
 // Saves a finding to o.corpus / o.property with its triage and pattern; returns the folder.
 std::filesystem::path saveFinding(const CampaignFinding& f, const CampaignOptions& o);
-
-// The minimized pattern two failures share when they are the same bug: kind, each node's op and
-// where its inputs come from, and the first diverging op.
-std::string failurePattern(const TestCase& tc, FailureKind kind, const std::string& divergingOp);
 
 // The op type of the node an engine's message names (the longest node name it contains), or "".
 std::string rejectedOp(const std::string& message, const Model& model);

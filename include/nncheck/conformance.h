@@ -13,21 +13,23 @@
 
 #include "nncheck/compare.h"
 #include "nncheck/isolation.h"
+#include "nncheck/outcome.h"
 
 namespace nncheck {
 
 struct CaseResult {
-  enum class Status { Passed, Failed, Skipped };
   std::filesystem::path dir;
-  Status status = Status::Passed;
+  // Pass; Unsupported (skipped: an op, dtype or attribute the reference or the engine does
+  // not take); Mismatch; Crash, Hang, Error (the engine, or an unreadable case).
+  Outcome outcome = Outcome::Pass;
   std::string category;          // skips: "op not registered", "dtype", "attribute", "op version"
   std::string message;           // why it failed or was skipped
   std::vector<std::string> ops;  // distinct op types of the model, sorted
 };
 
 struct ConformanceReport {
-  std::vector<CaseResult> cases;  // sorted by folder
-  int passed = 0, failed = 0, skipped = 0;
+  std::vector<CaseResult> cases;            // sorted by folder
+  int passed = 0, failed = 0, skipped = 0;  // Pass; a failure; Unsupported
 };
 
 struct ConformanceOptions {

@@ -10,9 +10,12 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "nncheck/localize.h"
+#include "nncheck/outcome.h"
 #include "nncheck/property.h"
 
 namespace nncheck {
@@ -21,21 +24,33 @@ struct FailureInfo {
   std::string property;  // Suite.Test
   std::string backend;
   std::string configuration;
-  FailureKind kind = FailureKind::Mismatch;
+  Outcome kind = Outcome::Mismatch;
   std::string message;
   double maxAbsError = 0, maxRelError = 0;
   Tolerance tolerance;
+  int signal = 0;                        // Crash: the signal
+  std::optional<Divergence> divergence;  // the first diverging node; nullopt: not localized
+  std::vector<std::string> ops;          // the minimized model's op types, in graph order
+  std::string pattern;                   // what failures are deduplicated on (failurePattern)
   int nodesBefore = 0, nodesAfter = 0;
   int shrinkSteps = 0;
   double shrinkSeconds = 0;
-  std::string firstDivergingNode;  // Divergence::describe(); empty: not localized
-  // Configuration triage: configuration -> "passes", "unsupported" or the failure kind.
-  std::map<std::string, std::string> triage;
-  // Configuration -> failure kind this case is known to fail with (an open bug); the corpus
+  // Configuration triage: configuration -> its outcome on the minimized case.
+  std::map<std::string, Outcome> triage;
+  // Configuration -> the failure this case is known to show there (an open bug); the corpus
   // replay expects exactly that, so a fix or a new failure shows. Empty: it must pass.
-  std::map<std::string, std::string> knownFailures;
-  std::string pattern;  // the minimized pattern campaigns deduplicate on (see campaign.h)
+  std::map<std::string, Outcome> knownFailures;
 };
+
+// The record of a failing verdict on its minimized case: kind, message, figures, signal, first
+// diverging node, ops and pattern. The caller adds who failed (property, backend,
+// configuration), the shrink's figures and the triage.
+FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
+                          std::optional<Divergence> divergence);
+
+// The minimized pattern two failures share when they are the same bug: kind, each node's op and
+// where its inputs come from, and the first diverging op.
+std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp);
 
 // A 16-hex-digit hash of the model and its inputs.
 std::string contentHash(const TestCase& tc);
@@ -45,11 +60,16 @@ std::string contentHash(const TestCase& tc);
 std::filesystem::path saveFailure(const std::filesystem::path& corpus, const std::string& property,
                                   const TestCase& tc, const FailureInfo& info);
 
+// A saved case and what its nncheck.json records (a case without one: only the folder and the
+// test case).
 struct CorpusCase {
   std::filesystem::path dir;
   TestCase testCase;
-  std::map<std::string, std::string> knownFailures;  // from nncheck.json's known_failures
-  std::string pattern;                               // from nncheck.json
+  std::optional<Outcome> kind;  // failure_kind
+  std::map<std::string, Outcome> knownFailures;
+  std::string pattern;
+  std::string divergingOp;       // first_diverging_node.op; empty: not localized
+  std::vector<std::string> ops;  // the model's op types
 };
 
 // The folders of every case under `corpus` (recursively: a folder holding model.onnx), sorted;

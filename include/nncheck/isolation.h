@@ -4,7 +4,7 @@
 //   nncheck::Isolated engine = nncheck::isolated(compiler, std::chrono::seconds(10),
 //                                                nncheck::Isolation::Persistent);
 //   nncheck::RunOutcome r = engine.run(model, inputs);
-//   if (r.kind == nncheck::OutcomeKind::Crash) std::cerr << "signal " << r.signal << "\n";
+//   if (r.kind == nncheck::Outcome::Crash) std::cerr << "signal " << r.signal << "\n";
 #pragma once
 
 #include <chrono>
@@ -13,17 +13,16 @@
 #include <string_view>
 
 #include "nncheck/backend.h"
+#include "nncheck/outcome.h"
 
 namespace nncheck {
 
-// Unsupported: the engine rejected the model (it threw nncheck::Unsupported), which is a limit
-// of the engine, not a bug; Error: it threw anything else.
-enum class OutcomeKind { Ok, Unsupported, Error, Crash, Hang };
-std::string_view outcomeKindName(OutcomeKind k);  // "ok", "unsupported", "error", "crash", "hang"
-
+// What one isolated run did. Pass: it returned outputs (not yet compared); Unsupported: the
+// engine rejected the model (it threw nncheck::Unsupported), a limit of the engine, not a bug;
+// Error: it threw anything else; Crash: a signal; Hang: past the time limit.
 struct RunOutcome {
-  OutcomeKind kind = OutcomeKind::Ok;
-  TensorMap outputs;    // Ok
+  Outcome kind = Outcome::Pass;
+  TensorMap outputs;    // Pass
   std::string message;  // Unsupported, Error: the exception's message; Crash: the signal's name
   int signal = 0;       // Crash
   double seconds = 0;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,8 @@ namespace nncheck {
 struct ProbeRow {
   std::string op;
   int models = 0;  // single-op models generated (some ops cannot be made under the base)
-  int match = 0, mismatch = 0, unsupported = 0, error = 0, crash = 0, hang = 0;
+  std::map<Outcome, int> outcomes;  // how many models had each outcome
+  int count(Outcome o) const;
   std::string firstProblem;  // the first non-matching outcome's message
   // The share of models the engine ran (wrong results and crashes count: they are bugs, not
   // limits); 0 when no model could be made.

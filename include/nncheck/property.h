@@ -17,35 +17,66 @@
 #include <string>
 
 #include "nncheck/compare.h"
+#include "nncheck/error.h"
 #include "nncheck/isolation.h"
 #include "nncheck/localize.h"
+#include "nncheck/outcome.h"
 #include "nncheck/test_case.h"
 
 namespace nncheck {
 
-enum class FailureKind { Mismatch, Crash, Hang, Error, NonFinite };
-std::string_view failureKindName(FailureKind k);  // "mismatch", "crash", ...
+// A property: throws PropertyFailure when the case shows a bug, nncheck::Unsupported when the
+// case is no test of the engine, and returns when the property holds.
+using Property = std::function<void(const TestCase&)>;
 
+// What a failing property throws. The outcome is a failure: Mismatch, Crash, Hang or Error.
 class PropertyFailure : public std::runtime_error {
  public:
-  PropertyFailure(FailureKind kind, const std::string& message)
-      : std::runtime_error(message), kind_(kind) {}
-  FailureKind kind() const { return kind_; }
+  PropertyFailure(Outcome outcome, const std::string& message)
+      : std::runtime_error(message), outcome_(outcome) {}
+  Outcome outcome() const { return outcome_; }
   // Mismatches: the worst errors over all outputs, and the tolerance they broke.
   double maxAbsError = 0, maxRelError = 0;
   Tolerance tolerance;
+  int signal = 0;  // Crash: the signal
   // Mismatches against the reference: finds the first diverging node. It costs engine runs, so
   // check() calls it once, on the shrunk case.
   std::function<std::optional<Divergence>()> localize;
 
  private:
-  FailureKind kind_;
+  Outcome outcome_;
 };
+
+// What assertMatchesReference throws for a case whose reference computes NaN or Inf: no test
+// (nncheck/tolerance.h), judged NonFinite.
+class NonFiniteReference : public Unsupported {
+ public:
+  explicit NonFiniteReference(const std::string& where)
+      : Unsupported("with non-finite reference values",
+                    "the reference computes a non-finite value: " + where) {}
+};
+
+// The verdict of a property on one case: its outcome and what a report needs.
+struct Verdict {
+  Outcome outcome = Outcome::Pass;
+  std::string message;     // failures, Unsupported, NonFinite: what happened
+  std::string category;    // Unsupported: nncheck::Unsupported::category()
+  double maxAbsError = 0;  // Mismatch
+  double maxRelError = 0;
+  Tolerance tolerance;
+  int signal = 0;                                       // Crash
+  std::function<std::optional<Divergence>()> localize;  // Mismatch against the reference
+};
+
+// Runs the property on the case and turns what it throws into a verdict: PropertyFailure its
+// outcome, NonFiniteReference NonFinite, nncheck::Unsupported Unsupported, anything else an
+// Error (check() also takes a failed RapidCheck assertion, RC_ASSERT, as a Mismatch).
+Verdict judge(const Property& property, const TestCase& tc);
 
 // The isolated engines of a scope: inside one (check() opens one around its whole run), every
 // assertion on `engine` uses one persistent worker, made at its first use and kept until the
 // scope ends; outside any scope, each call isolates the engine afresh, a process per run.
-// Engines are known by address: each must outlive the scope.
+// Engines are known by address, type and name: each must outlive the scope.
 class EngineScope {
  public:
   EngineScope();
@@ -74,7 +105,8 @@ TensorMap runOn(const Isolated& engine, const TestCase& tc);
 void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance& tol = {});
 
 // The engine's outputs are allclose to the reference's (toleranceFor(model)). A case whose
-// reference computes NaN or Inf anywhere throws nncheck::Unsupported ("nonfinite"): not a test.
+// reference computes NaN or Inf anywhere throws NonFiniteReference, one the reference cannot
+// compute nncheck::Unsupported: neither is a test.
 // A mismatch carries a localizer, which runs the engine again after check() has shrunk the
 // case: the engine must outlive the check() call.
 void assertMatchesReference(Backend& engine, const TestCase& tc);

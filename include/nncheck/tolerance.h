@@ -13,7 +13,7 @@
 //
 // NaN/Inf: a case whose reference computes NaN or Inf anywhere, in any intermediate value, is
 // not a test of the engine (engines may legitimately differ there: Max with NaN, fused Exp
-// overflow), so the properties skip it as unsupported ("nonfinite") instead of comparing. Where
+// overflow), so the properties skip it (Outcome::NonFinite) instead of comparing. Where
 // both sides give finite outputs, NaN compares equal to NaN and infinities must match.
 //
 //   nncheck::Tolerance tol = nncheck::toleranceFor(tc.model);
@@ -29,9 +29,6 @@
 #include "nncheck/reference.h"
 
 namespace nncheck {
-
-// The nncheck::Unsupported category of a case skipped by the NaN/Inf policy.
-inline constexpr const char* kNonFiniteCategory = "with non-finite reference values";
 
 Tolerance toleranceFor(DType dtype);
 Tolerance toleranceFor(const Model& model);

@@ -95,38 +95,18 @@ void loadRapidCheckConfigurationQuietly() {
   (void)loaded;
 }
 
-// The outcome of one property run.
-struct Verdict {
-  std::optional<FailureKind> kind;  // nullopt: passed, or unsupported
-  std::string message;
-  double maxAbs = 0, maxRel = 0;
-  Tolerance tolerance;
-  std::function<std::optional<Divergence>()> localize;
-  std::optional<std::string> unsupported;  // the category, when the case was not a test
-};
-
+// judge(), with a failed RapidCheck assertion (RC_ASSERT in the property) as a mismatch.
 Verdict runProperty(const Property& property, const TestCase& tc) {
-  Verdict v;
-  try {
-    property(tc);
-  } catch (const PropertyFailure& f) {
-    v = {f.kind(), f.what(), f.maxAbsError, f.maxRelError, f.tolerance, f.localize, {}};
-  } catch (const Unsupported& u) {
-    v.unsupported = u.category();
-    v.message = u.what();
-  } catch (const rc::detail::CaseResult& r) {
-    if (r.type == rc::detail::CaseResult::Type::Failure)
-      v = {FailureKind::Mismatch, r.description, 0, 0, {}, {}, {}};
-  } catch (const std::exception& e) {
-    v = {FailureKind::Error, std::string("the property threw: ") + e.what(), 0, 0, {}, {}, {}};
-  }
-  return v;
-}
-
-// "passes", "unsupported" or the failure kind.
-std::string outcomeName(const Verdict& v) {
-  if (v.kind) return std::string(failureKindName(*v.kind));
-  return v.unsupported ? "unsupported" : "passes";
+  return judge(
+      [&](const TestCase& c) {
+        try {
+          property(c);
+        } catch (const rc::detail::CaseResult& r) {
+          if (r.type == rc::detail::CaseResult::Type::Failure)
+            throw PropertyFailure(Outcome::Mismatch, r.description);
+        }
+      },
+      tc);
 }
 
 // NAME=value for each variable of nncheck's (and RapidCheck's) set in this process, for a
@@ -147,7 +127,7 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
                    const FailureInfo& info, const std::string& saved,
                    std::optional<uint64_t> seed) {
   std::ostringstream os;
-  os << "nncheck: " << test << " failed: " << failureKindName(*v.kind);
+  os << "nncheck: " << test << " failed: " << outcomeName(v.outcome);
   if (info.nodesBefore) {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.2f", info.shrinkSeconds);
@@ -156,12 +136,11 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
   }
   os << "\n" << v.message;
   if (!v.message.empty() && v.message.back() != '\n') os << "\n";
-  if (!info.firstDivergingNode.empty())
-    os << "first diverging node: " << info.firstDivergingNode << "\n";
+  if (info.divergence) os << "first diverging node: " << info.divergence->describe() << "\n";
   if (!info.triage.empty()) {
     os << "configurations:";
     for (const auto& [config, outcome] : info.triage)
-      os << " [" << config << ": " << outcome << "]";
+      os << " [" << config << ": " << outcomeName(outcome) << "]";
     os << "\n";
   }
   os << "model (seed " << tc.seed << "):\n" << modelToText(tc.model);
@@ -289,9 +268,9 @@ bool replaySavedFailures(const std::string& test, const fs::path& folder, const 
       continue;
     }
     Verdict v = runProperty(property, c.testCase);
-    if (!v.kind) continue;
+    if (!isFailure(v.outcome)) continue;
     auto known = c.knownFailures.find(options.configuration);
-    if (known != c.knownFailures.end() && known->second == outcomeName(v)) continue;
+    if (known != c.knownFailures.end() && known->second == v.outcome) continue;
     ADD_FAILURE_AT(where.file_name(), where.line())
         << "nncheck: " << test << ": a saved failure still fails (replayed before generating)\n"
         << report(test, v, c.testCase, {}, dir.string(), std::nullopt);
@@ -309,7 +288,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   if (const char* replay = std::getenv("NNCHECK_REPLAY"); replay && *replay) {
     TestCase tc = loadCase(replay);
     Verdict v = runProperty(property, tc);
-    if (v.kind)
+    if (isFailure(v.outcome))
       ADD_FAILURE_AT(where.file_name(), where.line())
           << report(test, v, tc, {}, replay, std::nullopt);
     return;
@@ -330,7 +309,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   const int shrinkSteps = static_cast<int>(envNumber("NNCHECK_SHRINK_STEPS").value_or(2000));
 
   struct State {
-    std::optional<FailureKind> kind;  // of the first failure: shrinking keeps it
+    std::optional<Outcome> kind;  // of the first failure: shrinking keeps it
     Verdict last;
     TestCase first, lastCase;
     int steps = 0;
@@ -353,19 +332,19 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     Verdict v = runProperty(property, tc);
     if (!s.kind) {
       s.coverage.add(tc);
-      if (v.unsupported) ++s.coverage.unsupported[*v.unsupported];
+      if (!v.category.empty()) ++s.coverage.unsupported[v.category];
     }
-    if (!v.kind) return;
+    if (!isFailure(v.outcome)) return;
     if (!s.kind) {
-      s.kind = v.kind;
+      s.kind = v.outcome;
       s.first = tc;
       s.shrinkStart = Clock::now();
-    } else if (*v.kind != *s.kind) {
+    } else if (v.outcome != *s.kind) {
       return;  // another kind of failure is another bug: not this one's shrink
     }
     s.last = v;
     s.lastCase = tc;
-    RC_FAIL(std::string(failureKindName(*v.kind)));
+    RC_FAIL(std::string(outcomeName(v.outcome)));
   };
 
   // No metadata.id: RapidCheck would print a "reproduce" string at exit that depends on settings
@@ -390,25 +369,17 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     ADD_FAILURE_AT(where.file_name(), where.line()) << "nncheck: " << test << ": " << os.str();
     return;
   }
-  FailureInfo info;
+  std::optional<Divergence> divergence;
+  if (s.last.localize) divergence = s.last.localize();
+  FailureInfo info = recordFailure(s.last, s.lastCase, std::move(divergence));
   info.property = test;
   info.backend = options.backend;
   info.configuration = options.configuration;
-  info.kind = *s.kind;
-  info.message = s.last.message;
-  info.maxAbsError = s.last.maxAbs;
-  info.maxRelError = s.last.maxRel;
-  info.tolerance = s.last.tolerance;
   info.nodesBefore = static_cast<int>(s.first.model.graph.nodes.size());
-  info.nodesAfter = static_cast<int>(s.lastCase.model.graph.nodes.size());
   info.shrinkSteps = s.steps;
   info.shrinkSeconds = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
-  std::optional<Divergence> divergence;
-  if (s.last.localize) divergence = s.last.localize();
-  if (divergence) info.firstDivergingNode = divergence->describe();
   for (const auto& [config, other] : options.triage)
-    info.triage[config] = outcomeName(runProperty(other, s.lastCase));
-  info.pattern = failurePattern(s.lastCase, *s.kind, divergence ? divergence->opType : "");
+    info.triage[config] = runProperty(other, s.lastCase).outcome;
   // One saved case per minimized pattern, as campaigns keep them: a run that started before
   // another saved the pattern (ctest -j over seeds) points at that case instead.
   std::string saved, note;
@@ -451,15 +422,16 @@ void replayCorpusCase(const fs::path& dir, const Property& property,
   Verdict v = runProperty(property, c.testCase);
   auto known = c.knownFailures.find(configuration);
   if (known == c.knownFailures.end()) {
-    if (v.kind)
+    if (isFailure(v.outcome))
       ADD_FAILURE() << report(currentTestName(), v, c.testCase, {}, dir.string(), std::nullopt);
     return;
   }
   // A known failure: it must still fail the same way.
-  const std::string got = outcomeName(v);
-  if (got != known->second)
-    ADD_FAILURE() << "nncheck: " << dir.string() << " is a known " << known->second << " failure"
-                  << (configuration.empty() ? "" : " in " + configuration) << " but now " << got
+  const std::string got(outcomeName(v.outcome));
+  if (v.outcome != known->second)
+    ADD_FAILURE() << "nncheck: " << dir.string() << " is a known " << outcomeName(known->second)
+                  << " failure" << (configuration.empty() ? "" : " in " + configuration)
+                  << " but now it " << (v.outcome == Outcome::Pass ? "passes" : "fails with " + got)
                   << ": if the engine was fixed, remove the entry from known_failures in its "
                      "nncheck.json\n"
                   << v.message;

@@ -12,64 +12,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One run of a case judged against the reference.
-struct Judgement {
-  enum class What { Pass, Unsupported, NonFinite, Fail } what = What::Pass;
-  FailureKind kind = FailureKind::Mismatch;
-  std::string message;
-  double maxAbs = 0, maxRel = 0;
-  Tolerance tolerance;
-};
-
-// assertMatchesReference's verdict as data: the NaN/Inf policy and the tolerance are its own.
-Judgement judge(const Isolated& engine, const TestCase& tc) {
-  Judgement j;
-  j.tolerance = toleranceFor(tc.model);
-  try {
-    assertMatchesReference(engine, tc);
-  } catch (const Unsupported& u) {
-    j.what = u.category() == kNonFiniteCategory ? Judgement::What::NonFinite
-                                                : Judgement::What::Unsupported;
-    j.message = u.what();
-  } catch (const PropertyFailure& f) {
-    j.what = Judgement::What::Fail;
-    j.kind = f.kind();
-    j.message = f.what();
-    j.maxAbs = f.maxAbsError;
-    j.maxRel = f.maxRelError;
-  } catch (const Error& e) {
-    j.what = Judgement::What::Unsupported;  // the reference cannot compute it: no test
-    j.message = std::string("reference: ") + e.what();
-  }
-  return j;
-}
-
-std::string outcomeName(const Judgement& j) {
-  switch (j.what) {
-    case Judgement::What::Pass:
-      return "passes";
-    case Judgement::What::Unsupported:
-      return "unsupported";
-    case Judgement::What::NonFinite:
-      return "nonfinite";
-    case Judgement::What::Fail:
-      return std::string(failureKindName(j.kind));
-  }
-  return "?";
+// One run of a case judged against the reference: assertMatchesReference's verdict, so the
+// tolerance, the NaN/Inf policy and what counts as no test are its own.
+Verdict judgeOn(const Isolated& engine, const TestCase& tc) {
+  return judge([&](const TestCase& c) { assertMatchesReference(engine, c); }, tc);
 }
 
 // The key failures are grouped by before shrinking: the kind and, for mismatches, the op of the
 // first diverging node with every value exposed (one extra run); for crashes, the signal.
-std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Judgement& j) {
-  std::string key(failureKindName(j.kind));
-  if (j.kind == FailureKind::Mismatch) {
-    std::optional<Divergence> d = localizeExposed(engine, tc, j.tolerance);
+std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Verdict& v) {
+  std::string key(outcomeName(v.outcome));
+  if (v.outcome == Outcome::Mismatch) {
+    std::optional<Divergence> d = localizeExposed(engine, tc, v.tolerance);
     return key + "@" + (d ? d->opType : "?");
   }
-  if (j.kind == FailureKind::Crash) {  // the signal, not the stderr text after it
-    const size_t from = j.message.find(':') + 1;
-    return key + ":" + j.message.substr(from, j.message.find(';', from) - from);
-  }
+  if (v.outcome == Outcome::Crash) return key + ":" + std::to_string(v.signal);
   return key;
 }
 
@@ -89,53 +46,40 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
 // engine's first.
 CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const Isolated& shrinker,
                              const std::vector<Isolated>& freshes, const TestCase& tc,
-                             const Judgement& j, const CampaignOptions& o) {
+                             const Verdict& v, const CampaignOptions& o) {
   const Isolated& fresh = freshes.front();
-  const FailureKind kind = j.kind;
+  const Outcome kind = v.outcome;
   auto shrinkOn = [&](const Isolated& engine) {
     return shrinkGreedily(
-        tc,
-        [&](const TestCase& c) {
-          Judgement k = judge(engine, c);
-          return k.what == Judgement::What::Fail && k.kind == kind;
-        },
-        o.shrink);
+        tc, [&](const TestCase& c) { return judgeOn(engine, c).outcome == kind; }, o.shrink);
   };
   // A crash or hang kills the worker at each failing candidate, and starting another forks
   // this process: those shrink on fresh processes from the start.
-  const bool killsWorker = kind == FailureKind::Crash || kind == FailureKind::Hang;
+  const bool killsWorker = kind == Outcome::Crash || kind == Outcome::Hang;
   const Isolated& first = killsWorker ? fresh : shrinker;
   ShrinkResult r = shrinkOn(first);
-  Judgement last = judge(fresh, r.testCase);
-  if (&first != &fresh && (last.what != Judgement::What::Fail || last.kind != kind)) {
+  Verdict last = judgeOn(fresh, r.testCase);
+  if (&first != &fresh && last.outcome != kind) {
     r = shrinkOn(fresh);
-    last = judge(fresh, r.testCase);
+    last = judgeOn(fresh, r.testCase);
   }
-  if (last.what != Judgement::What::Fail) last = j;  // keep the original figures
+  if (last.outcome != kind) last = v;  // keep the original figures
   std::optional<Divergence> d;
-  if (kind == FailureKind::Mismatch)
+  if (kind == Outcome::Mismatch)
     d = localizeDivergence(fresh, r.testCase, toleranceFor(r.testCase.model));
   CampaignFinding f;
   FailureInfo& info = f.info;
+  info = recordFailure(last, r.testCase, std::move(d));
   info.property = o.property;
   info.backend = engines.front().backend->name();
   info.configuration = engines.front().configuration;
-  info.kind = kind;
-  info.pattern = failurePattern(r.testCase, kind, d ? d->opType : "");
-  info.firstDivergingNode = d ? d->describe() : "";
-  info.message = last.message;
-  info.maxAbsError = last.maxAbs;
-  info.maxRelError = last.maxRel;
-  info.tolerance = last.tolerance;
   info.nodesBefore = static_cast<int>(tc.model.graph.nodes.size());
-  info.nodesAfter = static_cast<int>(r.testCase.model.graph.nodes.size());
   info.shrinkSteps = r.steps;
   info.shrinkSeconds = r.seconds;
   for (size_t e = 0; e < engines.size(); ++e) {
-    const std::string outcome = outcomeName(judge(freshes[e], r.testCase));
+    const Outcome outcome = judgeOn(freshes[e], r.testCase).outcome;
     info.triage[engines[e].configuration] = outcome;
-    if (o.markKnownFailures && outcome != "passes" && outcome != "unsupported" &&
-        outcome != "nonfinite")
+    if (o.markKnownFailures && isFailure(outcome))
       info.knownFailures[engines[e].configuration] = outcome;
   }
   f.minimized = std::move(r.testCase);
@@ -159,35 +103,14 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
                                           const TestCase& tc, const CampaignOptions& o) {
   if (engines.empty() || !engines.front().backend) throw Error("reduce: no engine to run against");
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
-  Judgement j = judge(freshes.front(), tc);
-  if (j.what != Judgement::What::Fail) return std::nullopt;
-  return reduceJudged(engines, freshes.front(), freshes, tc, j, o);
+  Verdict v = judgeOn(freshes.front(), tc);
+  if (!isFailure(v.outcome)) return std::nullopt;
+  return reduceJudged(engines, freshes.front(), freshes, tc, v, o);
 }
 
 int CampaignStats::newFindings() const {
   return static_cast<int>(std::count_if(findings.begin(), findings.end(),
                                         [](const CampaignFinding& f) { return !f.fromCorpus; }));
-}
-
-std::string failurePattern(const TestCase& tc, FailureKind kind, const std::string& divergingOp) {
-  const Graph& g = tc.model.graph;
-  std::map<std::string, std::string> producer;
-  for (const ValueInfo& in : g.inputs) producer[in.name] = g.initializer(in.name) ? "w" : "x";
-  for (const Initializer& w : g.initializers) producer[w.name] = "w";
-  std::string s(failureKindName(kind));
-  s += divergingOp.empty() ? "" : " at " + divergingOp;
-  s += ":";
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    s += " " + n.opType + "(";
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      if (k) s += ",";
-      s += n.inputs[k].empty() ? "-" : producer.count(n.inputs[k]) ? producer[n.inputs[k]] : "?";
-    }
-    s += ")";
-    for (const std::string& out : n.outputs) producer[out] = "#" + std::to_string(i);
-  }
-  return s;
 }
 
 std::string rejectedOp(const std::string& message, const Model& model) {
@@ -223,32 +146,32 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     if (o.maxCases > 0 && elapsed() >= o.seconds) break;
     TestCase tc = makeTestCase(cfg, o.seed + static_cast<uint64_t>(i));
     ++stats.cases;
-    Judgement j = judge(primary, tc);
+    Verdict v = judgeOn(primary, tc);
     std::string key;  // failures: the pre-shrink key
-    if (j.what == Judgement::What::Fail) {
-      key = preShrinkKey(primary, tc, j);
+    if (isFailure(v.outcome)) {
+      key = preShrinkKey(primary, tc, v);
       // A failure to be shrunk is confirmed in a fresh process first (the worker may carry
       // damage from an earlier case); a repeat is counted as the worker saw it, since a fresh
       // process costs as much as 40 runs on the worker.
       if (shrunkPerKey[key] < o.shrinksPerKey) {
-        Judgement again = judge(fresh, tc);
-        if (again.what != Judgement::What::Fail || again.kind != j.kind) {
+        Verdict again = judgeOn(fresh, tc);
+        if (again.outcome != v.outcome) {
           ++stats.unconfirmed;
-          j = again;
-          if (j.what == Judgement::What::Fail) key = preShrinkKey(primary, tc, j);
+          v = again;
+          if (isFailure(v.outcome)) key = preShrinkKey(primary, tc, v);
         }
       }
     }
-    switch (j.what) {
-      case Judgement::What::Pass:
+    switch (v.outcome) {
+      case Outcome::Pass:
         ++stats.passed;
         break;
-      case Judgement::What::NonFinite:
+      case Outcome::NonFinite:
         ++stats.nonfinite;
         break;
-      case Judgement::What::Unsupported: {
+      case Outcome::Unsupported: {
         ++stats.unsupported;
-        const std::string op = rejectedOp(j.message, tc.model);
+        const std::string op = rejectedOp(v.message, tc.model);
         ++stats.rejectedOps[op.empty() ? "(not named)" : op];
         if (o.learnUnsupported && !op.empty()) {
           double& w = cfg.opWeights.try_emplace(op, 1.0).first->second;
@@ -257,14 +180,14 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         }
         break;
       }
-      case Judgement::What::Fail: {
-        ++stats.failures[j.kind];
+      default: {  // a failure
+        ++stats.failures[v.outcome];
         if (shrunkPerKey[key]++ >= o.shrinksPerKey) {
           ++stats.repeats;
           break;
         }
         const auto shrinkStart = Clock::now();
-        CampaignFinding f = reduceJudged(engines, primary, freshes, tc, j, o);
+        CampaignFinding f = reduceJudged(engines, primary, freshes, tc, v, o);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;

@@ -116,20 +116,23 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
         const std::string& name = model.graph.outputs[i].name;
         Comparison c = compareTensors(got.at(name), expected[i], options.tolerance);
         if (!c.ok) {
-          r.status = CaseResult::Status::Failed;
+          r.outcome = Outcome::Mismatch;
           r.message = set.filename().string() + " output " + std::to_string(i) + " '" + name +
                       "': " + c.message;
           break;
         }
       }
-      if (r.status == CaseResult::Status::Failed) break;
+      if (r.outcome != Outcome::Pass) break;
     }
   } catch (const Unsupported& e) {
-    r.status = CaseResult::Status::Skipped;
+    r.outcome = Outcome::Unsupported;
     r.category = e.category();
     r.message = e.what();
+  } catch (const PropertyFailure& e) {  // the isolated engine crashed, hung or threw
+    r.outcome = e.outcome();
+    r.message = e.what();
   } catch (const std::exception& e) {
-    r.status = CaseResult::Status::Failed;
+    r.outcome = Outcome::Error;
     r.message = e.what();
   }
   return r;
@@ -140,17 +143,12 @@ ConformanceReport runConformance(const std::vector<fs::path>& paths,
   ConformanceReport report;
   for (const fs::path& dir : findTestCases(paths)) {
     CaseResult r = runTestCase(dir, options);
-    switch (r.status) {
-      case CaseResult::Status::Passed:
-        ++report.passed;
-        break;
-      case CaseResult::Status::Failed:
-        ++report.failed;
-        break;
-      case CaseResult::Status::Skipped:
-        ++report.skipped;
-        break;
-    }
+    if (r.outcome == Outcome::Pass)
+      ++report.passed;
+    else if (r.outcome == Outcome::Unsupported)
+      ++report.skipped;
+    else
+      ++report.failed;
     if (options.onCase) options.onCase(r);
     report.cases.push_back(std::move(r));
   }

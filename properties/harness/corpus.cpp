@@ -23,19 +23,17 @@ std::string contentHash(const TestCase& tc) {
   return buf;
 }
 
-fs::path saveFailure(const fs::path& corpus, const std::string& property, const TestCase& tc,
-                     const FailureInfo& info) {
-  const fs::path dir = corpus / property / contentHash(tc);
-  if (fs::exists(dir / "model.onnx")) return dir;
-  std::error_code ec;
-  fs::create_directories(dir.parent_path(), ec);
-  if (ec)
-    throw Error(dir.parent_path().string() + ": cannot create the corpus folder: " + ec.message());
-  fs::path tmp = dir;
-  tmp += ".tmp." + std::to_string(::getpid());
-  fs::remove_all(tmp);
-  fs::create_directories(tmp / "test_data_set_0");
+namespace {
 
+std::map<std::string, std::string> outcomeNames(const std::map<std::string, Outcome>& m) {
+  std::map<std::string, std::string> out;
+  for (const auto& [config, o] : m) out[config] = std::string(outcomeName(o));
+  return out;
+}
+
+// The case folder's files: the backend-test layout, then nncheck.json.
+void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info) {
+  fs::create_directories(tmp / "test_data_set_0");
   saveModel(tc.model, tmp / "model.onnx");
   auto feeds = tc.model.graph.feedInputs();
   for (size_t i = 0; i < feeds.size(); ++i)
@@ -52,24 +50,92 @@ fs::path saveFailure(const fs::path& corpus, const std::string& property, const 
   j["property"] = info.property;
   j["backend"] = info.backend;
   j["configuration"] = info.configuration;
-  j["failure_kind"] = std::string(failureKindName(info.kind));
+  j["failure_kind"] = std::string(outcomeName(info.kind));
   j["message"] = info.message;
   j["max_abs_error"] = info.maxAbsError;
   j["max_rel_error"] = info.maxRelError;
   j["tolerance"] = {{"rtol", info.tolerance.rtol}, {"atol", info.tolerance.atol}};
-  if (info.firstDivergingNode.empty())
-    j["first_diverging_node"] = nullptr;
+  j["signal"] = info.signal ? nlohmann::ordered_json(info.signal) : nlohmann::ordered_json();
+  if (const auto& d = info.divergence)
+    j["first_diverging_node"] = {{"node", d->name},
+                                 {"op", d->opType},
+                                 {"output", d->output},
+                                 {"exposed", d->exposed},
+                                 {"detail", d->detail}};
   else
-    j["first_diverging_node"] = info.firstDivergingNode;
-  j["triage"] = info.triage;
-  j["known_failures"] = info.knownFailures;
-  if (!info.pattern.empty()) j["pattern"] = info.pattern;
+    j["first_diverging_node"] = nullptr;
+  j["ops"] = info.ops;
+  j["pattern"] = info.pattern;
+  j["triage"] = outcomeNames(info.triage);
+  j["known_failures"] = outcomeNames(info.knownFailures);
   j["nodes_before_shrinking"] = info.nodesBefore;
   j["nodes_after_shrinking"] = info.nodesAfter;
   j["shrink_steps"] = info.shrinkSteps;
   j["shrink_seconds"] = info.shrinkSeconds;
   j["nncheck_version"] = NNCHECK_VERSION;
-  writeFileAtomic(tmp / "nncheck.json", j.dump(2) + "\n");
+  // Names in a model may be any bytes; invalid UTF-8 is replaced, not a reason to lose the case.
+  writeFileAtomic(tmp / "nncheck.json",
+                  j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace
+
+FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
+                          std::optional<Divergence> divergence) {
+  FailureInfo info;
+  info.kind = verdict.outcome;
+  info.message = verdict.message;
+  info.maxAbsError = verdict.maxAbsError;
+  info.maxRelError = verdict.maxRelError;
+  info.tolerance = verdict.tolerance;
+  info.signal = verdict.signal;
+  for (const Node& n : minimized.model.graph.nodes) info.ops.push_back(n.opType);
+  info.pattern = failurePattern(minimized, verdict.outcome, divergence ? divergence->opType : "");
+  info.divergence = std::move(divergence);
+  info.nodesAfter = static_cast<int>(minimized.model.graph.nodes.size());
+  return info;
+}
+
+std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp) {
+  const Graph& g = tc.model.graph;
+  std::map<std::string, std::string> producer;
+  for (const ValueInfo& in : g.inputs) producer[in.name] = g.initializer(in.name) ? "w" : "x";
+  for (const Initializer& w : g.initializers) producer[w.name] = "w";
+  std::string s(outcomeName(kind));
+  s += divergingOp.empty() ? "" : " at " + divergingOp;
+  s += ":";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    s += " " + n.opType + "(";
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      if (k) s += ",";
+      s += n.inputs[k].empty() ? "-" : producer.count(n.inputs[k]) ? producer[n.inputs[k]] : "?";
+    }
+    s += ")";
+    std::string node = "#";  // (not "#" + to_string: GCC 12 warns falsely, -Wrestrict)
+    node += std::to_string(i);
+    for (const std::string& out : n.outputs) producer[out] = node;
+  }
+  return s;
+}
+
+fs::path saveFailure(const fs::path& corpus, const std::string& property, const TestCase& tc,
+                     const FailureInfo& info) {
+  const fs::path dir = corpus / property / contentHash(tc);
+  if (fs::exists(dir / "model.onnx")) return dir;
+  std::error_code ec;
+  fs::create_directories(dir.parent_path(), ec);
+  if (ec)
+    throw Error(dir.parent_path().string() + ": cannot create the corpus folder: " + ec.message());
+  fs::path tmp = dir;
+  tmp += ".tmp." + std::to_string(::getpid());
+  fs::remove_all(tmp);
+  try {
+    writeCase(tmp, tc, info);
+  } catch (...) {  // nothing half-saved is left behind
+    fs::remove_all(tmp, ec);
+    throw;
+  }
 
   fs::rename(tmp, dir, ec);
   if (ec) {
@@ -90,20 +156,30 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
     tc.inputs[feeds[i]->name] =
         loadTensor(caseDir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
   const fs::path meta = caseDir / "nncheck.json";
-  if (fs::exists(meta)) {
-    try {
-      auto j = nlohmann::json::parse(readFile(meta));
-      tc.seed = j.value("seed", uint64_t{0});
-      c.knownFailures = j.value("known_failures", std::map<std::string, std::string>{});
-      c.pattern = j.value("pattern", std::string());
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(meta.string() + ": not valid nncheck metadata: " + e.what());
-    }
-    for (const auto& [config, kind] : c.knownFailures)
-      if (kind != "mismatch" && kind != "crash" && kind != "hang" && kind != "error" &&
-          kind != "nonfinite")
-        throw Error(meta.string() + ": known_failures[\"" + config + "\"] = \"" + kind +
-                    "\": expected mismatch, crash, hang, error or nonfinite");
+  if (!fs::exists(meta)) return c;
+  const std::string text = readFile(meta);
+  // One outcome name, checked: a typo in a hand-edited known_failures must not pass silently.
+  auto outcome = [&](const std::string& field, const std::string& name) {
+    std::optional<Outcome> o = outcomeFromName(name);
+    if (!o || *o == Outcome::Pass || *o == Outcome::Unsupported)
+      throw Error(meta.string() + ": " + field + " = \"" + name +
+                  "\": expected mismatch, crash, hang, error or nonfinite");
+    return *o;
+  };
+  try {
+    auto j = nlohmann::json::parse(text);
+    tc.seed = j.value("seed", uint64_t{0});
+    if (j.contains("failure_kind") && j["failure_kind"].is_string())
+      c.kind = outcome("failure_kind", j["failure_kind"].get<std::string>());
+    for (const auto& [config, kind] :
+         j.value("known_failures", std::map<std::string, std::string>{}))
+      c.knownFailures[config] = outcome("known_failures[\"" + config + "\"]", kind);
+    c.pattern = j.value("pattern", std::string());
+    c.ops = j.value("ops", std::vector<std::string>{});
+    if (j.contains("first_diverging_node") && j["first_diverging_node"].is_object())
+      c.divergingOp = j["first_diverging_node"].value("op", std::string());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(meta.string() + ": not valid nncheck metadata: " + e.what());
   }
   return c;
 }

@@ -6,12 +6,20 @@
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/property.h"
+#include "nncheck/reference.h"
 #include "nncheck/tolerance.h"
 
 namespace nncheck {
 
+int ProbeRow::count(Outcome o) const {
+  auto it = outcomes.find(o);
+  return it == outcomes.end() ? 0 : it->second;
+}
+
 double ProbeRow::acceptedShare() const {
-  return models ? static_cast<double>(match + mismatch + crash + hang) / models : 0.0;
+  const int ran = count(Outcome::Pass) + count(Outcome::Mismatch) + count(Outcome::Crash) +
+                  count(Outcome::Hang);
+  return models ? static_cast<double>(ran) / models : 0.0;
 }
 
 std::vector<ProbeRow> probe(const Isolated& engine, const Capabilities& base,
@@ -36,31 +44,14 @@ std::vector<ProbeRow> probe(const Isolated& engine, const Capabilities& base,
         continue;  // no single-node model of this op under the base capabilities
       }
       ++row.models;
-      std::string problem;
-      try {
-        assertAllClose(runOn(engine, tc), runOn(reference(), tc), toleranceFor(tc.model));
-        ++row.match;
-      } catch (const Unsupported& u) {
-        ++row.unsupported;
-        problem = u.what();
-      } catch (const PropertyFailure& f) {
-        problem = f.what();
-        switch (f.kind()) {
-          case FailureKind::Mismatch:
-            ++row.mismatch;
-            break;
-          case FailureKind::Crash:
-            ++row.crash;
-            break;
-          case FailureKind::Hang:
-            ++row.hang;
-            break;
-          default:
-            ++row.error;
-            break;
-        }
-      }
-      if (row.firstProblem.empty()) row.firstProblem = problem;
+      // Plain allclose, no NaN/Inf policy: a single op's values are what the engine must take.
+      Verdict v = judge(
+          [&](const TestCase& c) {
+            assertAllClose(runOn(engine, c), runOn(reference(), c), toleranceFor(c.model));
+          },
+          tc);
+      ++row.outcomes[v.outcome];
+      if (row.firstProblem.empty()) row.firstProblem = v.message;
     }
     if (progress) progress(row);
     rows.push_back(std::move(row));

@@ -58,7 +58,7 @@ std::optional<Divergence> exposedDivergence(const Isolated& engine, const TestCa
                                             const TensorMap& want, const Tolerance& tol) {
   const Graph& g = tc.model.graph;
   RunOutcome all = engine.run(exposeAllValues(tc.model, want), tc.inputs);
-  if (all.kind == OutcomeKind::Ok)
+  if (all.kind == Outcome::Pass)
     for (size_t i = 0; i < g.nodes.size(); ++i)
       if (auto diff = differingOutput(g.nodes[i], all.outputs, want, tol))
         return found(g, i, *diff, true);
@@ -80,7 +80,7 @@ std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestC
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     TestCase sub = subModelFor(tc, i, want);
     RunOutcome r = engine.run(sub.model, sub.inputs);
-    if (r.kind != OutcomeKind::Ok) continue;
+    if (r.kind != Outcome::Pass) continue;
     if (auto diff = differingOutput(g.nodes[i], r.outputs, want, tol))
       return found(g, i, *diff, false);
   }

@@ -2,34 +2,22 @@
 
 #include <map>
 #include <sstream>
+#include <tuple>
+#include <typeinfo>
 
 #include "nncheck/error.h"
 #include "nncheck/tolerance.h"
 
 namespace nncheck {
 
-std::string_view failureKindName(FailureKind k) {
-  switch (k) {
-    case FailureKind::Mismatch:
-      return "mismatch";
-    case FailureKind::Crash:
-      return "crash";
-    case FailureKind::Hang:
-      return "hang";
-    case FailureKind::Error:
-      return "error";
-    case FailureKind::NonFinite:
-      return "nonfinite";
-  }
-  return "?";
-}
-
 namespace {
 thread_local EngineScope* innermostScope = nullptr;
 }  // namespace
 
+// An engine made and destroyed per case lands at one address again and again: its type and
+// name keep a worker of one engine from serving another.
 struct EngineScope::Engines {
-  std::map<const Backend*, Isolated> isolated;
+  std::map<std::tuple<const Backend*, std::string, std::string>, Isolated> isolated;
 };
 
 EngineScope::EngineScope() : engines_(std::make_unique<Engines>()), outer_(innermostScope) {
@@ -41,10 +29,33 @@ EngineScope::~EngineScope() { innermostScope = outer_; }
 Isolated isolatedInScope(Backend& engine) {
   if (!innermostScope) return isolated(engine, defaultTimeout(), Isolation::ForkPerRun);
   auto& engines = innermostScope->engines_->isolated;
-  auto it = engines.find(&engine);
+  const auto key = std::make_tuple(&engine, std::string(typeid(engine).name()), engine.name());
+  auto it = engines.find(key);
   if (it == engines.end())
-    it = engines.emplace(&engine, isolated(engine, defaultTimeout(), Isolation::Persistent)).first;
+    it = engines.emplace(key, isolated(engine, defaultTimeout(), Isolation::Persistent)).first;
   return it->second;
+}
+
+Verdict judge(const Property& property, const TestCase& tc) {
+  Verdict v;
+  try {
+    property(tc);
+  } catch (const PropertyFailure& f) {
+    v.outcome = f.outcome();
+    v.message = f.what();
+    v.maxAbsError = f.maxAbsError;
+    v.maxRelError = f.maxRelError;
+    v.tolerance = f.tolerance;
+    v.signal = f.signal;
+    v.localize = f.localize;
+  } catch (const NonFiniteReference& u) {
+    v = {Outcome::NonFinite, u.what(), u.category()};
+  } catch (const Unsupported& u) {
+    v = {Outcome::Unsupported, u.what(), u.category()};
+  } catch (const std::exception& e) {
+    v = {Outcome::Error, std::string("the property threw: ") + e.what(), ""};
+  }
+  return v;
 }
 
 TensorMap runOn(Backend& backend, const TestCase& tc) { return backend.run(tc.model, tc.inputs); }
@@ -53,19 +64,21 @@ TensorMap runOn(const Isolated& engine, const TestCase& tc) {
   RunOutcome r = engine.run(tc.model, tc.inputs);
   const std::string who = engine.backend().name();
   switch (r.kind) {
-    case OutcomeKind::Ok:
+    case Outcome::Pass:
       return std::move(r.outputs);
-    case OutcomeKind::Unsupported:
+    case Outcome::Unsupported:
       throw Unsupported("rejected by the engine",
                         who + " does not support the model: " + r.message);
-    case OutcomeKind::Crash:
-      throw PropertyFailure(FailureKind::Crash, who + " crashed: " + r.message);
-    case OutcomeKind::Hang:
-      throw PropertyFailure(FailureKind::Hang, who + " hung: " + r.message);
-    case OutcomeKind::Error:
-      throw PropertyFailure(FailureKind::Error, who + " failed: " + r.message);
+    case Outcome::Crash: {
+      PropertyFailure f(Outcome::Crash, who + " crashed: " + r.message);
+      f.signal = r.signal;
+      throw f;
+    }
+    case Outcome::Hang:
+      throw PropertyFailure(Outcome::Hang, who + " hung: " + r.message);
+    default:
+      throw PropertyFailure(Outcome::Error, who + " failed: " + r.message);
   }
-  throw PropertyFailure(FailureKind::Error, who + ": unknown outcome");
 }
 
 void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance& tol) {
@@ -97,7 +110,7 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
          << maxRel << "; tolerance rtol=" << tol.rtol << " atol=" << tol.atol << ")\n";
   else  // no value was compared: figures of 0 would read as a pass
     head << "outputs differ from the reference in shape, dtype or presence (no values compared)\n";
-  PropertyFailure f(FailureKind::Mismatch, head.str() + os.str());
+  PropertyFailure f(Outcome::Mismatch, head.str() + os.str());
   f.maxAbsError = maxAbs;
   f.maxRelError = maxRel;
   f.tolerance = tol;
@@ -117,16 +130,22 @@ void assertDeterministic(Backend& engine, const TestCase& tc) {
 }
 
 void assertMatchesReference(const Isolated& engine, const TestCase& tc) {
-  const TensorMap values = runReferenceAllValues(tc.model, tc.inputs);
-  if (auto where = firstNonFinite(tc.model, values))
-    throw Unsupported(kNonFiniteCategory, "the reference computes a non-finite value: " + *where);
+  TensorMap values;
+  try {
+    values = runReferenceAllValues(tc.model, tc.inputs);
+  } catch (const Unsupported&) {
+    throw;
+  } catch (const Error& e) {  // the case is outside what the reference computes: no test
+    throw Unsupported("reference", std::string("reference: ") + e.what());
+  }
+  if (auto where = firstNonFinite(tc.model, values)) throw NonFiniteReference(*where);
   TensorMap want;
   for (const ValueInfo& o : tc.model.graph.outputs) want[o.name] = values.at(o.name);
   const Tolerance tol = toleranceFor(tc.model);
   try {
     assertAllClose(runOn(engine, tc), want, tol);
   } catch (PropertyFailure& f) {
-    if (f.kind() == FailureKind::Mismatch)
+    if (f.outcome() == Outcome::Mismatch)
       f.localize = [engine, tc, tol] { return localizeDivergence(engine, tc, tol); };
     throw;
   }
@@ -138,7 +157,7 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
   try {
     assertAllClose(fromA, fromB, toleranceFor(tc.model));
   } catch (const PropertyFailure& f) {
-    PropertyFailure g(FailureKind::Mismatch,
+    PropertyFailure g(Outcome::Mismatch,
                       a.backend().name() + " and " + b.backend().name() +
                           " disagree (the second taken as expected): " + f.what());
     g.maxAbsError = f.maxAbsError;
@@ -155,7 +174,7 @@ void assertDeterministic(const Isolated& engine, const TestCase& tc) {
     auto it = second.find(name);
     if (it == second.end() || !(it->second == t))
       throw PropertyFailure(
-          FailureKind::Mismatch,
+          Outcome::Mismatch,
           engine.backend().name() + ": two runs of the same case differ in output '" + name +
               "' (first run " + tensorToString(t) + ", second " +
               (it == second.end() ? "missing" : tensorToString(it->second)) + ")");

@@ -87,15 +87,15 @@ std::string runAndReport(Backend& backend, const Model& model, const TensorMap& 
 void decodeReport(const std::string& report, RunOutcome& r) {
   size_t pos = 1;
   if (report[0] == kError || report[0] == kUnsupported || report[0] == kHang) {
-    r.kind = report[0] == kError         ? OutcomeKind::Error
-             : report[0] == kUnsupported ? OutcomeKind::Unsupported
-                                         : OutcomeKind::Hang;
+    r.kind = report[0] == kError         ? Outcome::Error
+             : report[0] == kUnsupported ? Outcome::Unsupported
+                                         : Outcome::Hang;
     if (!getRecord(report, pos, r.message)) r.message = "(truncated error message)";
     return;
   }
   if (report[0] == kCrash) {
     std::string signal;
-    r.kind = OutcomeKind::Crash;
+    r.kind = Outcome::Crash;
     if (!getRecord(report, pos, signal) || !getRecord(report, pos, r.message))
       throw Error("isolated run: truncated crash report");
     r.signal = std::atoi(signal.c_str());
@@ -451,22 +451,6 @@ class Isolated::Server {
   std::function<Child()> launch_;
   Child child_;
 };
-
-std::string_view outcomeKindName(OutcomeKind k) {
-  switch (k) {
-    case OutcomeKind::Ok:
-      return "ok";
-    case OutcomeKind::Unsupported:
-      return "unsupported";
-    case OutcomeKind::Error:
-      return "error";
-    case OutcomeKind::Crash:
-      return "crash";
-    case OutcomeKind::Hang:
-      return "hang";
-  }
-  return "?";
-}
 
 std::chrono::milliseconds defaultTimeout() {
   if (const char* s = std::getenv("NNCHECK_TIMEOUT")) {

@@ -47,20 +47,21 @@ void addEngineOptions(CLI::App* cmd, EngineOptions& o) {
       ->capture_default_str();
 }
 
-std::string triageText(const std::map<std::string, std::string>& triage) {
+std::string triageText(const std::map<std::string, Outcome>& triage) {
   std::string s;
   for (const auto& [config, outcome] : triage)
-    s += (s.empty() ? "" : "; ") + config + ": " + outcome;
+    s += (s.empty() ? "" : "; ") + config + ": " + std::string(outcomeName(outcome));
   return s;
 }
 
 void printFinding(size_t i, const CampaignFinding& f) {
   std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
-              std::string(failureKindName(f.info.kind)).c_str(), f.info.nodesBefore,
-              f.info.nodesAfter, f.hits, f.info.pattern.c_str());
-  if (!f.info.firstDivergingNode.empty())
+              std::string(outcomeName(f.info.kind)).c_str(), f.info.nodesBefore, f.info.nodesAfter,
+              f.hits, f.info.pattern.c_str());
+  const std::string diverging = f.info.divergence ? f.info.divergence->describe() : "";
+  if (!diverging.empty())
     std::printf("       first diverging node: %s\n",
-                f.info.firstDivergingNode.substr(0, f.info.firstDivergingNode.find('\n')).c_str());
+                diverging.substr(0, diverging.find('\n')).c_str());
   std::printf("       configurations: %s\n", triageText(f.info.triage).c_str());
   if (!f.dir.empty())
     std::printf("       saved: %s\n", f.dir.c_str());
@@ -138,7 +139,7 @@ int fuzz(const FuzzOptions& o) {
               static_cast<long long>(s.passed), static_cast<long long>(s.unsupported),
               static_cast<long long>(s.nonfinite));
   for (const auto& [kind, n] : s.failures)
-    std::printf(", %s %lld", std::string(failureKindName(kind)).c_str(), static_cast<long long>(n));
+    std::printf(", %s %lld", std::string(outcomeName(kind)).c_str(), static_cast<long long>(n));
   std::printf(
       "\n  failures not shrunk (their kind and op already shrunk): %lld; "
       "unconfirmed in a fresh process: %lld\n",
@@ -189,7 +190,7 @@ int reduce(const ReduceOptions& o) {
     }
     f->dir = saveFinding(*f, c);
     std::printf("%s, shrunk from %d to %d nodes in %d steps (%.2f s)\n",
-                std::string(failureKindName(f->info.kind)).c_str(), f->info.nodesBefore,
+                std::string(outcomeName(f->info.kind)).c_str(), f->info.nodesBefore,
                 f->info.nodesAfter, f->info.shrinkSteps, f->info.shrinkSeconds);
     std::printf("%s\n", f->info.message.c_str());
     printFinding(0, *f);

@@ -43,8 +43,9 @@ int run(const ProbeCliOptions& o) {
                    std::string problem = r.firstProblem.substr(0, r.firstProblem.find('\n'));
                    if (problem.size() > 110) problem = problem.substr(0, 110) + "...";
                    std::printf("%-22s %6d %5d %8d %11d %5d %5d %5d  %s\n", r.op.c_str(), r.models,
-                               r.match, r.mismatch, r.unsupported, r.error, r.crash, r.hang,
-                               problem.c_str());
+                               r.count(Outcome::Pass), r.count(Outcome::Mismatch),
+                               r.count(Outcome::Unsupported), r.count(Outcome::Error),
+                               r.count(Outcome::Crash), r.count(Outcome::Hang), problem.c_str());
                    std::fflush(stdout);
                  });
   } catch (const Error& e) {

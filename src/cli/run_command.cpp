@@ -32,9 +32,9 @@ void printByOp(const ConformanceReport& report) {
   for (const CaseResult& c : report.cases)
     for (const std::string& op : c.ops) {
       OpRow& row = rows[op];
-      if (c.status == CaseResult::Status::Passed)
+      if (c.outcome == Outcome::Pass)
         ++row.passed;
-      else if (c.status == CaseResult::Status::Failed)
+      else if (isFailure(c.outcome))
         ++row.failed;
       else
         ++row.skipped;
@@ -47,7 +47,7 @@ void printByOp(const ConformanceReport& report) {
 void printSkipReasons(const ConformanceReport& report) {
   std::map<std::string, int> reasons;
   for (const CaseResult& c : report.cases)
-    if (c.status == CaseResult::Status::Skipped) ++reasons[c.category];
+    if (c.outcome == Outcome::Unsupported) ++reasons[c.category];
   if (reasons.empty()) return;
   std::printf("\nskipped, by reason:\n");
   for (const auto& [reason, n] : reasons) std::printf("  %5d  %s\n", n, reason.c_str());
@@ -78,9 +78,9 @@ int run(const RunOptions& o) {
   ConformanceOptions options;
   if (isolatedEngine) options.engine = &*isolatedEngine;
   options.onCase = [&](const CaseResult& c) {
-    if (c.status == CaseResult::Status::Failed)
+    if (isFailure(c.outcome))
       std::printf("FAIL  %s: %s\n", c.dir.filename().c_str(), c.message.c_str());
-    else if (o.verbose && c.status == CaseResult::Status::Skipped)
+    else if (o.verbose && c.outcome == Outcome::Unsupported)
       std::printf("SKIP  %s: %s\n", c.dir.filename().c_str(), c.message.c_str());
     else if (o.verbose)
       std::printf("PASS  %s\n", c.dir.filename().c_str());

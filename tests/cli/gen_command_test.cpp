@@ -53,8 +53,7 @@ TEST_F(GenCommand, WrittenCasesReplayWithNncheckRun) {
   ConformanceReport r = runConformance({dir_});
   EXPECT_EQ(r.passed, 20);
   EXPECT_EQ(r.failed, 0);
-  for (const auto& c : r.cases)
-    EXPECT_EQ(c.status, CaseResult::Status::Passed) << c.dir << c.message;
+  for (const auto& c : r.cases) EXPECT_EQ(c.outcome, Outcome::Pass) << c.dir << c.message;
 }
 
 TEST_F(GenCommand, StatsReportOpsPairsRanksDtypesAndRate) {

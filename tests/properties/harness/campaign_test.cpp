@@ -41,27 +41,27 @@ TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
   const std::vector<CampaignEngine> engines = {{"fusion=on", &fused}, {"fusion=off", &unfused}};
   CampaignStats s = runCampaign(engines, options(150));
   EXPECT_EQ(s.cases, 150);
-  EXPECT_GT(s.failures[FailureKind::Mismatch], 0);
-  EXPECT_EQ(s.cases, s.passed + s.unsupported + s.nonfinite + s.failures[FailureKind::Mismatch]);
+  EXPECT_GT(s.failures[Outcome::Mismatch], 0);
+  EXPECT_EQ(s.cases, s.passed + s.unsupported + s.nonfinite + s.failures[Outcome::Mismatch]);
   // One pattern per way the MatMul gets its right operand (a graph input or an initializer:
   // engines take different paths for constants); each shrunk to the two nodes.
   ASSERT_GE(s.findings.size(), 1u);
   ASSERT_LE(s.findings.size(), 2u);
   for (const CampaignFinding& f : s.findings) {
-    EXPECT_EQ(f.info.kind, FailureKind::Mismatch);
+    EXPECT_EQ(f.info.kind, Outcome::Mismatch);
     EXPECT_TRUE(f.info.pattern == "mismatch at Relu: MatMul(x,x) Relu(#0)" ||
                 f.info.pattern == "mismatch at Relu: MatMul(x,w) Relu(#0)")
         << f.info.pattern;
     EXPECT_EQ(f.info.nodesAfter, 2);
-    EXPECT_NE(f.info.firstDivergingNode.find("(Relu)"), std::string::npos)
-        << f.info.firstDivergingNode;
-    EXPECT_NE(f.info.firstDivergingNode.find("fusion?"), std::string::npos)
-        << f.info.firstDivergingNode;
-    EXPECT_EQ(f.info.triage, (std::map<std::string, std::string>{{"fusion=on", "mismatch"},
-                                                                 {"fusion=off", "passes"}}));
+    ASSERT_TRUE(f.info.divergence);
+    EXPECT_EQ(f.info.divergence->opType, "Relu");
+    EXPECT_FALSE(f.info.divergence->exposed) << "only the fused pair differs";
+    EXPECT_EQ(f.info.ops, (std::vector<std::string>{"MatMul", "Relu"}));
+    EXPECT_EQ(f.info.triage, (std::map<std::string, Outcome>{{"fusion=on", Outcome::Mismatch},
+                                                             {"fusion=off", Outcome::Pass}}));
     ASSERT_FALSE(f.dir.empty());
     const std::string json = readFile(f.dir / "nncheck.json");
-    for (const char* needle : {"\"first_diverging_node\": \"node '", "\"fusion=off\": \"passes\"",
+    for (const char* needle : {"\"op\": \"Relu\"", "\"fusion=off\": \"pass\"",
                                "\"fusion=on\": \"mismatch\"", "\"pattern\": \"mismatch at Relu"})
       EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
   }
@@ -127,7 +127,7 @@ TEST_F(Campaign, ReduceShrinksOneCaseOrSaysItDoesNotFail) {
     if (auto f = reduceCase({{"", &engine}}, failing, o)) {
       EXPECT_EQ(f->info.nodesAfter, 2);
       EXPECT_EQ(f->info.pattern.rfind("mismatch at Relu: MatMul(", 0), 0u) << f->info.pattern;
-      EXPECT_EQ(f->info.triage.at(""), "mismatch");
+      EXPECT_EQ(f->info.triage.at(""), Outcome::Mismatch);
       break;
     }
     ASSERT_LT(seed, 200u) << "no failing case in 200 seeds";
@@ -140,9 +140,8 @@ TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
   tc.model.graph.initializers = {{"w", Tensor::fromVector<float>({1}, {1}), ""}};
   tc.model.graph.nodes = {Node::make("Add", {"x", "w"}, {"a"}, "add"),
                           Node::make("Mul", {"a", "x"}, {"b"}, "mul")};
-  EXPECT_EQ(failurePattern(tc, FailureKind::Mismatch, "Mul"),
-            "mismatch at Mul: Add(x,w) Mul(#0,x)");
-  EXPECT_EQ(failurePattern(tc, FailureKind::Crash, ""), "crash: Add(x,w) Mul(#0,x)");
+  EXPECT_EQ(failurePattern(tc, Outcome::Mismatch, "Mul"), "mismatch at Mul: Add(x,w) Mul(#0,x)");
+  EXPECT_EQ(failurePattern(tc, Outcome::Crash, ""), "crash: Add(x,w) Mul(#0,x)");
   EXPECT_EQ(rejectedOp("cannot create layer (onnx_node!mul) of type", tc.model), "Mul");
   EXPECT_EQ(rejectedOp("no node named", tc.model), "");
 }
