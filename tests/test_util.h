@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "nncheck/backend_test.h"
 #include "nncheck/conformance.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
@@ -69,12 +70,7 @@ inline std::vector<NodeCase> registeredNodeCases() {
     Model m = loadModel(dir / "model.onnx");
     // Also drop cases with dtypes or attribute values the specs declare unsupported.
     if (!allOpsRegistered(m) || runTestCase(dir).outcome == Outcome::Unsupported) continue;
-    NodeCase c{dir, m, {}};
-    auto feeds = m.graph.feedInputs();
-    for (size_t i = 0; i < feeds.size(); ++i)
-      c.inputs[feeds[i]->name] =
-          loadTensor(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
-    out.push_back(std::move(c));
+    out.push_back({dir, m, loadTestDataSet(m, dir / "test_data_set_0").inputs});
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/property.h"
@@ -11,30 +12,6 @@
 
 namespace nncheck {
 namespace fs = std::filesystem;
-namespace {
-
-// Files named <prefix>_<k>.pb in k order, requiring k = 0, 1, ... without gaps.
-std::vector<fs::path> numberedFiles(const fs::path& dir, const std::string& prefix) {
-  std::vector<fs::path> out;
-  for (size_t k = 0;; ++k) {
-    fs::path p = dir / (prefix + "_" + std::to_string(k) + ".pb");
-    if (!fs::exists(p)) break;
-    out.push_back(p);
-  }
-  return out;
-}
-
-std::vector<fs::path> dataSets(const fs::path& dir) {
-  std::vector<fs::path> sets;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
-      sets.push_back(e.path());
-  std::sort(sets.begin(), sets.end());
-  return sets;
-}
-
-}  // namespace
-
 fs::path defaultNodeTestDir() {
 #ifdef NNCHECK_DEFAULT_NODE_TESTS
   fs::path p = NNCHECK_DEFAULT_NODE_TESTS;
@@ -54,19 +31,10 @@ std::vector<fs::path> findTestCases(const std::vector<fs::path>& paths) {
       throw Error(p.string() +
                   ": not a folder (expected a test case folder holding model.onnx, "
                   "or a folder of them)");
-    size_t before = cases.size();
-    if (fs::exists(p / "model.onnx")) {
-      cases.push_back(p);
-    } else {
-      for (auto it = fs::recursive_directory_iterator(p); it != fs::recursive_directory_iterator();
-           ++it)
-        if (it->is_directory() && fs::exists(it->path() / "model.onnx")) {
-          cases.push_back(it->path());
-          it.disable_recursion_pending();
-        }
-    }
-    if (cases.size() == before)
+    std::vector<fs::path> found = findBackendTestCases(p);
+    if (found.empty())
       throw Error(p.string() + ": holds no test case (no folder with a model.onnx)");
+    cases.insert(cases.end(), found.begin(), found.end());
   }
   std::sort(cases.begin(), cases.end());
   cases.erase(std::unique(cases.begin(), cases.end()), cases.end());
@@ -92,29 +60,20 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
           throw Unsupported("dtype", "'" + v.name + "' has dtype " +
                                          std::string(dtypeName(v.dtype)) +
                                          ", which the reference does not compute on");
-    auto feeds = model.graph.feedInputs();
-    auto sets = dataSets(dir);
+    auto sets = testDataSetDirs(dir);
     if (sets.empty()) throw Error(dir.string() + ": has model.onnx but no test_data_set_* folder");
     for (const fs::path& set : sets) {
-      auto inFiles = numberedFiles(set, "input");
-      auto outFiles = numberedFiles(set, "output");
-      if (inFiles.size() != feeds.size())
-        throw Error(set.string() + ": has " + std::to_string(inFiles.size()) +
-                    " input_*.pb files, the model has " + std::to_string(feeds.size()) +
-                    " graph inputs");
-      if (outFiles.size() != model.graph.outputs.size())
-        throw Error(set.string() + ": has " + std::to_string(outFiles.size()) +
-                    " output_*.pb files, the model has " +
-                    std::to_string(model.graph.outputs.size()) + " graph outputs");
-      TensorMap inputs;
-      for (size_t i = 0; i < feeds.size(); ++i) inputs[feeds[i]->name] = loadTensor(inFiles[i]);
-      std::vector<Tensor> expected;
-      for (const fs::path& f : outFiles) expected.push_back(loadTensor(f));
-      TensorMap got = options.engine ? runOn(*options.engine, TestCase{model, inputs})
-                                     : runReference(model, inputs);
-      for (size_t i = 0; i < expected.size(); ++i) {
+      TestDataSet data = loadTestDataSet(model, set);
+      if (data.outputs.empty())
+        throw Error(set.string() + ": has no output_*.pb files to compare with");
+      TensorMap got = options.engine ? runOn(*options.engine, TestCase{model, data.inputs})
+                                     : runReference(model, data.inputs);
+      for (size_t i = 0; i < model.graph.outputs.size(); ++i) {
         const std::string& name = model.graph.outputs[i].name;
-        Comparison c = compareTensors(got.at(name), expected[i], options.tolerance);
+        auto it = got.find(name);
+        Comparison c = it == got.end()
+                           ? Comparison{false, 0, 0, 0, false, "missing from the outputs"}
+                           : compareTensors(it->second, data.outputs.at(name), options.tolerance);
         if (!c.ok) {
           r.outcome = Outcome::Mismatch;
           r.message = set.filename().string() + " output " + std::to_string(i) + " '" + name +

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
@@ -33,18 +34,7 @@ std::map<std::string, std::string> outcomeNames(const std::map<std::string, Outc
 
 // The case folder's files: the backend-test layout, then nncheck.json.
 void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info) {
-  fs::create_directories(tmp / "test_data_set_0");
-  saveModel(tc.model, tmp / "model.onnx");
-  auto feeds = tc.model.graph.feedInputs();
-  for (size_t i = 0; i < feeds.size(); ++i)
-    saveTensor(tc.inputs.at(feeds[i]->name), feeds[i]->name,
-               tmp / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
-  TensorMap want = runReference(tc.model, tc.inputs);
-  for (size_t i = 0; i < tc.model.graph.outputs.size(); ++i) {
-    const std::string& name = tc.model.graph.outputs[i].name;
-    saveTensor(want.at(name), name,
-               tmp / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"));
-  }
+  saveBackendTestCase(tmp, tc.model, tc.inputs, runReference(tc.model, tc.inputs));
   nlohmann::ordered_json j;
   j["seed"] = tc.seed;
   j["property"] = info.property;
@@ -151,10 +141,7 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
   c.dir = caseDir;
   TestCase& tc = c.testCase;
   tc.model = loadModel(caseDir / "model.onnx");
-  auto feeds = tc.model.graph.feedInputs();
-  for (size_t i = 0; i < feeds.size(); ++i)
-    tc.inputs[feeds[i]->name] =
-        loadTensor(caseDir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
+  tc.inputs = loadTestDataSet(tc.model, caseDir / "test_data_set_0").inputs;
   const fs::path meta = caseDir / "nncheck.json";
   if (!fs::exists(meta)) return c;
   const std::string text = readFile(meta);
@@ -187,19 +174,7 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
 TestCase loadCase(const fs::path& caseDir) { return loadCorpusCase(caseDir).testCase; }
 
 std::vector<fs::path> corpusCaseDirs(const fs::path& corpus) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  if (!fs::exists(corpus, ec)) return out;
-  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator();
-       ++it) {
-    if (!it->is_directory() || !fs::exists(it->path() / "model.onnx")) continue;
-    if (it->path().filename().string().find(".tmp.") != std::string::npos)
-      continue;  // an unfinished save
-    out.push_back(it->path());
-    it.disable_recursion_pending();
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return findBackendTestCases(corpus);
 }
 
 std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {

@@ -10,7 +10,7 @@ void addRunCommand(CLI::App& app);
 void addGenCommand(CLI::App& app);
 void addProbeCommand(CLI::App& app);
 void addFuzzCommand(CLI::App& app);
-void addReduceCommand(CLI::App& app);
+void addReduceCommand(CLI::App& app);   // reduce_command.cpp
 void addEnginesCommand(CLI::App& app);  // engines.cpp
 
 void setExitCode(int code);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
@@ -135,18 +136,7 @@ struct Stats {
 };
 
 void writeCase(const fs::path& dir, const TestCase& tc) {
-  fs::create_directories(dir / "test_data_set_0");
-  const Model& m = tc.model;
-  const TensorMap& inputs = tc.inputs;
-  TensorMap outputs = runReference(m, inputs);
-  saveModel(m, dir / "model.onnx");
-  auto feeds = m.graph.feedInputs();
-  for (size_t i = 0; i < feeds.size(); ++i)
-    saveTensor(inputs.at(feeds[i]->name), feeds[i]->name,
-               dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"));
-  for (size_t i = 0; i < m.graph.outputs.size(); ++i)
-    saveTensor(outputs.at(m.graph.outputs[i].name), m.graph.outputs[i].name,
-               dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"));
+  saveBackendTestCase(dir, tc.model, tc.inputs, runReference(tc.model, tc.inputs));
 }
 
 int run(GenOptions o) {

@@ -1,0 +1,55 @@
+#include "cli/campaign_engines.h"
+
+#include <cstdio>
+
+namespace nncheck::cli {
+
+CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o) {
+  CampaignEngines e;
+  std::vector<std::string> configs =
+      o.configs.empty() ? engineConfigurations(o.selection) : o.configs;
+  if (configs.empty()) configs = {""};
+  for (const std::string& c : configs) {
+    e.owned.push_back(makeEngine(o.selection, c));
+    e.list.push_back({c.empty() ? o.selection.backend : c, e.owned.back().get()});
+  }
+  return e;
+}
+
+void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o) {
+  addEngineSelection(cmd, o.selection, "opencv");
+  cmd->add_option(
+      "--config", o.configs,
+      "engine configuration, repeatable (e.g. opencv: fusion=on|off,target=cpu|opencl); "
+      "the first is run, every one is triaged; default: all this machine has");
+  cmd->add_option("--timeout", o.timeout, "seconds per engine run before it counts as a hang")
+      ->capture_default_str();
+}
+
+namespace {
+
+std::string triageText(const std::map<std::string, Outcome>& triage) {
+  std::string s;
+  for (const auto& [config, outcome] : triage)
+    s += (s.empty() ? "" : "; ") + config + ": " + std::string(outcomeName(outcome));
+  return s;
+}
+
+}  // namespace
+
+void printFinding(size_t i, const CampaignFinding& f) {
+  std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
+              std::string(outcomeName(f.info.kind)).c_str(), f.info.nodesBefore, f.info.nodesAfter,
+              f.hits, f.info.pattern.c_str());
+  const std::string diverging = f.info.divergence ? f.info.divergence->describe() : "";
+  if (!diverging.empty())
+    std::printf("       first diverging node: %s\n",
+                diverging.substr(0, diverging.find('\n')).c_str());
+  std::printf("       configurations: %s\n", triageText(f.info.triage).c_str());
+  if (!f.dir.empty())
+    std::printf("       saved: %s\n", f.dir.c_str());
+  else if (f.fromCorpus)
+    std::printf("       already in the corpus\n");
+}
+
+}  // namespace nncheck::cli

@@ -1,0 +1,40 @@
+// What nncheck fuzz and nncheck reduce share: the engine options (--backend, --engine-lib,
+// --config, --timeout), the engines they make (one per configuration, the first run, all
+// triaged), and how a finding prints.
+//
+//   CampaignEngineOptions o;
+//   addCampaignEngineOptions(cmd, o);
+//   CampaignEngines e = makeCampaignEngines(o);   // e.list for runCampaign / reduceCase
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/engines.h"
+#include "nncheck/campaign.h"
+
+namespace nncheck::cli {
+
+struct CampaignEngineOptions {
+  EngineSelection selection;
+  std::vector<std::string> configs;  // the first runs the campaign; all are triaged
+  double timeout = 10;
+};
+
+struct CampaignEngines {
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<CampaignEngine> list;
+};
+
+void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o);
+
+// One engine per configuration (default: every configuration this machine has); throws
+// nncheck::Error naming what is wrong.
+CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o);
+
+// A finding as the summary table's row i and its details.
+void printFinding(size_t i, const CampaignFinding& f);
+
+}  // namespace nncheck::cli

@@ -1,0 +1,73 @@
+// nncheck reduce: one case (saved or hand-made) shrunk, localized and triaged against an engine,
+// and saved.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/campaign_engines.h"
+#include "cli/commands.h"
+#include "nncheck/campaign.h"
+#include "nncheck/error.h"
+
+namespace nncheck::cli {
+namespace {
+
+struct ReduceOptions {
+  CampaignEngineOptions engine;
+  std::string caseDir;
+  std::string corpus = "nncheck-corpus";
+  bool markKnown = false;
+};
+
+int reduce(const ReduceOptions& o) {
+  CampaignEngines engines;
+  CampaignOptions c;
+  TestCase tc;
+  try {
+    engines = makeCampaignEngines(o.engine);
+    c.timeout = secondsOption("--timeout", o.engine.timeout);
+    tc = loadCase(o.caseDir);
+  } catch (const Error& e) {
+    std::cerr << "nncheck reduce: error: " << e.what() << "\n";
+    return 2;
+  }
+  c.corpus = o.corpus;
+  c.property = "reduce-" + o.engine.selection.backend;
+  c.markKnownFailures = o.markKnown;
+  try {
+    std::optional<CampaignFinding> f = reduceCase(engines.list, tc, c);
+    if (!f) {
+      std::cerr << "nncheck reduce: " << o.caseDir << " does not fail on "
+                << engines.list.front().backend->name() << ": nothing to reduce\n";
+      return 1;
+    }
+    f->dir = saveFinding(*f, c);
+    std::printf("%s, shrunk from %d to %d nodes in %d steps (%.2f s)\n",
+                std::string(outcomeName(f->info.kind)).c_str(), f->info.nodesBefore,
+                f->info.nodesAfter, f->info.shrinkSteps, f->info.shrinkSeconds);
+    std::printf("%s\n", f->info.message.c_str());
+    printFinding(0, *f);
+    std::printf("model:\n%s", modelToText(f->minimized.model).c_str());
+  } catch (const Error& e) {
+    std::cerr << "nncheck reduce: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addReduceCommand(CLI::App& app) {
+  auto o = std::make_shared<ReduceOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "reduce",
+      "Shrink a failing case (a folder with model.onnx and test_data_set_0/input_*.pb) against "
+      "an engine, keeping its failure kind; localize, triage and save it.");
+  cmd->add_option("case", o->caseDir, "the case folder")->required();
+  addCampaignEngineOptions(cmd, o->engine);
+  cmd->add_option("--corpus", o->corpus, "where the reduced case is saved")->capture_default_str();
+  cmd->add_flag("--mark-known", o->markKnown,
+                "save it as a known failure of the configurations it fails in");
+  cmd->callback([o] { setExitCode(reduce(*o)); });
+}
+
+}  // namespace nncheck::cli
