@@ -385,13 +385,7 @@ bool Builder::solve(Candidate& c, bool backward, int placeholder) {
   } catch (const Error&) {
     return false;  // infeasible structure: no numbers can fix it
   }
-  z3::solver s(ctx, "QF_NIA");
-  z3::params p(ctx);
-  p.set("random_seed", static_cast<unsigned>(rng_.next() & 0x7fffffff));
-  // A budget in z3's resource units, not a timeout: deterministic on any machine, and Debian's
-  // z3 4.8.12 can deadlock in the timer thread a timeout starts (Z3Prover/z3#5990).
-  p.set("rlimit", 200000u);
-  s.set(p);
+  z3::solver s = solver::makeSolver(ctx, static_cast<unsigned>(rng_.next() & 0x7fffffff));
   for (const auto& k : rule.constraints()) s.add(k);
   z3::expr_vector prefer(ctx);
   using Kind = solver::SymbolicNode::Binding::Kind;
@@ -476,15 +470,11 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
     if (in.leafIsInitializer && !in.valuesFixed) {
       const ops::InputSpec& is = spec.inputSpec(i);
       int64_t bound = 0;
-      if (is.domain == ValueDomain::Indices) {
-        const Shape& s0 = c.inputs[0].existing >= 0
-                              ? values_[static_cast<size_t>(c.inputs[0].existing)].shape
-                              : c.inputs[0].leaf.shape;
-        const Attribute* ax = c.node.attribute("axis");
-        int64_t axis = ax ? ax->i : 0;
-        if (axis < 0) axis += static_cast<int64_t>(s0.size());
-        bound = s0[static_cast<size_t>(axis)];
-      }
+      if (is.domain == ValueDomain::Indices)
+        bound =
+            ops::indexBound(c.node, c.inputs[0].existing >= 0
+                                        ? values_[static_cast<size_t>(c.inputs[0].existing)].shape
+                                        : c.inputs[0].leaf.shape);
       in.leaf.data = randomTensor(valueRng, in.leaf.dtype, in.leaf.shape, is.domain, bound);
     }
     c.node.inputs.push_back(in.leaf.name);

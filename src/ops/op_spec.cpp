@@ -3,6 +3,8 @@
 #include <limits>
 #include <sstream>
 
+#include "nncheck/error.h"
+
 namespace nncheck::ops {
 namespace {
 
@@ -298,6 +300,25 @@ OpSpec& Registry::add(OpSpec spec) {
     throw std::logic_error("op " + spec.type + " lacks a shape rule or a kernel");
   ops_.push_back(std::make_unique<OpSpec>(std::move(spec)));
   return *ops_.back();
+}
+
+int64_t indexBound(const Node& node, const Shape& input0) {
+  const Attribute* ax = node.attribute("axis");
+  int64_t axis = ax ? ax->i : 0;
+  if (axis < 0) axis += static_cast<int64_t>(input0.size());
+  if (axis < 0 || axis >= static_cast<int64_t>(input0.size()))
+    throw Error("node '" + node.name + "' (" + node.opType + "): axis " + std::to_string(axis) +
+                " outside input 0 of shape " + shapeToString(input0));
+  return input0[static_cast<size_t>(axis)];
+}
+
+void wrapIndices(Tensor& indices, int64_t bound) {
+  if (bound <= 0) return;
+  visitCompute(indices.dtype(), [&]<class T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      for (auto& v : indices.span<T>())
+        v = static_cast<T>(((static_cast<int64_t>(v) % bound) + bound) % bound);
+  });
 }
 
 }  // namespace nncheck::ops

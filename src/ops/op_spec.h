@@ -40,6 +40,13 @@ enum class ValueDomain {
   Positive,          // variances and the like
 };
 
+// The exclusive bound of an Indices input's values: the size of input 0 (given its shape) along
+// the node's "axis" attribute (default 0, negative counts from the end).
+int64_t indexBound(const Node& node, const Shape& input0);
+
+// Integer indices wrapped into [0, bound): indices into a dim that shrank stay valid.
+void wrapIndices(Tensor& indices, int64_t bound);
+
 // What a generator knows when it asks an op for a hint: the node so far (structural
 // attributes chosen), the shapes of the inputs chosen so far, and the size limits.
 struct SampleContext {

@@ -1,13 +1,16 @@
 // The z3 side of the generic shape rules: a node's dims, shape-operand values and symbolic
-// attributes as fresh z3 integer variables, and the rule's constraints over them.
+// attributes as z3 integer variables, and the rule's constraints over them; and the solver as
+// nncheck uses z3 (seeded, with a budget in resource units, never a timer).
 //
 //   z3::context ctx;
 //   SymbolicNode s = symbolize(ctx, spec, node, facts);     // variables + their concrete values
 //   Rule<z3::expr> rule = s.rule(spec, node);
 //   spec.ruleSymbolic(rule);                                 // rule.constraints(), rule.outputs()
+//   z3::solver solver = makeSolver(ctx, /*seed=*/7);
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,5 +44,21 @@ struct SymbolicNode {
 // operands stay concrete, as they do when generating.
 SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& node,
                        const std::vector<ops::InputFacts>& facts);
+
+// The parts of one rule input that stay concrete whatever z3 chooses: the axes (AxesValues) and
+// float operands (FloatValues) of input i, read from its known contents.
+void setConcreteOperands(const ops::OpSpec& spec, size_t i, const Tensor& value,
+                         ops::Rule<z3::expr>::Input& in);
+
+// The node's symbolic integer attributes (those it sets) as fresh variables named
+// <prefix><attribute>_<k>; `onVariable(var, value, attribute, k)` sees each with its value.
+std::map<std::string, std::vector<z3::expr>> attributeVariables(
+    z3::context& ctx, const ops::OpSpec& spec, const Node& node, const std::string& prefix,
+    const std::function<void(const z3::expr&, int64_t, const std::string&, size_t)>& onVariable);
+
+// A solver for nncheck's constraints (nonlinear integer arithmetic), seeded, with a budget in
+// z3's resource units: deterministic on any machine, where a timeout is not, and Debian's z3
+// 4.8.12 can deadlock in the timer thread a timeout starts (Z3Prover/z3#5990).
+z3::solver makeSolver(z3::context& ctx, unsigned seed, unsigned resourceLimit = 200000);
 
 }  // namespace nncheck::solver
