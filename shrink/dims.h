@@ -1,5 +1,7 @@
-// Dims shrinking for ShrinkCandidates: one leaf dim smaller (or 1), the whole graph re-solved
-// with z3 so every rule still holds; nullopt when no such graph exists.
+// Dims shrinking for ShrinkCandidates: one leaf dim smaller, or every leaf dim at once, the
+// whole graph re-solved with z3 so every rule still holds; nullopt when no such graph exists.
+//
+//   auto smaller = shrink::shrinkDim(tc, "x0", 1, shrink::DimTarget::Two);
 #pragma once
 
 #include <optional>
@@ -9,7 +11,18 @@
 
 namespace nncheck::shrink {
 
+// What to do with one leaf dim of size n.
+enum class DimTarget {
+  One,      // 1
+  Two,      // 2 (n > 2): the smallest size at which "more than one" still holds
+  Smaller,  // anything in [2, n) (n > 2)
+};
+
 std::optional<TestCase> shrinkDim(const TestCase& tc, const std::string& leaf, size_t axis,
-                                  bool toOne, bool refill = false);
+                                  DimTarget target, bool refill = false);
+
+// Every leaf dim at once: all to 1, else all halved (rounding up), where the rules allow: one
+// step where one dim at a time takes many. nullopt when neither can be had.
+std::optional<TestCase> shrinkAllDims(const TestCase& tc);
 
 }  // namespace nncheck::shrink

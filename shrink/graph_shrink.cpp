@@ -22,8 +22,10 @@ struct Edit {
     DropOperand,
     DropAttribute,
     LowerAttribute,
+    AllDims,
     DimToOne,
     DimToOneRefilled,
+    DimToTwo,
     DimSmaller,
     Zeros,
     Ones,
@@ -176,13 +178,18 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
       edits.push_back({Edit::Kind::DropAttribute, i, 0, a.name});
       edits.push_back({Edit::Kind::LowerAttribute, i, 0, a.name});
     }
-  // Dims of graph inputs and weights: to 1, else smaller (after structure, before values).
+  // Dims of graph inputs and weights (after structure, before values): all at once to 1 or
+  // halved, then one at a time to 1, to 2 (the smallest "more than one"), or smaller.
+  edits.push_back({Edit::Kind::AllDims, 0, 0, {}});
   auto addDims = [&](const std::string& name, const Shape& shape) {
     for (size_t a = 0; a < shape.size(); ++a)
       if (shape[a] > 1) {
         edits.push_back({Edit::Kind::DimToOne, a, 0, name});
         edits.push_back({Edit::Kind::DimToOneRefilled, a, 0, name});
-        if (shape[a] > 2) edits.push_back({Edit::Kind::DimSmaller, a, 0, name});
+        if (shape[a] > 2) {
+          edits.push_back({Edit::Kind::DimToTwo, a, 0, name});
+          if (shape[a] > 3) edits.push_back({Edit::Kind::DimSmaller, a, 0, name});
+        }
       }
   };
   for (const auto& [name, t] : impl_->tc.inputs) addDims(name, t.shape());
@@ -216,10 +223,14 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "lower " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::DropOperand:
       return "drop operand " + std::to_string(e.count) + " of " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::AllDims:
+      return "every dim to 1, or halved";
     case Edit::Kind::DimToOne:
       return "dim " + std::to_string(e.first) + " of " + e.name + " to 1";
     case Edit::Kind::DimToOneRefilled:
       return "dim " + std::to_string(e.first) + " of " + e.name + " to 1, fresh values";
+    case Edit::Kind::DimToTwo:
+      return "dim " + std::to_string(e.first) + " of " + e.name + " to 2";
     case Edit::Kind::DimSmaller:
       return "dim " + std::to_string(e.first) + " of " + e.name + " smaller";
     case Edit::Kind::Zeros:
@@ -372,11 +383,16 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
       ins.erase(ins.begin() + static_cast<std::ptrdiff_t>(e.count));
       return out;
     }
+    case Edit::Kind::AllDims:
+      return shrink::shrinkAllDims(tc);
     case Edit::Kind::DimToOne:
     case Edit::Kind::DimToOneRefilled:
-    case Edit::Kind::DimSmaller:
-      return shrink::shrinkDim(tc, e.name, e.first, e.kind != Edit::Kind::DimSmaller,
+      return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::One,
                                e.kind == Edit::Kind::DimToOneRefilled);
+    case Edit::Kind::DimToTwo:
+      return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::Two);
+    case Edit::Kind::DimSmaller:
+      return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::Smaller);
     case Edit::Kind::Zeros:
     case Edit::Kind::Ones:
     case Edit::Kind::Integers: {

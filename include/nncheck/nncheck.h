@@ -10,12 +10,14 @@
 
 // core: the IR, files, the engine interface
 #include "nncheck/backend.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/capabilities.h"
 #include "nncheck/closeness.h"
 #include "nncheck/dtype.h"
 #include "nncheck/error.h"
 #include "nncheck/graph.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/outcome.h"
 #include "nncheck/tensor.h"
 #include "nncheck/test_case.h"
 // ops, interpreter, engines by name, isolation

@@ -45,6 +45,8 @@ class GraphEncoding {
   const std::vector<z3::expr>& constraints() const { return constraints_; }
   // The dims of any value of the graph, as expressions over the variables.
   const std::vector<z3::expr>& dims(const std::string& value) const { return dims_.at(value); }
+  // The values nodes compute, each with the shape it has in the case as it is.
+  const std::map<std::string, Shape>& computedShapes() const { return computedShapes_; }
 
   // The shape of any value of the graph under a solution.
   Shape shape(const z3::model& model, const std::string& value) const;
@@ -59,6 +61,7 @@ class GraphEncoding {
   std::vector<z3::expr> constraints_;
   std::map<std::string, std::vector<z3::expr>> dims_;
   std::map<std::string, std::vector<z3::expr>> contents_;  // shape operands
+  std::map<std::string, Shape> computedShapes_;
 };
 
 }  // namespace nncheck::solver

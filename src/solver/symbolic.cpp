@@ -92,4 +92,23 @@ z3::solver makeSolver(z3::context& ctx, unsigned seed, unsigned resourceLimit) {
   return s;
 }
 
+z3::check_result checkPreferring(z3::solver& s, const z3::expr_vector& prefer) {
+  std::vector<z3::expr> keep;
+  for (unsigned i = 0; i < prefer.size(); ++i) keep.push_back(prefer[i]);
+  for (int round = 0; round < 8 && !keep.empty(); ++round) {
+    z3::expr_vector assumptions(s.ctx());
+    for (const z3::expr& k : keep) assumptions.push_back(k);
+    const z3::check_result r = s.check(assumptions);
+    if (r != z3::unsat) return r;
+    const z3::expr_vector core = s.unsat_core();
+    if (core.empty()) break;  // the hard constraints alone conflict
+    std::erase_if(keep, [&](const z3::expr& k) {
+      for (unsigned i = 0; i < core.size(); ++i)
+        if (z3::eq(core[i], k)) return true;
+      return false;
+    });
+  }
+  return s.check();
+}
+
 }  // namespace nncheck::solver

@@ -61,4 +61,9 @@ std::map<std::string, std::vector<z3::expr>> attributeVariables(
 // 4.8.12 can deadlock in the timer thread a timeout starts (Z3Prover/z3#5990).
 z3::solver makeSolver(z3::context& ctx, unsigned seed, unsigned resourceLimit = 200000);
 
+// Checks the solver keeping as many of `prefer` (soft constraints, e.g. "this dim stays") as it
+// can: the preferences in an unsat core are dropped and the rest tried again, a few rounds,
+// then none. sat, or unsat/unknown when even no preference is satisfiable (or the budget ran out).
+z3::check_result checkPreferring(z3::solver& s, const z3::expr_vector& prefer);
+
 }  // namespace nncheck::solver

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
+
 #include "doubles.h"
 #include "nncheck/compare.h"
 #include "nncheck/gen.h"
@@ -128,6 +130,70 @@ TEST(Shrinking, TheCorrectEngineNeverFails) {
   Shrunk s = checkAgainstReference(reference(), cfg, 2);
   EXPECT_FALSE(s.failed) << modelToText(s.last.model);
   EXPECT_EQ(s.runs, 200);
+}
+
+// Dims shrink to the smallest that keep the failure: 2 where the bug needs "more than one",
+// 1 elsewhere, jointly across operands a rule ties together.
+Shape shapeOf(const TestCase& tc, const std::string& name) {
+  if (auto it = tc.inputs.find(name); it != tc.inputs.end()) return it->second.shape();
+  return tc.model.graph.initializer(name)->value.shape();
+}
+
+TestCase fromNodes(std::vector<std::pair<std::string, Shape>> inputs, std::vector<Node> nodes,
+                   std::vector<std::pair<std::string, Shape>> outputs) {
+  TestCase tc;
+  tc.model.opsets = {{"", 14}};
+  tc.model.graph.name = "g";
+  tc.seed = 5;
+  uint64_t k = 0;
+  for (const auto& [name, shape] : inputs) {
+    tc.model.graph.inputs.push_back(ValueInfo::tensor(name, DType::Float32, shape));
+    Tensor t(DType::Float32, shape);
+    for (float& v : t.span<float>()) v = static_cast<float>(++k % 7) / 7.0f - 0.4f;
+    tc.inputs[name] = t;
+  }
+  tc.model.graph.nodes = std::move(nodes);
+  for (const auto& [name, shape] : outputs)
+    tc.model.graph.outputs.push_back(ValueInfo::tensor(name, DType::Float32, shape));
+  checkValid(tc.model);
+  return tc;
+}
+
+TEST(Shrinking, DimsGoToTwoWhereTheFailureNeedsMoreThanOne) {
+  // Fails while every dim of the transposed value is at least 2 (a bug in a tiled kernel, say).
+  Node transpose = Node::make("Transpose", {"x"}, {"y"}, "t");
+  transpose.attributes = {Attribute::ofInts("perm", {1, 0, 2})};
+  TestCase tc = fromNodes({{"x", {7, 8, 7}}}, {transpose}, {{"y", {8, 7, 7}}});
+  auto fails = [](const TestCase& c) {
+    for (const Node& n : c.model.graph.nodes)
+      if (n.opType == "Transpose") {
+        const Shape s = shapeOf(c, n.inputs[0]);
+        return std::all_of(s.begin(), s.end(), [](int64_t d) { return d >= 2; });
+      }
+    return false;
+  };
+  ShrinkResult r = shrinkGreedily(tc, fails);
+  EXPECT_EQ(shapeOf(r.testCase, "x"), (Shape{2, 2, 2})) << modelToText(r.testCase.model);
+}
+
+TEST(Shrinking, OperandsARuleTiesShrinkTogether) {
+  // (x . w) + b with x [3, 6], w [6], b [3]: fails while the product has two or more rows. The
+  // inner dim is free to go to 1 only if x and w shrink it together.
+  TestCase tc = fromNodes(
+      {{"x", {3, 6}}, {"w", {6}}, {"b", {3}}},
+      {Node::make("MatMul", {"x", "w"}, {"p"}, "mm"), Node::make("Add", {"p", "b"}, {"y"}, "add")},
+      {{"y", {3}}});
+  auto fails = [](const TestCase& c) {
+    const auto& nodes = c.model.graph.nodes;
+    return nodes.size() == 2 && nodes[0].opType == "MatMul" && nodes[1].opType == "Add" &&
+           shapeOf(c, nodes[0].inputs[0])[0] >= 2;
+  };
+
+  ShrinkResult r = shrinkGreedily(tc, fails);
+  ASSERT_EQ(r.testCase.model.graph.nodes.size(), 2u) << modelToText(r.testCase.model);
+  EXPECT_EQ(shapeOf(r.testCase, "x"), (Shape{2, 1})) << modelToText(r.testCase.model);
+  EXPECT_EQ(shapeOf(r.testCase, "w"), (Shape{1})) << modelToText(r.testCase.model);
+  EXPECT_EQ(shapeOf(r.testCase, "b"), (Shape{1})) << modelToText(r.testCase.model);  // broadcast
 }
 
 }  // namespace
