@@ -449,5 +449,17 @@ TEST_F(Glue, AnUnreadableSavedCaseFailsItsOwnTestNamingTheFile) {
       << results.GetTestPartResult(0).message();
 }
 
+TEST_F(Glue, RapidCheckTagsOfAPassingRunAreShown) {
+  ::setenv("NNCHECK_CASES", "20", 1);
+  ::testing::internal::CaptureStdout();
+  auto failures = failuresOf(gen::testCase(config({"Relu", "Add"}, {})), [](const TestCase& tc) {
+    RC_TAG(tc.model.graph.nodes.size() > 1 ? "several nodes" : "one node");
+  });
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ::unsetenv("NNCHECK_CASES");
+  EXPECT_TRUE(failures.empty());
+  EXPECT_NE(out.find("% \"several nodes\""), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace nncheck

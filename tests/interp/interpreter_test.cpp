@@ -1,0 +1,39 @@
+// The reference interpreter's entry points: a whole model, every value, one node alone.
+#include <gtest/gtest.h>
+
+#include "nncheck/error.h"
+#include "nncheck/reference.h"
+
+namespace nncheck {
+namespace {
+
+TEST(Interpreter, OneNodeRunsAloneOnItsInputValues) {
+  Node add = Node::make("Add", {"a", "b"}, {"c"}, "add");
+  std::vector<Tensor> out = runReferenceNode(
+      add, {Tensor::fromVector<float>({2}, {1, 2}), Tensor::fromVector<float>({2}, {10, 20})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], Tensor::fromVector<float>({2}, {11, 22}));
+  // Broadcasting and the node's attributes apply as in a model.
+  Node concat = Node::make("Concat", {"a", "b"}, {"c"}, "cat");
+  concat.attributes = {Attribute::ofInt("axis", 0)};
+  out = runReferenceNode(
+      concat, {Tensor::fromVector<int64_t>({1}, {1}), Tensor::fromVector<int64_t>({2}, {2, 3})});
+  EXPECT_EQ(out[0], Tensor::fromVector<int64_t>({3}, {1, 2, 3}));
+}
+
+TEST(Interpreter, ANodeGivenTheWrongInputsSaysWhich) {
+  Node add = Node::make("Add", {"a", "b"}, {"c"}, "add");
+  try {
+    runReferenceNode(
+        add, {Tensor::fromVector<float>({2}, {1, 2}), Tensor::fromVector<float>({3}, {1, 2, 3})});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Add"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(runReferenceNode(add, {Tensor(DType::Float32, {1}), Tensor(DType::Float32, {1}),
+                                      Tensor(DType::Float32, {1})}),
+               Error);
+}
+
+}  // namespace
+}  // namespace nncheck
