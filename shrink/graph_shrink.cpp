@@ -10,6 +10,7 @@
 #include "nncheck/value_search.h"
 #include "ops/infer.h"
 #include "shrink/dims.h"
+#include "shrink/rank.h"
 
 namespace nncheck {
 namespace {
@@ -22,6 +23,7 @@ struct Edit {
     DropOperand,
     DropAttribute,
     LowerAttribute,
+    DropAxis,
     AllDims,
     DimToOne,
     DimToOneRefilled,
@@ -180,6 +182,13 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
     }
   // Dims of graph inputs and weights (after structure, before values): all at once to 1 or
   // halved, then one at a time to 1, to 2 (the smallest "more than one"), or smaller.
+  // Rank first: an axis of size 1 dropped from a leaf and what is computed from it.
+  auto addAxes = [&](const std::string& name, const Shape& shape) {
+    for (size_t a = 0; a < shape.size() && shape.size() > 1; ++a)
+      if (shape[a] == 1) edits.push_back({Edit::Kind::DropAxis, a, 0, name});
+  };
+  for (const auto& [name, t] : impl_->tc.inputs) addAxes(name, t.shape());
+  for (const Initializer& i : g.initializers) addAxes(i.name, i.value.shape());
   edits.push_back({Edit::Kind::AllDims, 0, 0, {}});
   auto addDims = [&](const std::string& name, const Shape& shape) {
     for (size_t a = 0; a < shape.size(); ++a)
@@ -223,6 +232,8 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "lower " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::DropOperand:
       return "drop operand " + std::to_string(e.count) + " of " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::DropAxis:
+      return "drop axis " + std::to_string(e.first) + " of " + e.name;
     case Edit::Kind::AllDims:
       return "every dim to 1, or halved";
     case Edit::Kind::DimToOne:
@@ -383,6 +394,8 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
       ins.erase(ins.begin() + static_cast<std::ptrdiff_t>(e.count));
       return out;
     }
+    case Edit::Kind::DropAxis:
+      return shrink::dropAxis(tc, e.name, e.first);
     case Edit::Kind::AllDims:
       return shrink::shrinkAllDims(tc);
     case Edit::Kind::DimToOne:

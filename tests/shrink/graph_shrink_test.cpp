@@ -196,5 +196,36 @@ TEST(Shrinking, OperandsARuleTiesShrinkTogether) {
   EXPECT_EQ(shapeOf(r.testCase, "b"), (Shape{1})) << modelToText(r.testCase.model);  // broadcast
 }
 
+TEST(Shrinking, RankGoesToTheSmallestThatKeepsTheFailure) {
+  // Fails while a Transpose works on three axes or more; perm names every axis, so dropping one
+  // renumbers it.
+  Node transpose = Node::make("Transpose", {"x"}, {"y"}, "t");
+  transpose.attributes = {Attribute::ofInts("perm", {3, 1, 2, 0})};
+  Node relu = Node::make("Relu", {"y"}, {"z"}, "r");
+  TestCase tc = fromNodes({{"x", {7, 8, 7, 8}}}, {transpose, relu}, {{"z", {8, 8, 7, 7}}});
+  auto fails = [](const TestCase& c) {
+    for (const Node& n : c.model.graph.nodes)
+      if (n.opType == "Transpose") return shapeOf(c, n.inputs[0]).size() >= 3;
+    return false;
+  };
+  ShrinkResult r = shrinkGreedily(tc, fails);
+  EXPECT_EQ(shapeOf(r.testCase, "x"), (Shape{1, 1, 1})) << modelToText(r.testCase.model);
+  checkValid(r.testCase.model);
+}
+
+TEST(Shrinking, DroppingAnAxisTakesTheOperandsThatShareIt) {
+  // x [1, 3] + w [1, 3]: dropping the first axis of x drops the first of w too, and the sum's.
+  TestCase tc = fromNodes({{"x", {1, 3}}, {"w", {1, 3}}},
+                          {Node::make("Add", {"x", "w"}, {"y"}, "add")}, {{"y", {1, 3}}});
+  std::optional<TestCase> lower;
+  ShrinkCandidates c(tc);
+  for (size_t i = 0; i < c.size() && !lower; ++i)
+    if (c.describe(i) == "drop axis 0 of x") lower = c.make(i);
+  ASSERT_TRUE(lower);
+  EXPECT_EQ(shapeOf(*lower, "x"), (Shape{3}));
+  EXPECT_EQ(shapeOf(*lower, "w"), (Shape{3}));
+  EXPECT_EQ(lower->model.graph.outputs[0].shape(), (Shape{3}));
+}
+
 }  // namespace
 }  // namespace nncheck
