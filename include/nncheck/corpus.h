@@ -48,9 +48,11 @@ struct FailureInfo {
 FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
                           std::optional<Divergence> divergence);
 
-// The minimized pattern two failures share when they are the same bug: kind, each node's op and
-// where its inputs come from, and the first diverging op.
-std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp);
+// The minimized pattern two failures share when they are the same bug: kind (a mismatch in shape
+// apart from one in values), each node's op and where its inputs come from, and the first
+// diverging op: "mismatch at Relu: MatMul(x,w) Relu(#0)".
+std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp,
+                           bool shapeOnly = false);
 
 // A 16-hex-digit hash of the model and its inputs.
 std::string contentHash(const TestCase& tc);

@@ -38,7 +38,8 @@ class PropertyFailure : public std::runtime_error {
   // Mismatches: the worst errors over all outputs, and the tolerance they broke.
   double maxAbsError = 0, maxRelError = 0;
   Tolerance tolerance;
-  int signal = 0;  // Crash: the signal
+  bool shapeOnly = false;  // Mismatch: outputs differ in shape, dtype or presence, not values
+  int signal = 0;          // Crash: the signal
   // Mismatches against the reference: finds the first diverging node. It costs engine runs, so
   // check() calls it once, on the shrunk case.
   std::function<std::optional<Divergence>()> localize;
@@ -59,19 +60,25 @@ class NonFiniteReference : public Unsupported {
 // The verdict of a property on one case: its outcome and what a report needs.
 struct Verdict {
   Outcome outcome = Outcome::Pass;
-  std::string message;     // failures, Unsupported, NonFinite: what happened
-  std::string category;    // Unsupported: nncheck::Unsupported::category()
+  std::string message{};   // failures, Unsupported, NonFinite: what happened
+  std::string category{};  // Unsupported: nncheck::Unsupported::category()
   double maxAbsError = 0;  // Mismatch
   double maxRelError = 0;
-  Tolerance tolerance;
-  int signal = 0;                                       // Crash
-  std::function<std::optional<Divergence>()> localize;  // Mismatch against the reference
+  Tolerance tolerance{};
+  bool shapeOnly = false;  // Mismatch: in shape, dtype or presence only
+  int signal = 0;          // Crash
+  std::function<std::optional<Divergence>()> localize{};  // Mismatch against the reference
 };
 
 // Runs the property on the case and turns what it throws into a verdict: PropertyFailure its
 // outcome, NonFiniteReference NonFinite, nncheck::Unsupported Unsupported, anything else an
 // Error (check() also takes a failed RapidCheck assertion, RC_ASSERT, as a Mismatch).
 Verdict judge(const Property& property, const TestCase& tc);
+
+// Whether two verdicts show the same failure, as shrinking must keep it: the same outcome and,
+// for mismatches, the same sort (wrong values, or a wrong shape), so that a wrong value does not
+// shrink into some other bug that gives a wrong shape on smaller tensors.
+bool sameFailure(const Verdict& a, const Verdict& b);
 
 // The isolated engines of a scope: inside one (check() opens one around its whole run), every
 // assertion on `engine` uses one persistent worker, made at its first use and kept until the

@@ -309,7 +309,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   const int shrinkSteps = static_cast<int>(envNumber("NNCHECK_SHRINK_STEPS").value_or(2000));
 
   struct State {
-    std::optional<Outcome> kind;  // of the first failure: shrinking keeps it
+    std::optional<Verdict> firstFailure;  // shrinking keeps its failure (sameFailure)
     Verdict last;
     TestCase first, lastCase;
     int steps = 0;
@@ -321,7 +321,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   auto wrapped = [&] {
     const TestCase tc = *gen;
     if (s.exhausted) return;  // past the budget every candidate "passes": shrinking stops
-    if (s.kind) {
+    if (s.firstFailure) {
       ++s.steps;
       const double spent = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
       if (s.steps > shrinkSteps || spent > shrinkSeconds) {
@@ -330,16 +330,16 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
       }
     }
     Verdict v = runProperty(property, tc);
-    if (!s.kind) {
+    if (!s.firstFailure) {
       s.coverage.add(tc);
       if (!v.category.empty()) ++s.coverage.unsupported[v.category];
     }
     if (!isFailure(v.outcome)) return;
-    if (!s.kind) {
-      s.kind = v.outcome;
+    if (!s.firstFailure) {
+      s.firstFailure = v;
       s.first = tc;
       s.shrinkStart = Clock::now();
-    } else if (v.outcome != *s.kind) {
+    } else if (!sameFailure(v, *s.firstFailure)) {
       return;  // another kind of failure is another bug: not this one's shrink
     }
     s.last = v;
@@ -363,7 +363,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
              "accepts";
     return;
   }
-  if (!s.kind) {
+  if (!s.firstFailure) {
     std::ostringstream os;
     rc::detail::printResultMessage(result, os);
     ADD_FAILURE_AT(where.file_name(), where.line()) << "nncheck: " << test << ": " << os.str();

@@ -23,6 +23,7 @@ Verdict judgeOn(const Isolated& engine, const TestCase& tc) {
 std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Verdict& v) {
   std::string key(outcomeName(v.outcome));
   if (v.outcome == Outcome::Mismatch) {
+    if (v.shapeOnly) key += " in shape";
     std::optional<Divergence> d = localizeExposed(engine, tc, v.tolerance);
     return key + "@" + (d ? d->opType : "?");
   }
@@ -51,7 +52,7 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const I
   const Outcome kind = v.outcome;
   auto shrinkOn = [&](const Isolated& engine) {
     return shrinkGreedily(
-        tc, [&](const TestCase& c) { return judgeOn(engine, c).outcome == kind; }, o.shrink);
+        tc, [&](const TestCase& c) { return sameFailure(judgeOn(engine, c), v); }, o.shrink);
   };
   // A crash or hang kills the worker at each failing candidate, and starting another forks
   // this process: those shrink on fresh processes from the start.
@@ -59,11 +60,11 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const I
   const Isolated& first = killsWorker ? fresh : shrinker;
   ShrinkResult r = shrinkOn(first);
   Verdict last = judgeOn(fresh, r.testCase);
-  if (&first != &fresh && last.outcome != kind) {
+  if (&first != &fresh && !sameFailure(last, v)) {
     r = shrinkOn(fresh);
     last = judgeOn(fresh, r.testCase);
   }
-  if (last.outcome != kind) last = v;  // keep the original figures
+  if (!sameFailure(last, v)) last = v;  // keep the original figures
   std::optional<Divergence> d;
   if (kind == Outcome::Mismatch)
     d = localizeDivergence(fresh, r.testCase, toleranceFor(r.testCase.model));
@@ -155,7 +156,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       // process costs as much as 40 runs on the worker.
       if (shrunkPerKey[key] < o.shrinksPerKey) {
         Verdict again = judgeOn(fresh, tc);
-        if (again.outcome != v.outcome) {
+        if (!sameFailure(again, v)) {
           ++stats.unconfirmed;
           v = again;
           if (isFailure(v.outcome)) key = preShrinkKey(primary, tc, v);

@@ -80,18 +80,21 @@ FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
   info.tolerance = verdict.tolerance;
   info.signal = verdict.signal;
   for (const Node& n : minimized.model.graph.nodes) info.ops.push_back(n.opType);
-  info.pattern = failurePattern(minimized, verdict.outcome, divergence ? divergence->opType : "");
+  info.pattern = failurePattern(minimized, verdict.outcome, divergence ? divergence->opType : "",
+                                verdict.shapeOnly);
   info.divergence = std::move(divergence);
   info.nodesAfter = static_cast<int>(minimized.model.graph.nodes.size());
   return info;
 }
 
-std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp) {
+std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp,
+                           bool shapeOnly) {
   const Graph& g = tc.model.graph;
   std::map<std::string, std::string> producer;
   for (const ValueInfo& in : g.inputs) producer[in.name] = g.initializer(in.name) ? "w" : "x";
   for (const Initializer& w : g.initializers) producer[w.name] = "w";
   std::string s(outcomeName(kind));
+  if (kind == Outcome::Mismatch && shapeOnly) s += " in shape";
   s += divergingOp.empty() ? "" : " at " + divergingOp;
   s += ":";
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -46,6 +46,7 @@ Verdict judge(const Property& property, const TestCase& tc) {
     v.maxAbsError = f.maxAbsError;
     v.maxRelError = f.maxRelError;
     v.tolerance = f.tolerance;
+    v.shapeOnly = f.shapeOnly;
     v.signal = f.signal;
     v.localize = f.localize;
   } catch (const NonFiniteReference& u) {
@@ -56,6 +57,11 @@ Verdict judge(const Property& property, const TestCase& tc) {
     v = {Outcome::Error, std::string("the property threw: ") + e.what(), ""};
   }
   return v;
+}
+
+bool sameFailure(const Verdict& a, const Verdict& b) {
+  return isFailure(a.outcome) && a.outcome == b.outcome &&
+         (a.outcome != Outcome::Mismatch || a.shapeOnly == b.shapeOnly);
 }
 
 TensorMap runOn(Backend& backend, const TestCase& tc) { return backend.run(tc.model, tc.inputs); }
@@ -111,6 +117,7 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
   else  // no value was compared: figures of 0 would read as a pass
     head << "outputs differ from the reference in shape, dtype or presence (no values compared)\n";
   PropertyFailure f(Outcome::Mismatch, head.str() + os.str());
+  f.shapeOnly = !valuesDiffer;
   f.maxAbsError = maxAbs;
   f.maxRelError = maxRel;
   f.tolerance = tol;
@@ -163,6 +170,7 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
     g.maxAbsError = f.maxAbsError;
     g.maxRelError = f.maxRelError;
     g.tolerance = f.tolerance;
+    g.shapeOnly = f.shapeOnly;
     throw g;
   }
 }

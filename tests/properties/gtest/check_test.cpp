@@ -461,5 +461,25 @@ TEST_F(Glue, RapidCheckTagsOfAPassingRunAreShown) {
   EXPECT_NE(out.find("% \"several nodes\""), std::string::npos) << out;
 }
 
+TEST_F(Glue, AWrongValueDoesNotShrinkIntoAWrongShape) {
+  // Wrong values on any Sigmoid, and a wrong shape instead once every input is a single element
+  // (another bug, which smaller cases would otherwise slip into).
+  auto failures =
+      failuresOf(gen::testCase(config({"Sigmoid", "Add", "Relu"}, {})), [](const TestCase& tc) {
+        bool sigmoid = false, tiny = true;
+        for (const Node& n : tc.model.graph.nodes) sigmoid |= n.opType == "Sigmoid";
+        for (const auto& [name, t] : tc.inputs) tiny &= t.size() == 1;
+        if (!sigmoid) return;
+        PropertyFailure f(Outcome::Mismatch, tiny ? "shape differs" : "values differ");
+        f.shapeOnly = tiny;
+        throw f;
+      });
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("values differ"), std::string::npos) << failures[0];
+  int64_t largest = 0;
+  for (const auto& [name, t] : loadCase(savedCase()).inputs) largest = std::max(largest, t.size());
+  EXPECT_EQ(largest, 2) << "the smallest case that still has wrong values";
+}
+
 }  // namespace
 }  // namespace nncheck
