@@ -43,7 +43,7 @@ const EngineInfo& EngineRegistry::at(const std::string& name) const {
   if (it != engines_.end()) return it->second;
   std::string known;
   for (const auto& [n, e] : engines_) known += (known.empty() ? "" : ", ") + n;
-  throw Error("--backend " + name + ": unknown engine (registered: " + known +
+  throw Error("unknown engine '" + name + "' (registered: " + known +
               "; a shared library of engines loads with --engine-lib or NNCHECK_ENGINE_LIBS)");
 }
 

@@ -36,12 +36,21 @@ void addEngineSelection(CLI::App* cmd, EngineSelection& s, const std::string& de
 
 std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string& config) {
   loadLibraries(s.libraries);
-  return engines().make(s.backend, config);
+  try {
+    return engines().make(s.backend, config);
+  } catch (const Error& e) {
+    throw Error("--backend " + s.backend + (config.empty() ? "" : " --config " + config) + ": " +
+                e.what());
+  }
 }
 
 std::vector<std::string> engineConfigurations(const EngineSelection& s) {
   loadLibraries(s.libraries);
-  return engines().configurations(s.backend);
+  try {
+    return engines().configurations(s.backend);
+  } catch (const Error& e) {
+    throw Error("--backend " + s.backend + ": " + e.what());
+  }
 }
 
 std::chrono::milliseconds secondsOption(const std::string& option, double seconds) {

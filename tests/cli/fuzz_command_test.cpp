@@ -70,7 +70,7 @@ TEST_F(FuzzCommand, TheReferenceAgainstItselfFindsNothing) {
 
 TEST_F(FuzzCommand, BadArgumentsAreNamed) {
   for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
-           {"fuzz --backend nosuch", "--backend nosuch: unknown engine (registered: "},
+           {"fuzz --backend nosuch", "--backend nosuch: unknown engine 'nosuch' (registered: "},
            {"fuzz --engine-lib /nonexistent/lib.so",
             "--engine-lib /nonexistent/lib.so: no such file"},
            {"fuzz --config fusion=maybe", "cannot read 'fusion=maybe'"},

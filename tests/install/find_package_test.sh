@@ -42,6 +42,9 @@ grep -q 'engine_props.cpp:[0-9]*: Failure' "$work/fail.txt" \
   || fail "the failure is not reported at the user's test: $(head -5 "$work/fail.txt")"
 grep -q 'failed: mismatch' "$work/fail.txt" || fail "not a mismatch"
 grep -q 'Using configuration' "$work/fail.txt" && fail "RapidCheck's random seed line is printed"
+# The saved folder reads like the GoogleTest name (and the ctest name, less its seed).
+grep -q "^saved: $work/new-failures/DISABLED_KnownBug/ToyEngineProps.MatchesReference/0/[0-9a-f]\{16\}$" \
+  "$work/fail.txt" || fail "the saved folder does not follow the test's name: $(grep '^saved' "$work/fail.txt")"
 replay=$(grep '^replay: ' "$work/fail.txt" | head -1 | sed 's/^replay: //')
 [ -n "$replay" ] || fail "no replay command"
 mkdir -p "$work/elsewhere" && cd "$work/elsewhere"
