@@ -24,7 +24,8 @@ TEST(EngineRegistry, AnUnknownNameListsTheRegisteredOnes) {
     engines().make("nosuch", "");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown engine 'nosuch' (registered: "), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("unknown engine 'nosuch' (registered: "),
+              std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("reference"), std::string::npos) << e.what();
   }
