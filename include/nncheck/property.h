@@ -29,34 +29,6 @@ namespace nncheck {
 // case is no test of the engine, and returns when the property holds.
 using Property = std::function<void(const TestCase&)>;
 
-// What a failing property throws. The outcome is a failure: Mismatch, Crash, Hang or Error.
-class PropertyFailure : public std::runtime_error {
- public:
-  PropertyFailure(Outcome outcome, const std::string& message)
-      : std::runtime_error(message), outcome_(outcome) {}
-  Outcome outcome() const { return outcome_; }
-  // Mismatches: the worst errors over all outputs, and the tolerance they broke.
-  double maxAbsError = 0, maxRelError = 0;
-  Tolerance tolerance;
-  bool shapeOnly = false;  // Mismatch: outputs differ in shape, dtype or presence, not values
-  int signal = 0;          // Crash: the signal
-  // Mismatches against the reference: finds the first diverging node. It costs engine runs, so
-  // check() calls it once, on the shrunk case.
-  std::function<std::optional<Divergence>()> localize;
-
- private:
-  Outcome outcome_;
-};
-
-// What assertMatchesReference throws for a case whose reference computes NaN or Inf: no test
-// (nncheck/tolerance.h), judged NonFinite.
-class NonFiniteReference : public Unsupported {
- public:
-  explicit NonFiniteReference(const std::string& where)
-      : Unsupported("with non-finite reference values",
-                    "the reference computes a non-finite value: " + where) {}
-};
-
 // The verdict of a property on one case: its outcome and what a report needs.
 struct Verdict {
   Outcome outcome = Outcome::Pass;
@@ -68,6 +40,25 @@ struct Verdict {
   bool shapeOnly = false;  // Mismatch: in shape, dtype or presence only
   int signal = 0;          // Crash
   std::function<std::optional<Divergence>()> localize{};  // Mismatch against the reference
+};
+
+// What a failing property throws: its verdict, whose outcome is a failure (Mismatch, Crash,
+// Hang or Error), with the message as what().
+class PropertyFailure : public std::runtime_error {
+ public:
+  PropertyFailure(Outcome outcome, const std::string& message)
+      : std::runtime_error(message), verdict{outcome, message} {}
+  Outcome outcome() const { return verdict.outcome; }
+  Verdict verdict;
+};
+
+// What assertMatchesReference throws for a case whose reference computes NaN or Inf: no test
+// (nncheck/tolerance.h), judged NonFinite.
+class NonFiniteReference : public Unsupported {
+ public:
+  explicit NonFiniteReference(const std::string& where)
+      : Unsupported("with non-finite reference values",
+                    "the reference computes a non-finite value: " + where) {}
 };
 
 // Runs the property on the case and turns what it throws into a verdict: PropertyFailure its

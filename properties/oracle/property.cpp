@@ -41,14 +41,7 @@ Verdict judge(const Property& property, const TestCase& tc) {
   try {
     property(tc);
   } catch (const PropertyFailure& f) {
-    v.outcome = f.outcome();
-    v.message = f.what();
-    v.maxAbsError = f.maxAbsError;
-    v.maxRelError = f.maxRelError;
-    v.tolerance = f.tolerance;
-    v.shapeOnly = f.shapeOnly;
-    v.signal = f.signal;
-    v.localize = f.localize;
+    v = f.verdict;
   } catch (const NonFiniteReference& u) {
     v = {Outcome::NonFinite, u.what(), u.category()};
   } catch (const Unsupported& u) {
@@ -77,7 +70,7 @@ TensorMap runOn(const Isolated& engine, const TestCase& tc) {
                         who + " does not support the model: " + r.message);
     case Outcome::Crash: {
       PropertyFailure f(Outcome::Crash, who + " crashed: " + r.message);
-      f.signal = r.signal;
+      f.verdict.signal = r.signal;
       throw f;
     }
     case Outcome::Hang:
@@ -117,10 +110,10 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
   else  // no value was compared: figures of 0 would read as a pass
     head << "outputs differ from the reference in shape, dtype or presence (no values compared)\n";
   PropertyFailure f(Outcome::Mismatch, head.str() + os.str());
-  f.shapeOnly = !valuesDiffer;
-  f.maxAbsError = maxAbs;
-  f.maxRelError = maxRel;
-  f.tolerance = tol;
+  f.verdict.shapeOnly = !valuesDiffer;
+  f.verdict.maxAbsError = maxAbs;
+  f.verdict.maxRelError = maxRel;
+  f.verdict.tolerance = tol;
   throw f;
 }
 
@@ -153,7 +146,7 @@ void assertMatchesReference(const Isolated& engine, const TestCase& tc) {
     assertAllClose(runOn(engine, tc), want, tol);
   } catch (PropertyFailure& f) {
     if (f.outcome() == Outcome::Mismatch)
-      f.localize = [engine, tc, tol] { return localizeDivergence(engine, tc, tol); };
+      f.verdict.localize = [engine, tc, tol] { return localizeDivergence(engine, tc, tol); };
     throw;
   }
 }
@@ -167,10 +160,9 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
     PropertyFailure g(Outcome::Mismatch,
                       a.backend().name() + " and " + b.backend().name() +
                           " disagree (the second taken as expected): " + f.what());
-    g.maxAbsError = f.maxAbsError;
-    g.maxRelError = f.maxRelError;
-    g.tolerance = f.tolerance;
-    g.shapeOnly = f.shapeOnly;
+    const std::string message = g.verdict.message;
+    g.verdict = f.verdict;
+    g.verdict.message = message;
     throw g;
   }
 }

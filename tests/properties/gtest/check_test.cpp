@@ -474,7 +474,7 @@ TEST_F(Glue, AWrongValueDoesNotShrinkIntoAWrongShape) {
         for (const auto& [name, t] : tc.inputs) tiny &= t.size() == 1;
         if (!sigmoid) return;
         PropertyFailure f(Outcome::Mismatch, tiny ? "shape differs" : "values differ");
-        f.shapeOnly = tiny;
+        f.verdict.shapeOnly = tiny;
         throw f;
       });
   ASSERT_EQ(failures.size(), 1u);
