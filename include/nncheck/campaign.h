@@ -75,8 +75,10 @@ struct CampaignStats {
 CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
                           const std::function<void(const CampaignStats&)>& progress = {});
 
-// Reduces one case (a saved failure, a hand-made model): nullopt when it does not fail on the
-// first engine; else shrunk (keeping its failure kind), localized and triaged.
+// Reduces one case (a saved failure, a hand-made model): nullopt when it passes on the first
+// engine; else shrunk (keeping its failure kind), localized and triaged. Throws nncheck::Error
+// when the case is no test (the engine or the reference does not take it, or NaN/Inf), saying
+// why.
 std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& engines,
                                           const TestCase& tc, const CampaignOptions& o);
 

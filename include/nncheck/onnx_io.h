@@ -10,6 +10,7 @@
 // same bytes.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -29,9 +30,16 @@ void saveModel(const Model& model, const std::filesystem::path& path);
 Tensor loadTensor(const std::filesystem::path& path, std::string* name = nullptr);
 void saveTensor(const Tensor& tensor, const std::string& name, const std::filesystem::path& path);
 
-// Reads a whole file; throws nncheck::Error naming the path when it cannot.
+// The largest file nncheck reads (2 GiB, protobuf's own limit for one message).
+inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;
+
+// Reads a whole regular file of at most kMaxFileBytes; throws nncheck::Error naming the path and
+// what is wrong (missing, a folder, a FIFO or device, too large, unreadable).
 std::string readFile(const std::filesystem::path& path);
-// Writes `path` atomically: a temporary file beside it, flushed, then renamed over it.
+// Writes `path` atomically and durably: a temporary file beside it, synced to disk, renamed over
+// it, and the folder synced.
 void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes);
+// Syncs a file or folder to disk (fsync); throws nncheck::Error naming it.
+void syncPath(const std::filesystem::path& path);
 
 }  // namespace nncheck

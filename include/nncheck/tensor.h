@@ -21,6 +21,13 @@ using Shape = std::vector<int64_t>;
 
 // Number of elements of a shape; throws if a dim is negative or the count overflows.
 int64_t elementCount(const Shape& shape);
+
+// The largest tensor nncheck makes (1 GiB): a file, a model or an op asking for more gets a
+// clear error before anything is allocated, not an out-of-memory kill.
+inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 30;
+// The memory a tensor of this dtype and shape takes (strings: their handles); throws like
+// elementCount.
+int64_t tensorBytes(DType dtype, const Shape& shape);
 std::string shapeToString(const Shape& shape);  // "[2, 3]"
 
 class Tensor {

@@ -105,6 +105,8 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
   if (engines.empty() || !engines.front().backend) throw Error("reduce: no engine to run against");
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
   Verdict v = judgeOn(freshes.front(), tc);
+  if (v.outcome == Outcome::Unsupported || v.outcome == Outcome::NonFinite)
+    throw Error("the case is no test of " + engines.front().backend->name() + ": " + v.message);
   if (!isFailure(v.outcome)) return std::nullopt;
   return reduceJudged(engines, freshes.front(), freshes, tc, v, o);
 }

@@ -31,7 +31,9 @@ std::vector<fs::path> findTestCases(const std::vector<fs::path>& paths) {
       throw Error(p.string() +
                   ": not a folder (expected a test case folder holding model.onnx, "
                   "or a folder of them)");
-    std::vector<fs::path> found = findBackendTestCases(p);
+    fs::path folder = p.lexically_normal();  // "case/" names the case "case", not ""
+    if (!folder.has_filename() && folder.has_parent_path()) folder = folder.parent_path();
+    std::vector<fs::path> found = findBackendTestCases(folder);
     if (found.empty())
       throw Error(p.string() + ": holds no test case (no folder with a model.onnx)");
     cases.insert(cases.end(), found.begin(), found.end());

@@ -1,8 +1,10 @@
 #include "nncheck/corpus.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
@@ -112,6 +114,29 @@ std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& 
   return s;
 }
 
+namespace {
+
+// Removes the temporary folders (<hash>.tmp.<pid>) that saves of processes no longer running
+// left behind when they were killed.
+void sweepStaleTemporaries(const fs::path& folder) {
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + at + 5, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code removeError;
+      fs::remove_all(it->path(), removeError);
+    }
+  }
+}
+
+}  // namespace
+
 fs::path saveFailure(const fs::path& corpus, const std::string& property, const TestCase& tc,
                      const FailureInfo& info) {
   const fs::path dir = corpus / property / contentHash(tc);
@@ -120,9 +145,10 @@ fs::path saveFailure(const fs::path& corpus, const std::string& property, const 
   fs::create_directories(dir.parent_path(), ec);
   if (ec)
     throw Error(dir.parent_path().string() + ": cannot create the corpus folder: " + ec.message());
+  sweepStaleTemporaries(dir.parent_path());
   fs::path tmp = dir;
   tmp += ".tmp." + std::to_string(::getpid());
-  fs::remove_all(tmp);
+  fs::remove_all(tmp, ec);
   try {
     writeCase(tmp, tc, info);
   } catch (...) {  // nothing half-saved is left behind
@@ -131,6 +157,7 @@ fs::path saveFailure(const fs::path& corpus, const std::string& property, const 
   }
 
   fs::rename(tmp, dir, ec);
+  if (!ec) syncPath(dir.parent_path());  // the case's name reaches the disk too
   if (ec) {
     fs::remove_all(tmp);
     if (fs::exists(dir / "model.onnx")) return dir;  // another process saved the same case

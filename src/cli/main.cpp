@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const std::exception& e) {
+    // Commands report nncheck's own errors; anything else still ends as a message, not abort().
+    std::cerr << "nncheck: error: " << e.what() << "\n";
+    return 1;
   }
   return nncheck::cli::exitCode();
 }

@@ -26,10 +26,13 @@ std::vector<fs::path> findBackendTestCases(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return out;
-  if (fs::exists(root / "model.onnx")) return {root};
-  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
-       ++it) {
-    if (!it->is_directory() || !fs::exists(it->path() / "model.onnx")) continue;
+  if (fs::exists(root / "model.onnx", ec)) return {root};
+  // Folders may come and go while a campaign saves: a scan never throws over one that vanished.
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code entryError;
+    if (!it->is_directory(entryError) || !fs::exists(it->path() / "model.onnx", entryError))
+      continue;
     it.disable_recursion_pending();
     if (it->path().filename().string().find(".tmp.") != std::string::npos) continue;
     out.push_back(it->path());

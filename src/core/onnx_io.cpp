@@ -1,9 +1,12 @@
 #include "nncheck/onnx_io.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <bit>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -311,6 +314,18 @@ Tensor tensorFromProto(const onnx::TensorProto& p, std::string_view origin) {
   Shape shape(p.dims().begin(), p.dims().end());
   for (int64_t d : shape)
     if (d < 0) throw Error(where + ": TensorProto has negative dim in " + shapeToString(shape));
+  // Every element takes at least a byte of the message, so a claim of more elements than the
+  // message has bytes is false: refused before anything that size is allocated.
+  int64_t count = 0;
+  try {
+    count = elementCount(shape);
+  } catch (const std::exception& e) {
+    throw Error(where + ": " + e.what());
+  }
+  if (count > static_cast<int64_t>(p.ByteSizeLong()))
+    throw Error(where + ": TensorProto claims " + std::to_string(count) + " elements (shape " +
+                shapeToString(shape) + ") but holds only " + std::to_string(p.ByteSizeLong()) +
+                " bytes");
   Tensor t;
   try {
     t = Tensor(static_cast<DType>(p.data_type()), shape);
@@ -428,37 +443,64 @@ std::string serializeTensor(const Tensor& t, const std::string& name) {
 }
 
 std::string readFile(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(path.string() + ": no such file");
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(path.string() + ": is a directory, expected a file");
+  const fs::file_status st = fs::status(path, ec);  // follows links: a link to /dev/zero is no file
+  if (!fs::exists(st)) throw Error(path.string() + ": no such file");
+  if (fs::is_directory(st)) throw Error(path.string() + ": is a directory, expected a file");
+  if (!fs::is_regular_file(st))
+    throw Error(path.string() + ": not a regular file (a FIFO, a device or a socket)");
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw Error(path.string() + ": cannot read its size: " + ec.message());
+  if (size > static_cast<uintmax_t>(kMaxFileBytes))
+    throw Error(path.string() + ": " + std::to_string(size) +
+                " bytes, more than nncheck's limit of " + std::to_string(kMaxFileBytes >> 20) +
+                " MiB per file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path.string() + ": read error");
-  return ss.str();
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (in.bad() || in.gcount() != static_cast<std::streamsize>(size))
+    throw Error(path.string() + ": read error");
+  return bytes;
+}
+
+void syncPath(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path.string() + ": cannot open to sync: " + std::strerror(errno));
+  const bool ok = ::fsync(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!ok) throw Error(path.string() + ": cannot sync to disk: " + std::strerror(err));
 }
 
 void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes) {
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(tmp.string() + ": cannot open for writing");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      throw Error(tmp.string() + ": write failed");
-    }
-  }
   std::error_code ec;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(tmp.string() + ": cannot open for writing: " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  // The data reaches the disk before the name does: a crash leaves the old file or the new one.
+  const bool ok = done == bytes.size() && ::fsync(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!ok) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(tmp.string() + ": write failed: " + std::strerror(err));
+  }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
-    std::filesystem::remove(tmp);
+    std::filesystem::remove(tmp, ec);
     throw Error(path.string() + ": cannot rename temporary file into place: " + ec.message());
   }
+  syncPath(path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path());
 }
 
 Model loadModel(const std::filesystem::path& path) {

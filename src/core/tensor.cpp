@@ -28,18 +28,29 @@ std::string shapeToString(const Shape& shape) {
   return s + "]";
 }
 
+int64_t tensorBytes(DType dtype, const Shape& shape) {
+  const int64_t count = elementCount(shape);
+  const int64_t each = dtype == DType::String ? static_cast<int64_t>(sizeof(std::string))
+                                              : static_cast<int64_t>(dtypeSize(dtype));
+  if (each > 0 && count > std::numeric_limits<int64_t>::max() / each)
+    throw Error("tensor " + shapeToString(shape) + " of " + std::string(dtypeName(dtype)) +
+                ": its size overflows");
+  return count * each;
+}
+
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  // Refuse absurd allocations with a message instead of std::bad_alloc or the OOM killer.
+  const int64_t bytes = tensorBytes(dtype_, shape_);
+  if (bytes > kMaxTensorBytes)
+    throw Error("tensor " + shapeToString(shape_) + " of " + std::string(dtypeName(dtype_)) +
+                " needs " + std::to_string(bytes) + " bytes, more than nncheck's limit of " +
+                std::to_string(kMaxTensorBytes >> 20) + " MiB per tensor");
   count_ = elementCount(shape_);
   if (dtype_ == DType::String) {
     bytes_.clear();
     strings_.assign(static_cast<size_t>(count_), std::string());
   } else {
-    size_t bytes = static_cast<size_t>(count_) * dtypeSize(dtype_);
-    // Refuse absurd allocations with a message instead of std::bad_alloc.
-    if (bytes > (size_t{1} << 34))
-      throw Error("tensor " + shapeToString(shape_) + " of " + std::string(dtypeName(dtype_)) +
-                  " is too large (" + std::to_string(bytes) + " bytes)");
-    bytes_.assign(bytes, 0);
+    bytes_.assign(static_cast<size_t>(bytes), 0);
   }
 }
 

@@ -81,17 +81,23 @@ std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t 
                               std::vector<const Tensor*> ins,
                               const std::vector<ops::TensorType>& types) {
   std::vector<Tensor> outs;
-  for (const auto& t : types)
-    outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
-  ops::KernelCall call(spec, node, std::move(ins), std::move(outs));
   try {
+    // An output past the reference's budget is a case it does not compute, not a crash.
+    for (const auto& t : types) {
+      if (t.dtype != DType::Undefined && tensorBytes(t.dtype, t.shape) > kMaxTensorBytes)
+        throw Unsupported("memory", node.label(index) + ": output " + shapeToString(t.shape) +
+                                        " is larger than the reference's limit of " +
+                                        std::to_string(kMaxTensorBytes >> 20) + " MiB per tensor");
+      outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
+    }
+    ops::KernelCall call(spec, node, std::move(ins), std::move(outs));
     spec.kernelFn(call);
+    return std::move(call.outputs());
   } catch (const Unsupported&) {
     throw;
   } catch (const std::exception& e) {
     throw Error(node.label(index) + ": kernel failed: " + e.what());
   }
-  return std::move(call.outputs());
 }
 
 }  // namespace

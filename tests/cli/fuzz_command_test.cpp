@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/cli_runner.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/corpus.h"
 #include "test_util.h"
 
@@ -81,6 +82,21 @@ TEST_F(FuzzCommand, BadArgumentsAreNamed) {
     EXPECT_EQ(o.status, 2) << args << "\n" << o.output;
     EXPECT_NE(o.output.find(needle), std::string::npos) << args << "\n" << o.output;
   }
+}
+
+TEST_F(FuzzCommand, ReduceReportsACaseThatIsNoTestInsteadOfAborting) {
+  // A graph output no node computes: before, std::out_of_range escaped and reduce aborted (134).
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "relu")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2}),
+                     ValueInfo::tensor("z", DType::Float32, {2})};
+  const fs::path dir = tmp_.path() / "no_test";
+  saveBackendTestCase(dir, m, {{"x", Tensor(DType::Float32, {2})}}, {});
+  auto o = runCli("reduce " + dir.string() + " --backend reference --corpus " + corpus_.string());
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_NE(o.output.find("graph output 'z' is never computed"), std::string::npos) << o.output;
 }
 
 }  // namespace

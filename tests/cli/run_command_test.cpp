@@ -111,5 +111,12 @@ TEST_F(RunCommand, ReplaysOnOpenCVIsolatedWithRejectionsSkipped) {
   EXPECT_EQ(runCli("run --backend opencv --config fusion=maybe").status, 2);
 }
 
+TEST_F(RunCommand, AFolderGivenWithATrailingSlashIsNamed) {
+  const fs::path c = copyCase("test_abs");
+  auto o = runCli("run -v " + c.string() + "/");
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("PASS  test_abs"), std::string::npos) << o.output;
+}
+
 }  // namespace
 }  // namespace nncheck

@@ -35,5 +35,25 @@ TEST(Interpreter, ANodeGivenTheWrongInputsSaysWhich) {
                Error);
 }
 
+TEST(Interpreter, AnOutputPastTheMemoryBudgetIsUnsupportedNamingTheNode) {
+  // Tile by [2^40, 2^40]: before, the output's allocation threw std::invalid_argument from
+  // outside the kernel's error handling, and `nncheck reduce` aborted.
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2, 2})};
+  m.graph.initializers = {
+      {"r", Tensor::fromVector<int64_t>({2}, {int64_t{1} << 40, int64_t{1} << 40}), ""}};
+  m.graph.nodes = {Node::make("Tile", {"x", "r"}, {"y"}, "tile")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {})};
+  try {
+    runReference(m, {{"x", Tensor(DType::Float32, {2, 2})}});
+    FAIL() << "no error";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("tile"), std::string::npos) << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tile"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace nncheck

@@ -90,7 +90,7 @@ cv::Mat toMat(const Tensor& t, const std::string& name) {
   std::vector<int> dims(t.shape().begin(), t.shape().end());
   if (dims.empty()) dims = {1};
   cv::Mat m(static_cast<int>(dims.size()), dims.data(), CV_32F);
-  std::memcpy(m.data, t.bytes().data(), t.bytes().size());
+  if (!t.bytes().empty()) std::memcpy(m.data, t.bytes().data(), t.bytes().size());
   return m;
 }
 
@@ -109,7 +109,7 @@ Tensor fromMat(const cv::Mat& m, const ValueInfo& declared) {
   Tensor t(DType::Float32, shape);
   if (static_cast<size_t>(c.total() * c.elemSize()) != t.bytes().size())
     throw Error("opencv: output '" + name + "' has an unexpected size");
-  std::memcpy(t.bytes().data(), c.data, t.bytes().size());
+  if (!t.bytes().empty()) std::memcpy(t.bytes().data(), c.data, t.bytes().size());
   return t;
 }
 

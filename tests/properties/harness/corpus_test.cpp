@@ -1,0 +1,66 @@
+// Saving to the corpus: any bytes in names, nothing half-saved left behind, stale temporaries of
+// killed saves swept and never replayed.
+#include "nncheck/corpus.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nncheck/backend_test.h"
+#include "nncheck/generator.h"
+#include "test_util.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> entries(const fs::path& folder) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(folder)) out.push_back(e.path().filename().string());
+  return out;
+}
+
+// A pid no process has: a child that has exited and been reaped.
+pid_t deadPid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+TEST(Corpus, NamesThatAreNotUtf8AreSaved) {
+  testing::TempDir dir("corpus_utf8");
+  TestCase tc = makeTestCase(GeneratorConfig{}, 5);
+  FailureInfo info;
+  info.message =
+      "output '\xFF\xFE"
+      "3' differs";
+  const fs::path saved = saveFailure(dir.path(), "S.T", tc, info);
+  EXPECT_NO_THROW(loadCorpusCase(saved));
+}
+
+TEST(Corpus, AFailedSaveLeavesNothingBehind) {
+  testing::TempDir dir("corpus_failed");
+  TestCase tc = makeTestCase(GeneratorConfig{}, 6);
+  tc.inputs.clear();  // the reference cannot run it: the save fails midway
+  EXPECT_THROW(saveFailure(dir.path(), "S.T", tc, FailureInfo{}), Error);
+  ASSERT_TRUE(fs::exists(dir.path() / "S.T"));
+  EXPECT_TRUE(entries(dir.path() / "S.T").empty());
+}
+
+TEST(Corpus, TemporariesOfKilledSavesAreSweptAndNeverReplayed) {
+  testing::TempDir dir("corpus_stale");
+  const TestCase tc = makeTestCase(GeneratorConfig{}, 7);
+  // What a save killed mid-way leaves: a complete-looking case under a temporary name.
+  const fs::path stale = dir.path() / "S.T" / ("0123456789abcdef.tmp." + std::to_string(deadPid()));
+  saveBackendTestCase(stale, tc.model, tc.inputs, {});
+  EXPECT_TRUE(findBackendTestCases(dir.path()).empty()) << "a temporary folder is no case";
+  EXPECT_TRUE(loadCorpus(dir.path()).empty());
+  saveFailure(dir.path(), "S.T", tc, FailureInfo{});
+  EXPECT_FALSE(fs::exists(stale)) << "the dead process's temporary folder is still there";
+  EXPECT_EQ(loadCorpus(dir.path()).size(), 1u);
+}
+
+}  // namespace
+}  // namespace nncheck
