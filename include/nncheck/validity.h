@@ -18,4 +18,9 @@ namespace nncheck {
 void checkValid(const Model& model);
 std::optional<std::string> whyInvalid(const Model& model);
 
+// The cheap part of checkValid, which the reference runs before any model: an IR version and a
+// default opset this ONNX knows, graph inputs, initializers and outputs each named once, and no
+// graph output that is also a graph input. Throws nncheck::Error naming what is wrong.
+void checkStructure(const Model& model);
+
 }  // namespace nncheck

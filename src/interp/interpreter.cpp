@@ -1,6 +1,7 @@
 #include "interp/run_node.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
+#include "nncheck/validity.h"
 #include "ops/infer.h"
 
 namespace nncheck {
@@ -23,6 +24,7 @@ void checkFeed(const ValueInfo& declared, const Tensor& given) {
 }
 
 TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll) {
+  checkStructure(model);
   const Graph& g = model.graph;
   const int64_t opset = model.defaultOpset();
   TensorMap values;

@@ -3,6 +3,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -72,6 +73,7 @@ int64_t schemaVersion(const Node& node, int64_t opset) {
   thread_local std::map<std::tuple<std::string, std::string, int64_t>, int64_t> cache;
   auto key = std::make_tuple(node.domain, node.opType, opset);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
+  if (opset < 1 || opset > std::numeric_limits<int>::max()) return cache[key] = 0;  // no such
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.opType, static_cast<int>(opset),
                                                       node.domain == "ai.onnx" ? "" : node.domain);
   return cache[key] = schema ? schema->SinceVersion() : 0;

@@ -4,6 +4,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <map>
+#include <set>
 
 #include "core/onnx_proto.h"
 #include "nncheck/error.h"
@@ -37,7 +38,32 @@ std::map<std::string, ops::TensorType> onnxTypes(const onnx::GraphProto& g) {
 
 }  // namespace
 
+void checkStructure(const Model& model) {
+  if (model.irVersion > onnx::IR_VERSION)
+    throw Error("ir_version " + std::to_string(model.irVersion) + " is newer than this ONNX's " +
+                std::to_string(static_cast<int>(onnx::IR_VERSION)));
+  const int64_t newest =
+      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
+  const int64_t opset = model.defaultOpset();
+  if (opset < 1 || opset > newest)
+    throw Error("opset " + std::to_string(opset) + " of the default domain is outside 1.." +
+                std::to_string(newest) + ", what this ONNX knows");
+  const Graph& g = model.graph;
+  std::set<std::string> inputs, seen;
+  for (const ValueInfo& v : g.inputs)
+    if (!inputs.insert(v.name).second) throw Error("graph input '" + v.name + "' is listed twice");
+  for (const Initializer& i : g.initializers)
+    if (!seen.insert(i.name).second) throw Error("initializer '" + i.name + "' is listed twice");
+  seen.clear();
+  for (const ValueInfo& v : g.outputs) {
+    if (!seen.insert(v.name).second) throw Error("graph output '" + v.name + "' is listed twice");
+    if (inputs.count(v.name) && !g.initializer(v.name))
+      throw Error("graph output '" + v.name + "' is also a graph input");
+  }
+}
+
 void checkValid(const Model& model) {
+  checkStructure(model);
   onnx::ModelProto proto = modelToProto(model);
   try {
     onnx::checker::check_model(proto);

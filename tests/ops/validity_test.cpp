@@ -74,5 +74,41 @@ TEST(Validity, OurRuleRejectionNamesNodeOpAndShapes) {
   EXPECT_NE(why->find("[2, 3]"), std::string::npos) << *why;
 }
 
+// What the reference used to run and an engine then "failed": models that are not valid ONNX.
+TEST(Validity, StructuralFaultsAreRejectedNamingWhatIsWrong) {
+  auto whyNot = [](const std::function<void(Model&)>& spoil) {
+    Model m = matmulModel({2, 3}, {3, 4}, {2, 4});
+    spoil(m);
+    try {
+      checkStructure(m);
+    } catch (const Error& e) {
+      EXPECT_TRUE(whyInvalid(m).has_value());
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(whyNot([](Model&) {}), "(accepted)");
+  EXPECT_NE(whyNot([](Model& m) {
+              m.graph.outputs.push_back(m.graph.outputs[0]);
+            }).find("graph output 'y' is listed twice"),
+            std::string::npos);
+  EXPECT_NE(whyNot([](Model& m) {
+              m.graph.outputs.push_back(m.graph.inputs[0]);
+            }).find("is also a graph input"),
+            std::string::npos);
+  EXPECT_NE(
+      whyNot([](Model& m) { m.graph.inputs.push_back(m.graph.inputs[0]); }).find("is listed twice"),
+      std::string::npos);
+  EXPECT_NE(whyNot([](Model& m) {
+              m.opsets = {{"", 10000}};
+            }).find("opset 10000"),
+            std::string::npos);
+  EXPECT_NE(whyNot([](Model& m) {
+              m.opsets = {{"", (int64_t{1} << 32) + 14}};
+            }).find("opset 4294967310"),
+            std::string::npos);
+  EXPECT_NE(whyNot([](Model& m) { m.irVersion = 999; }).find("ir_version 999"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nncheck
