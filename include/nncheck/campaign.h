@@ -68,6 +68,8 @@ struct CampaignStats {
   std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
   double seconds = 0, shrinkSeconds = 0;
   std::vector<CampaignFinding> findings;  // distinct patterns, in the order found
+  // Saved cases of the corpus that could not be read (each message names the file): skipped.
+  std::vector<std::string> unreadableCorpusCases;
   int newFindings() const;
 };
 

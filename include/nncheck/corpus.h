@@ -64,6 +64,11 @@ std::filesystem::path saveFailure(const std::filesystem::path& corpus, const std
 
 // A saved case and what its nncheck.json records (a case without one: only the folder and the
 // test case).
+// Claims a minimized pattern in a corpus folder for this process, across processes (a file made
+// exclusively under <folder>/.patterns/): true for the first claimant only, so two campaigns on
+// one corpus save each pattern once.
+bool claimPattern(const std::filesystem::path& folder, const std::string& pattern);
+
 struct CorpusCase {
   std::filesystem::path dir;
   TestCase testCase;

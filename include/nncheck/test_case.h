@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "nncheck/graph.h"
 #include "nncheck/tensor.h"
@@ -24,6 +25,10 @@ struct TestCase {
 //   v2 = MatMul(x0, w1)          # float32[2, 4]
 //   output v3: float32[2, 4]
 std::string modelToText(const Model& model);
+
+// Text from a model or a file name made safe for a terminal: control characters (an ESC that
+// would start a terminal sequence, a newline inside a name) become \xNN.
+std::string printable(std::string_view text);
 
 // The sub-case computing node `node`'s outputs from graph inputs and initializers: the node and
 // its ancestors, with the node's outputs as the graph outputs, typed from `values` (which holds

@@ -87,10 +87,18 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const I
   return f;
 }
 
-std::set<std::string> corpusPatterns(const std::filesystem::path& dir) {
+// The patterns saved under `dir`; a case that cannot be read is reported, not fatal.
+std::set<std::string> corpusPatterns(const std::filesystem::path& dir,
+                                     std::vector<std::string>& unreadable) {
   std::set<std::string> out;
-  for (const CorpusCase& c : loadCorpus(dir))
-    if (!c.pattern.empty()) out.insert(c.pattern);
+  for (const std::filesystem::path& c : corpusCaseDirs(dir)) {
+    try {
+      const CorpusCase saved = loadCorpusCase(c);
+      if (!saved.pattern.empty()) out.insert(saved.pattern);
+    } catch (const std::exception& e) {
+      unreadable.push_back(e.what());
+    }
+  }
   return out;
 }
 
@@ -140,7 +148,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   std::map<std::string, double> initialWeight;
   std::map<std::string, int> shrunkPerKey;
   std::set<std::string> known =
-      o.corpus.empty() ? std::set<std::string>{} : corpusPatterns(o.corpus / o.property);
+      o.corpus.empty() ? std::set<std::string>{}
+                       : corpusPatterns(o.corpus / o.property, stats.unreadableCorpusCases);
   std::map<std::string, size_t> findingIndex;
   double lastProgress = 0;
 
@@ -197,7 +206,13 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           break;
         }
         f.fromCorpus = known.count(f.info.pattern) > 0;
-        if (!o.corpus.empty() && !f.fromCorpus) f.dir = saveFinding(f, o);
+        // Another campaign on the same corpus may have found it meanwhile: one claims it.
+        if (!o.corpus.empty() && !f.fromCorpus) {
+          if (claimPattern(o.corpus / o.property, f.info.pattern))
+            f.dir = saveFinding(f, o);
+          else
+            f.fromCorpus = true;
+        }
         const std::string pattern = f.info.pattern;
         findingIndex[pattern] = stats.findings.size();
         stats.findings.push_back(std::move(f));

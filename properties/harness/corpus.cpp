@@ -1,10 +1,12 @@
 #include "nncheck/corpus.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
@@ -137,6 +139,26 @@ void sweepStaleTemporaries(const fs::path& folder) {
 
 }  // namespace
 
+bool claimPattern(const fs::path& folder, const std::string& pattern) {
+  const fs::path claims = folder / ".patterns";
+  std::error_code ec;
+  fs::create_directories(claims, ec);
+  if (ec) throw Error(claims.string() + ": cannot create the folder: " + ec.message());
+  char name[17];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(pattern)));
+  const fs::path claim = claims / name;
+  const int fd = ::open(claim.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;
+    throw Error(claim.string() + ": cannot claim the pattern: " + std::strerror(errno));
+  }
+  const std::string text = pattern + "\n";  // for a reader wondering what the file is
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!ok) throw Error(claim.string() + ": cannot write the claim");
+  return true;
+}
+
 fs::path saveFailure(const fs::path& corpus, const std::string& property, const TestCase& tc,
                      const FailureInfo& info) {
   const fs::path dir = corpus / property / contentHash(tc);
@@ -174,7 +196,14 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
   tc.inputs = loadTestDataSet(tc.model, caseDir / "test_data_set_0").inputs;
   const fs::path meta = caseDir / "nncheck.json";
   if (!fs::exists(meta)) return c;
+  // What nncheck writes is a few kilobytes and a few levels deep: anything far past that is not
+  // its metadata, and is refused before it costs memory or stack.
+  constexpr size_t kMaxMetaBytes = 1 << 20;
+  constexpr int kMaxDepth = 16;
   const std::string text = readFile(meta);
+  if (text.size() > kMaxMetaBytes)
+    throw Error(meta.string() + ": " + std::to_string(text.size()) +
+                " bytes, more than the 1 MiB nncheck metadata may take");
   // One outcome name, checked: a typo in a hand-edited known_failures must not pass silently.
   auto outcome = [&](const std::string& field, const std::string& name) {
     std::optional<Outcome> o = outcomeFromName(name);
@@ -184,7 +213,15 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
     return *o;
   };
   try {
-    auto j = nlohmann::json::parse(text);
+    auto j = nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, auto&) {
+      if (depth > kMaxDepth)
+        throw Error(meta.string() + ": nested deeper than " + std::to_string(kMaxDepth) +
+                    " levels: not nncheck metadata");
+      return true;
+    });
+    if (j.contains("seed") && !j["seed"].is_number_unsigned())
+      throw Error(meta.string() + ": seed = " + j["seed"].dump() +
+                  ": expected a whole number from 0 to 2^64-1");
     tc.seed = j.value("seed", uint64_t{0});
     if (j.contains("failure_kind") && j["failure_kind"].is_string())
       c.kind = outcome("failure_kind", j["failure_kind"].get<std::string>());

@@ -98,6 +98,9 @@ int fuzz(const FuzzOptions& o) {
       std::printf(" %s %lld", top[i].second.c_str(), static_cast<long long>(-top[i].first));
     std::printf("\n");
   }
+  if (!s.unreadableCorpusCases.empty())
+    std::printf("  saved cases that could not be read, skipped: %zu (first: %s)\n",
+                s.unreadableCorpusCases.size(), s.unreadableCorpusCases.front().c_str());
   std::printf("\ndistinct failures: %zu (%d new)\n", s.findings.size(), s.newFindings());
   if (!s.findings.empty()) std::printf("  #  kind     nodes     hits  pattern\n");
   for (size_t i = 0; i < s.findings.size(); ++i) printFinding(i, s.findings[i]);

@@ -8,6 +8,7 @@
 #include "cli/engines.h"
 #include "nncheck/conformance.h"
 #include "nncheck/error.h"
+#include "nncheck/test_case.h"
 
 namespace nncheck::cli {
 namespace {
@@ -79,11 +80,13 @@ int run(const RunOptions& o) {
   if (isolatedEngine) options.engine = &*isolatedEngine;
   options.onCase = [&](const CaseResult& c) {
     if (isFailure(c.outcome))
-      std::printf("FAIL  %s: %s\n", c.dir.filename().c_str(), c.message.c_str());
+      std::printf("FAIL  %s: %s\n", printable(c.dir.filename().string()).c_str(),
+                  printable(c.message).c_str());
     else if (o.verbose && c.outcome == Outcome::Unsupported)
-      std::printf("SKIP  %s: %s\n", c.dir.filename().c_str(), c.message.c_str());
+      std::printf("SKIP  %s: %s\n", printable(c.dir.filename().string()).c_str(),
+                  printable(c.message).c_str());
     else if (o.verbose)
-      std::printf("PASS  %s\n", c.dir.filename().c_str());
+      std::printf("PASS  %s\n", printable(c.dir.filename().string()).c_str());
     std::fflush(stdout);
   };
   ConformanceReport report;

@@ -1,10 +1,25 @@
 // Printing a test case and cutting out the part that computes one node.
 #include "nncheck/test_case.h"
 
+#include <cstdio>
 #include <set>
 #include <sstream>
 
 namespace nncheck {
+
+std::string printable(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    out += hex;
+  }
+  return out;
+}
 
 std::string modelToText(const Model& model) {
   std::ostringstream os;
@@ -12,29 +27,29 @@ std::string modelToText(const Model& model) {
   auto type = [](DType t, const std::optional<Shape>& s) {
     return std::string(dtypeName(t)) + (s ? shapeToString(*s) : std::string("[?]"));
   };
-  os << "graph " << (g.name.empty() ? "(unnamed)" : g.name) << " (opset " << model.defaultOpset()
-     << ", " << g.nodes.size() << " nodes)\n";
+  os << "graph " << (g.name.empty() ? "(unnamed)" : printable(g.name)) << " (opset "
+     << model.defaultOpset() << ", " << g.nodes.size() << " nodes)\n";
   for (const ValueInfo* in : g.feedInputs())
-    os << "  input  " << in->name << ": " << type(in->dtype, in->shape()) << "\n";
+    os << "  input  " << printable(in->name) << ": " << type(in->dtype, in->shape()) << "\n";
   for (const Initializer& i : g.initializers)
-    os << "  init   " << i.name << ": " << tensorToString(i.value, 6) << "\n";
+    os << "  init   " << printable(i.name) << ": " << tensorToString(i.value, 6) << "\n";
   for (const Node& n : g.nodes) {
     os << "  ";
-    for (size_t o = 0; o < n.outputs.size(); ++o) os << (o ? ", " : "") << n.outputs[o];
-    os << " = " << n.opType << "(";
+    for (size_t o = 0; o < n.outputs.size(); ++o) os << (o ? ", " : "") << printable(n.outputs[o]);
+    os << " = " << printable(n.opType) << "(";
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      os << (i ? ", " : "") << (n.inputs[i].empty() ? "-" : n.inputs[i]);
+      os << (i ? ", " : "") << (n.inputs[i].empty() ? "-" : printable(n.inputs[i]));
     os << ")";
     if (!n.attributes.empty()) {
       os << " {";
       for (size_t a = 0; a < n.attributes.size(); ++a)
-        os << (a ? ", " : "") << attributeToString(n.attributes[a]);
+        os << (a ? ", " : "") << printable(attributeToString(n.attributes[a]));
       os << "}";
     }
     os << "\n";
   }
   for (const ValueInfo& o : g.outputs)
-    os << "  output " << o.name << ": " << type(o.dtype, o.shape()) << "\n";
+    os << "  output " << printable(o.name) << ": " << type(o.dtype, o.shape()) << "\n";
   return os.str();
 }
 

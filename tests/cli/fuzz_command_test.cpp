@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
+#include <thread>
 
 #include "cli/cli_runner.h"
 #include "nncheck/backend_test.h"
@@ -97,6 +100,28 @@ TEST_F(FuzzCommand, ReduceReportsACaseThatIsNoTestInsteadOfAborting) {
   auto o = runCli("reduce " + dir.string() + " --backend reference --corpus " + corpus_.string());
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("graph output 'z' is never computed"), std::string::npos) << o.output;
+}
+
+TEST_F(FuzzCommand, ABrokenSavedCaseIsSkippedNotFatal) {
+  const fs::path broken = corpus_ / "fuzz-opencv" / "0000000000000000";
+  fs::create_directories(broken);
+  std::ofstream(broken / "model.onnx") << "truncated";
+  auto o = runCli("fuzz --backend opencv --cases 20 --seed 3 --corpus " + corpus_.string());
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("saved cases that could not be read, skipped: 1"), std::string::npos)
+      << o.output;
+}
+
+TEST_F(FuzzCommand, TwoCampaignsOnOneCorpusSaveEachPatternOnce) {
+  // Before: different seeds saved 59 folders for 39 patterns.
+  const std::string common = " --backend opencv --cases 400 --corpus " + corpus_.string();
+  std::thread other([&] { runCli("fuzz --seed 1" + common); });
+  runCli("fuzz --seed 5000" + common);
+  other.join();
+  std::map<std::string, int> folders;
+  for (const CorpusCase& c : loadCorpus(corpus_ / "fuzz-opencv")) ++folders[c.pattern];
+  ASSERT_FALSE(folders.empty());
+  for (const auto& [pattern, n] : folders) EXPECT_EQ(n, 1) << pattern;
 }
 
 }  // namespace

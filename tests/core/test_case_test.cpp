@@ -47,5 +47,14 @@ TEST(TestCase, SubModelKeepsTheNodeAndItsAncestorsOnly) {
   EXPECT_TRUE(neg.model.graph.initializers.empty());
 }
 
+TEST(TestCase, ControlCharactersInNamesAreEscapedNotSentToTheTerminal) {
+  TestCase tc = threeNodes();
+  tc.model.graph.nodes[0].outputs[0] = "a\x1b[2J";  // ESC: clear the screen
+  const std::string text = modelToText(tc.model);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("a\\x1b[2J = Relu(x)"), std::string::npos) << text;
+  EXPECT_EQ(printable("tab\there"), "tab\\x09here");
+}
+
 }  // namespace
 }  // namespace nncheck

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "nncheck/backend_test.h"
 #include "nncheck/generator.h"
 #include "test_util.h"
@@ -60,6 +62,27 @@ TEST(Corpus, TemporariesOfKilledSavesAreSweptAndNeverReplayed) {
   saveFailure(dir.path(), "S.T", tc, FailureInfo{});
   EXPECT_FALSE(fs::exists(stale)) << "the dead process's temporary folder is still there";
   EXPECT_EQ(loadCorpus(dir.path()).size(), 1u);
+}
+
+TEST(Corpus, MetadataOutsideWhatNncheckWritesIsRefusedNamingTheFile) {
+  testing::TempDir dir("corpus_meta");
+  const fs::path saved = saveFailure(dir.path(), "S.T", makeTestCase(GeneratorConfig{}, 8), {});
+  auto errorWith = [&](const std::string& json) {
+    std::ofstream(saved / "nncheck.json") << json;
+    try {
+      loadCorpusCase(saved);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(errorWith(R"({"seed": 7})"), "(accepted)");
+  EXPECT_NE(errorWith(R"({"seed": 1e300})").find("nncheck.json: seed = "), std::string::npos);
+  EXPECT_NE(errorWith(R"({"seed": -4})").find("seed = -4"), std::string::npos);
+  EXPECT_NE(errorWith(std::string(100000, '[') + std::string(100000, ']')).find("nested deeper"),
+            std::string::npos);
+  EXPECT_NE(errorWith("{\"message\": \"" + std::string(2 << 20, 'x') + "\"}").find("1 MiB"),
+            std::string::npos);
 }
 
 }  // namespace
