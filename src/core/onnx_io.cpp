@@ -32,6 +32,14 @@ void fromTypedFields(const onnx::TensorProto& p, Tensor& t, std::string_view ori
                   " needs " + std::to_string(n) + " values in " + field + ", has " +
                   std::to_string(have));
   };
+  // Complex values take two numbers each (real, imaginary): an odd count is malformed.
+  auto needPairs = [&](size_t have, const char* field) {
+    if (have != 2 * n)
+      throw Error(std::string(origin) + ": complex TensorProto of shape " +
+                  shapeToString(t.shape()) + " needs " + std::to_string(2 * n) +
+                  " values (real and imaginary parts) in " + field + ", has " +
+                  std::to_string(have));
+  };
   auto& b = t.bytes();
   switch (t.dtype()) {
     case DType::Float32:
@@ -39,7 +47,7 @@ void fromTypedFields(const onnx::TensorProto& p, Tensor& t, std::string_view ori
       for (size_t i = 0; i < n; ++i) appendRaw(b, i, p.float_data(i));
       break;
     case DType::Complex64:
-      need(p.float_data_size() / 2, "float_data");
+      needPairs(p.float_data_size(), "float_data");
       for (size_t i = 0; i < 2 * n; ++i) appendRaw(b, i, p.float_data(i));
       break;
     case DType::Float64:
@@ -47,7 +55,7 @@ void fromTypedFields(const onnx::TensorProto& p, Tensor& t, std::string_view ori
       for (size_t i = 0; i < n; ++i) appendRaw(b, i, p.double_data(i));
       break;
     case DType::Complex128:
-      need(p.double_data_size() / 2, "double_data");
+      needPairs(p.double_data_size(), "double_data");
       for (size_t i = 0; i < 2 * n; ++i) appendRaw(b, i, p.double_data(i));
       break;
     case DType::Int64:

@@ -63,5 +63,16 @@ TEST(FileLimits, OnlyRegularFilesAreRead) {
             std::string::npos);
 }
 
+TEST(FileLimits, AComplexTensorWithAnOddNumberOfPartsIsMalformed) {
+  onnx::TensorProto p;
+  p.set_data_type(onnx::TensorProto::COMPLEX64);
+  p.add_dims(2);
+  for (float v : {1.f, 2.f, 3.f, 4.f, 5.f}) p.add_float_data(v);  // 2 values need 4 parts
+  EXPECT_NE(errorOf([&] {
+              parseTensor(p.SerializeAsString(), "c.pb");
+            }).find("c.pb: complex TensorProto of shape [2] needs 4 values"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace nncheck
