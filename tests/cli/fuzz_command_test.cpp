@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "cli/cli_runner.h"
 #include "nncheck/backend_test.h"
+#include "nncheck/conformance.h"
 #include "nncheck/corpus.h"
 #include "test_util.h"
 
@@ -122,6 +124,32 @@ TEST_F(FuzzCommand, TwoCampaignsOnOneCorpusSaveEachPatternOnce) {
   for (const CorpusCase& c : loadCorpus(corpus_ / "fuzz-opencv")) ++folders[c.pattern];
   ASSERT_FALSE(folders.empty());
   for (const auto& [pattern, n] : folders) EXPECT_EQ(n, 1) << pattern;
+}
+
+TEST_F(FuzzCommand, CampaignsKilledAtAnyMomentLeaveACorpusThatLoadsAndReplays) {
+  // SIGKILL at spread-out moments (saves happen often: OpenCV fails a case in eight).
+  const std::string fuzz = std::string(NNCHECK_CLI) +
+                           " fuzz --backend opencv --config fusion=on --seconds 30 --corpus " +
+                           corpus_.string() + " > /dev/null 2>&1";
+  int kills = 0;
+  for (int i = 0; i < 8; ++i) {
+    const double after = 0.3 + 0.17 * i;
+    const std::string killed = "timeout -s KILL " + std::to_string(after) + " " + fuzz +
+                               " --seed " + std::to_string(100 * i);
+    kills += std::system(killed.c_str()) != 0;
+  }
+  EXPECT_GT(kills, 0) << "no campaign was killed";
+  // Every folder loads, and replays on the reference with the outputs saved beside it.
+  std::vector<CorpusCase> saved;
+  ASSERT_NO_THROW(saved = loadCorpus(corpus_));
+  ASSERT_FALSE(saved.empty()) << "the killed campaigns saved nothing: the test shows nothing";
+  ConformanceReport replay = runConformance({corpus_});
+  EXPECT_EQ(replay.failed, 0);
+  for (const CaseResult& c : replay.cases)
+    EXPECT_EQ(c.dir.filename().string().find(".tmp."), std::string::npos) << c.dir;
+  // And the next campaign starts and ends cleanly on that corpus.
+  auto o = runCli("fuzz --backend opencv --cases 50 --seed 9 --corpus " + corpus_.string());
+  EXPECT_EQ(o.status, 0) << o.output;
 }
 
 }  // namespace
