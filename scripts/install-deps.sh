@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config clang-format
+  clang libclang-rt-14-dev
   libz3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev

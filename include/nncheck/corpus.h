@@ -86,6 +86,10 @@ std::vector<std::filesystem::path> corpusCaseDirs(const std::filesystem::path& c
 // Every case under `corpus`, sorted by folder; throws nncheck::Error naming a broken one.
 std::vector<CorpusCase> loadCorpus(const std::filesystem::path& corpus);
 CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
+// The one reader of nncheck.json: fills the seed and the recorded fields of `into` from the
+// file's text; throws nncheck::Error naming `origin` (the file) and what is wrong.
+void readCaseMetadata(const std::string& text, const std::filesystem::path& origin,
+                      CorpusCase& into);
 TestCase loadCase(const std::filesystem::path& caseDir);
 
 }  // namespace nncheck

@@ -188,20 +188,14 @@ fs::path saveFailure(const fs::path& corpus, const std::string& property, const 
   return dir;
 }
 
-CorpusCase loadCorpusCase(const fs::path& caseDir) {
-  CorpusCase c;
-  c.dir = caseDir;
-  TestCase& tc = c.testCase;
-  tc.model = loadModel(caseDir / "model.onnx");
-  tc.inputs = loadTestDataSet(tc.model, caseDir / "test_data_set_0").inputs;
-  const fs::path meta = caseDir / "nncheck.json";
-  if (!fs::exists(meta)) return c;
+// What nncheck writes is a few kilobytes: far past that is not its metadata.
+constexpr uintmax_t kMaxMetadataBytes = 1 << 20;
+
+void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase& c) {
   // What nncheck writes is a few kilobytes and a few levels deep: anything far past that is not
   // its metadata, and is refused before it costs memory or stack.
-  constexpr size_t kMaxMetaBytes = 1 << 20;
   constexpr int kMaxDepth = 16;
-  const std::string text = readFile(meta);
-  if (text.size() > kMaxMetaBytes)
+  if (text.size() > kMaxMetadataBytes)
     throw Error(meta.string() + ": " + std::to_string(text.size()) +
                 " bytes, more than the 1 MiB nncheck metadata may take");
   // One outcome name, checked: a typo in a hand-edited known_failures must not pass silently.
@@ -222,7 +216,7 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
     if (j.contains("seed") && !j["seed"].is_number_unsigned())
       throw Error(meta.string() + ": seed = " + j["seed"].dump() +
                   ": expected a whole number from 0 to 2^64-1");
-    tc.seed = j.value("seed", uint64_t{0});
+    c.testCase.seed = j.value("seed", uint64_t{0});
     if (j.contains("failure_kind") && j["failure_kind"].is_string())
       c.kind = outcome("failure_kind", j["failure_kind"].get<std::string>());
     for (const auto& [config, kind] :
@@ -235,6 +229,21 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(meta.string() + ": not valid nncheck metadata: " + e.what());
   }
+}
+
+CorpusCase loadCorpusCase(const fs::path& caseDir) {
+  CorpusCase c;
+  c.dir = caseDir;
+  TestCase& tc = c.testCase;
+  tc.model = loadModel(caseDir / "model.onnx");
+  tc.inputs = loadTestDataSet(tc.model, caseDir / "test_data_set_0").inputs;
+  const fs::path meta = caseDir / "nncheck.json";
+  std::error_code ec;
+  if (!fs::exists(meta, ec)) return c;
+  if (fs::file_size(meta, ec) > kMaxMetadataBytes)  // refused before it is read
+    throw Error(meta.string() + ": " + std::to_string(fs::file_size(meta, ec)) +
+                " bytes, more than the 1 MiB nncheck metadata may take");
+  readCaseMetadata(readFile(meta), meta, c);
   return c;
 }
 

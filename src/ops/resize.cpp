@@ -10,7 +10,12 @@ namespace {
 
 // floor(d * scale), with scale exact as the dyadic rational a float is (so z3 needs no reals).
 inline int64_t scaleDim(int64_t d, double scale) {
-  return static_cast<int64_t>(std::floor(static_cast<float>(d) * static_cast<float>(scale)));
+  const float scaled = std::floor(static_cast<float>(d) * static_cast<float>(scale));
+  // A scale from a file can be anything: a dim past int64 (or NaN) is an error, not UB.
+  if (!(std::fabs(scaled) < 9.0e18f))
+    throw Error("Resize: dim " + std::to_string(d) + " scaled by " + std::to_string(scale) +
+                " is out of range");
+  return static_cast<int64_t>(scaled);
 }
 inline z3::expr scaleDim(const z3::expr& d, double scale) {
   int e = 0;

@@ -64,21 +64,9 @@ void checkStructure(const Model& model) {
 
 void checkValid(const Model& model) {
   checkStructure(model);
-  onnx::ModelProto proto = modelToProto(model);
-  try {
-    onnx::checker::check_model(proto);
-  } catch (const std::exception& e) {
-    throw Error(std::string("onnx::checker rejects the model: ") + e.what());
-  }
-  try {
-    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(true, 1, false));
-  } catch (const std::exception& e) {
-    throw Error(std::string("ONNX strict shape inference fails: ") + e.what());
-  }
-  const auto theirs = onnxTypes(proto.graph());
-
-  // Our own rules over the graph, with initializer values known.
+  // Our own rules first, with initializer values known: ONNX's shape inference is only handed
+  // models they accept (Debian's ONNX 1.12 crashes on some malformed ones, e.g. a ConvTranspose
+  // whose ranks disagree, found by fuzz/model_loader_fuzz).
   std::map<std::string, ops::InputFacts> facts;
   for (const Initializer& i : model.graph.initializers)
     facts[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
@@ -89,6 +77,7 @@ void checkValid(const Model& model) {
     facts[v.name] = {true, v.dtype, *shape, nullptr};
   }
   const int64_t opset = model.defaultOpset();
+  std::vector<std::vector<ops::TensorType>> ours(model.graph.nodes.size());
   for (size_t n = 0; n < model.graph.nodes.size(); ++n) {
     const Node& node = model.graph.nodes[n];
     const ops::OpSpec& spec = ops::specFor(node, opset);
@@ -102,26 +91,45 @@ void checkValid(const Model& model) {
       if (it == facts.end()) throw Error(node.label(n) + ": input '" + name + "' is undefined");
       ins.push_back(it->second);
     }
-    std::vector<ops::TensorType> ours;
     try {
-      ours = ops::inferNode(spec, node, ins);
+      ours[n] = ops::inferNode(spec, node, ins);
     } catch (const Unsupported&) {
       throw;
     } catch (const std::exception& e) {
       throw Error(node.label(n) + ": " + e.what());
     }
-    for (size_t i = 0; i < node.outputs.size(); ++i) {
+    for (size_t i = 0; i < node.outputs.size() && i < ours[n].size(); ++i)
+      if (!node.outputs[i].empty())
+        facts[node.outputs[i]] = {true, ours[n][i].dtype, ours[n][i].shape, nullptr};
+  }
+
+  onnx::ModelProto proto = modelToProto(model);
+  try {
+    onnx::checker::check_model(proto);
+  } catch (const std::exception& e) {
+    throw Error(std::string("onnx::checker rejects the model: ") + e.what());
+  }
+  try {
+    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(true, 1, false));
+  } catch (const std::exception& e) {
+    throw Error(std::string("ONNX strict shape inference fails: ") + e.what());
+  }
+  const auto theirs = onnxTypes(proto.graph());
+  for (size_t n = 0; n < model.graph.nodes.size(); ++n) {
+    const Node& node = model.graph.nodes[n];
+    for (size_t i = 0; i < node.outputs.size() && i < ours[n].size(); ++i) {
       const std::string& name = node.outputs[i];
       if (name.empty()) continue;
+      const ops::TensorType& mine = ours[n][i];
       auto it = theirs.find(name);
       if (it == theirs.end())
         throw Error(node.label(n) + ": ONNX infers no static shape for output '" + name +
-                    "' (ours: " + typeString(ours[i].dtype, ours[i].shape) + ")");
-      if (!(it->second == ours[i]))
+                    "' (ours: " + typeString(mine.dtype, mine.shape) + ")");
+      if (!(it->second == mine))
         throw Error(node.label(n) + ": output '" + name + "': ONNX infers " +
                     typeString(it->second.dtype, it->second.shape) + ", nncheck's rule gives " +
-                    typeString(ours[i].dtype, ours[i].shape));
-      facts[name] = {true, ours[i].dtype, ours[i].shape, nullptr};
+                    typeString(mine.dtype, mine.shape));
     }
   }
 }

@@ -5,7 +5,7 @@ set -euo pipefail
 root=$1
 cd "$root"
 command -v clang-format > /dev/null || { echo "clang-format is not installed (scripts/install-deps.sh installs it)"; exit 1; }
-mapfile -t files < <(find include src generators shrink properties tests bench examples \
+mapfile -t files < <(find include src generators shrink properties tests bench examples fuzz \
   -type f \( -name '*.cpp' -o -name '*.h' \) | sort)
 [ "${#files[@]}" -gt 0 ] || { echo "no source found under $root"; exit 1; }
 bad=()

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -108,6 +109,29 @@ TEST(Validity, StructuralFaultsAreRejectedNamingWhatIsWrong) {
             }).find("opset 4294967310"),
             std::string::npos);
   EXPECT_NE(whyNot([](Model& m) { m.irVersion = 999; }).find("ir_version 999"), std::string::npos);
+}
+
+TEST(Validity, AModelThatCrashesOnnxShapeInferenceIsRejectedByOurRulesFirst) {
+  // Found by fuzz/model_loader_fuzz: a ConvTranspose whose input ranks disagree makes Debian's
+  // ONNX 1.12 read out of bounds in its shape inference (SIGSEGV).
+  const Model m = loadModel(NNCHECK_SOURCE_DIR "/tests/fixtures/convtranspose_ranks_disagree.onnx");
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("ConvTranspose"), std::string::npos) << *why;
+}
+
+TEST(Validity, AResizeScaleThatOverflowsADimIsAnError) {
+  // Found by the same fuzzer: a scale of 1e30 overflowed the conversion to int64 (UB).
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 1, 2, 2})};
+  m.graph.initializers = {{"roi", Tensor(DType::Float32, {0}), ""},
+                          {"scales", Tensor::fromVector<float>({4}, {1, 1, 1e30f, 1e30f}), ""}};
+  m.graph.nodes = {Node::make("Resize", {"x", "roi", "scales"}, {"y"}, "resize")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1, 2, 2})};
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("out of range"), std::string::npos) << *why;
 }
 
 }  // namespace
