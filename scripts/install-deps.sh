@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package nncheck needs to build, test and run its main job.
+# Installs every Debian 12 package nncheck needs to build, test, fuzz (clang, libFuzzer) and run
+# its main job.
 # Idempotent and non-interactive: packages already present are skipped without touching apt.
 set -euo pipefail
 
