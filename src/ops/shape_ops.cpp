@@ -68,6 +68,9 @@ std::vector<I> splitSizes(Rule<I>& r, int64_t axis) {
     I sum = r.lit(0);
     for (const I& s : sizes) {
       r.require(s >= 0, "split sizes >= 0");
+      // Each size within what is left of the axis, before it is added: sizes from a file
+      // must not overflow the sum (found by fuzz/model_loader_fuzz).
+      r.require(s <= d - sum, "split sizes add up to the split axis");
       sum = sum + s;
     }
     r.require(sum == d, "split sizes add up to the split axis");

@@ -134,5 +134,20 @@ TEST(Validity, AResizeScaleThatOverflowsADimIsAnError) {
   EXPECT_NE(why->find("out of range"), std::string::npos) << *why;
 }
 
+TEST(Validity, SplitSizesThatOverflowTheirSumAreAnError) {
+  // Found by fuzz/model_loader_fuzz: two huge sizes overflowed int64 when summed (UB).
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {4})};
+  m.graph.initializers = {
+      {"split", Tensor::fromVector<int64_t>({2}, {int64_t{1} << 62, int64_t{3} << 61}), ""}};
+  m.graph.nodes = {Node::make("Split", {"x", "split"}, {"a", "b"}, "split")};
+  m.graph.outputs = {ValueInfo::tensor("a", DType::Float32, {2}),
+                     ValueInfo::tensor("b", DType::Float32, {2})};
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("split sizes add up to the split axis"), std::string::npos) << *why;
+}
+
 }  // namespace
 }  // namespace nncheck
