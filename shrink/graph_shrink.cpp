@@ -83,20 +83,7 @@ Tensor rounded(const Tensor& like) {
 // Recomputes every graph output's declared type with nncheck's rules; throws when a node no
 // longer holds.
 void refreshOutputTypes(Model& m) {
-  std::map<std::string, ops::InputFacts> facts;
-  for (const Initializer& i : m.graph.initializers)
-    facts[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
-  for (const ValueInfo& v : m.graph.inputs)
-    if (!facts.count(v.name)) facts[v.name] = {true, v.dtype, v.shape().value_or(Shape{}), nullptr};
-  for (const Node& n : m.graph.nodes) {
-    std::vector<ops::InputFacts> ins;
-    for (const auto& name : n.inputs)
-      ins.push_back(name.empty() ? ops::InputFacts{} : facts.at(name));
-    auto outs = ops::inferNode(ops::specFor(n, m.defaultOpset()), n, ins);
-    for (size_t o = 0; o < n.outputs.size(); ++o)
-      if (!n.outputs[o].empty())
-        facts[n.outputs[o]] = {true, outs[o].dtype, outs[o].shape, nullptr};
-  }
+  const std::map<std::string, ops::InputFacts> facts = ops::inferModel(m);
   for (ValueInfo& o : m.graph.outputs)
     o = ValueInfo::tensor(o.name, facts.at(o.name).dtype, facts.at(o.name).shape);
 }

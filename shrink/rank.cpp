@@ -81,23 +81,9 @@ std::optional<TestCase> dropAxis(const TestCase& tc, const std::string& leaf, si
   for (const Initializer& i : g.initializers)
     now[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
   for (const auto& [name, t] : out.inputs) now[name] = {true, t.dtype(), t.shape(), nullptr};
-  std::map<std::string, Shape> before;  // computed values' shapes in the original case
-  {
-    std::map<std::string, ops::InputFacts> old;
-    for (const Initializer& i : tc.model.graph.initializers)
-      old[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
-    for (const auto& [name, t] : tc.inputs) old[name] = {true, t.dtype(), t.shape(), nullptr};
-    for (const Node& n : tc.model.graph.nodes) {
-      std::vector<ops::InputFacts> ins;
-      for (const auto& in : n.inputs) ins.push_back(in.empty() ? ops::InputFacts{} : old.at(in));
-      auto types = ops::inferNode(ops::specFor(n, opset), n, ins);
-      for (size_t o = 0; o < n.outputs.size() && o < types.size(); ++o)
-        if (!n.outputs[o].empty()) {
-          old[n.outputs[o]] = {true, types[o].dtype, types[o].shape, nullptr};
-          before[n.outputs[o]] = types[o].shape;
-        }
-    }
-  }
+  std::map<std::string, Shape> before;  // every value's shape in the original case
+  for (const auto& [name, facts] : ops::inferModel(tc.model)) before[name] = facts.shape;
+
   std::map<std::string, size_t> dropped = {{leaf, axis}};
   std::set<std::string> read;  // values a node has read (a leaf read before cannot drop now)
   for (Node& n : g.nodes) {
@@ -105,10 +91,11 @@ std::optional<TestCase> dropAxis(const TestCase& tc, const std::string& leaf, si
     // Another operand of the dropped one's rank, a leaf with a 1 there, drops with it (Add of
     // two [1, 3] leaves becomes Add of two [3]).
     if (first != dropped.end()) {
-      const size_t rank = now.at(n.inputs[0]).shape.size() + 1;
+      const size_t rank = before.at(n.inputs[0]).size();
       for (size_t i = 1; i < n.inputs.size(); ++i) {
         const std::string& in = n.inputs[i];
-        if (in.empty() || dropped.count(in) || read.count(in) || before.count(in)) continue;
+        // dropLeaf refuses computed values.
+        if (in.empty() || dropped.count(in) || read.count(in)) continue;
         if (now.at(in).shape.size() == rank && dropLeaf(in, first->second)) {
           dropped[in] = first->second;
           now[in].shape = without(now[in].shape, first->second);
@@ -116,10 +103,7 @@ std::optional<TestCase> dropAxis(const TestCase& tc, const std::string& leaf, si
       }
     }
     for (const auto& in : n.inputs) read.insert(in);
-    if (first != dropped.end() &&
-        !renumberAxes(n, first->second,
-                      before.count(n.inputs[0]) ? before.at(n.inputs[0]).size()
-                                                : now.at(n.inputs[0]).shape.size() + 1))
+    if (first != dropped.end() && !renumberAxes(n, first->second, before.at(n.inputs[0]).size()))
       return std::nullopt;
     std::vector<ops::InputFacts> ins;
     for (const auto& in : n.inputs) ins.push_back(in.empty() ? ops::InputFacts{} : now.at(in));

@@ -176,4 +176,21 @@ std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
   return outs;
 }
 
+std::map<std::string, InputFacts> inferModel(const Model& model) {
+  std::map<std::string, InputFacts> facts;
+  for (const Initializer& i : model.graph.initializers)
+    facts[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
+  for (const ValueInfo& v : model.graph.inputs)
+    if (!facts.count(v.name)) facts[v.name] = {true, v.dtype, v.shape().value_or(Shape{}), nullptr};
+  for (const Node& n : model.graph.nodes) {
+    std::vector<InputFacts> ins;
+    for (const auto& name : n.inputs) ins.push_back(name.empty() ? InputFacts{} : facts.at(name));
+    const auto outs = inferNode(specFor(n, model.defaultOpset()), n, ins);
+    for (size_t o = 0; o < n.outputs.size() && o < outs.size(); ++o)
+      if (!n.outputs[o].empty())
+        facts[n.outputs[o]] = {true, outs[o].dtype, outs[o].shape, nullptr};
+  }
+  return facts;
+}
+
 }  // namespace nncheck::ops

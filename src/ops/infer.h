@@ -5,6 +5,8 @@
 //   auto outs = inferNode(spec, node, facts);                    // throws ShapeError
 #pragma once
 
+#include <map>
+
 #include "ops/op_spec.h"
 
 namespace nncheck::ops {
@@ -41,5 +43,10 @@ Rule<int64_t> concreteRule(const KernelCall& k);
 // declares unsupported; Error for inconsistent ones), then runs the concrete shape rule.
 std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
                                   const std::vector<InputFacts>& inputs);
+
+// What is known of every value of the model: graph inputs as declared, initializers with their
+// contents (pointers into `model`, which must outlive the result), node outputs by the rules in
+// graph order. Throws like inferNode.
+std::map<std::string, InputFacts> inferModel(const Model& model);
 
 }  // namespace nncheck::ops

@@ -36,30 +36,16 @@ GraphEncoding::GraphEncoding(z3::context& ctx, const TestCase& tc) {
     }
     contents_.emplace(name, c);
   };
-  std::map<std::string, ops::InputFacts> facts;  // the case as it is, for computedShapes_
-  for (const ValueInfo& v : m.graph.inputs) {
-    if (m.graph.initializer(v.name)) continue;
-    const Tensor& t = tc.inputs.at(v.name);
-    addLeaf(v.name, t.shape(), nullptr);
-    facts[v.name] = {true, t.dtype(), t.shape(), nullptr};
-  }
-  for (const Initializer& i : m.graph.initializers) {
-    addLeaf(i.name, i.value.shape(), &i.value);
-    facts[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
-  }
+  for (const ValueInfo& v : m.graph.inputs)
+    if (!m.graph.initializer(v.name)) addLeaf(v.name, tc.inputs.at(v.name).shape(), nullptr);
+  for (const Initializer& i : m.graph.initializers) addLeaf(i.name, i.value.shape(), &i.value);
+  // The case as it is, so that shrinking can keep every computed value from growing.
+  for (const auto& [name, facts] : ops::inferModel(m))
+    if (!dims_.count(name)) computedShapes_[name] = facts.shape;
 
   for (size_t n = 0; n < m.graph.nodes.size(); ++n) {
     const Node& node = m.graph.nodes[n];
     const ops::OpSpec& spec = ops::specFor(node, opset);
-    std::vector<ops::InputFacts> nodeFacts;
-    for (const std::string& name : node.inputs)
-      nodeFacts.push_back(name.empty() ? ops::InputFacts{} : facts.at(name));
-    const std::vector<ops::TensorType> now = ops::inferNode(spec, node, nodeFacts);
-    for (size_t o = 0; o < node.outputs.size() && o < now.size(); ++o) {
-      if (node.outputs[o].empty()) continue;
-      facts[node.outputs[o]] = {true, now[o].dtype, now[o].shape, nullptr};
-      computedShapes_[node.outputs[o]] = now[o].shape;
-    }
     std::vector<ops::Rule<z3::expr>::Input> ins;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       ops::Rule<z3::expr>::Input in;
