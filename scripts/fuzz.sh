@@ -3,11 +3,15 @@
 # $NNCHECK_FUZZ_BUILD_DIR) and runs each for NNCHECK_FUZZ_SECONDS (default 60) under a 2 GB RSS
 # limit, seeded from ONNX's node tests and the checked-in corpora. Exits non-zero on the first
 # crash, leak, timeout or out-of-memory, leaving the reproducer in the build folder.
+# NNCHECK_FUZZ_RUNS=N runs each harness for N executions instead (no time limit).
 #   NNCHECK_FUZZ_SECONDS=600 ./scripts/fuzz.sh model_loader
+#   NNCHECK_FUZZ_RUNS=10000000 ./scripts/fuzz.sh      # the long run the README reports
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NNCHECK_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${NNCHECK_FUZZ_SECONDS:-60}
+budget=(-max_total_time="$seconds")
+[ -z "${NNCHECK_FUZZ_RUNS:-}" ] || budget=(-runs="$NNCHECK_FUZZ_RUNS")
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(model_loader tensor_loader model_roundtrip metadata)
 "$root/scripts/install-deps.sh"
@@ -24,7 +28,7 @@ seeds+=("$root/examples")
 for h in "${harnesses[@]}"; do
   work="$build/fuzz-$h"
   mkdir -p "$work/corpus"
-  echo "fuzz: $h for ${seconds}s"
-  (cd "$work" && "$build/fuzz/${h}_fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 \
+  echo "fuzz: $h (${budget[*]})"
+  (cd "$work" && "$build/fuzz/${h}_fuzz" "${budget[@]}" -rss_limit_mb=2048 \
      -timeout=10 -print_final_stats=1 corpus "${seeds[@]}" 2>&1 | tail -12)
 done

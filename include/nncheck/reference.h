@@ -6,7 +6,8 @@
 //
 // Every node is checked by its op's shape rule before its kernel runs, so a malformed model
 // fails with a message naming the node, the op and the shapes. Ops, dtypes or attribute values
-// outside the op library throw nncheck::Unsupported.
+// outside the op library throw nncheck::Unsupported, and so does a run that would hold more
+// memory than its limit (referenceMemoryLimit()).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,16 @@ TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs);
 // optional input) at `opset`, and returns its outputs in order.
 std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,
                                      int64_t opset = 14);
+
+// The memory one run may hold in tensors: its inputs, initializers and every value computed so
+// far (4 GiB unless set). A node whose outputs would take the run past it throws
+// Unsupported("memory") naming the node, before anything is allocated, so a tiny model asking
+// for gigabytes is a case the reference does not compute rather than an out-of-memory kill. No
+// single tensor exceeds kMaxTensorBytes whatever the limit.
+inline constexpr int64_t kDefaultReferenceMemoryLimit = int64_t{4} << 30;
+int64_t referenceMemoryLimit();
+// Sets the limit for every run that starts afterwards, in every thread; returns the previous one.
+int64_t setReferenceMemoryLimit(int64_t bytes);
 
 // nncheck's reference interpreter as a backend.
 class ReferenceBackend final : public Backend {

@@ -3,11 +3,21 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "nncheck/reference.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"nncheck: property-based testing for deep-learning compilers"};
   app.set_version_flag("--version", std::string("nncheck ") + NNCHECK_VERSION);
   app.require_subcommand(1);
+  // Options of the program as a whole, accepted after any subcommand too.
+  app.fallthrough();
+  app.add_option_function<int64_t>(
+         "--memory-limit", [](int64_t mib) { nncheck::setReferenceMemoryLimit(mib << 20); },
+         "MiB the reference interpreter may hold in one run; a case needing more is skipped as "
+         "unsupported (default " +
+             std::to_string(nncheck::kDefaultReferenceMemoryLimit >> 20) + ")")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->option_text("MIB");
   nncheck::cli::addRunCommand(app);
   nncheck::cli::addGenCommand(app);
   nncheck::cli::addProbeCommand(app);

@@ -1,3 +1,5 @@
+#include <atomic>
+
 #include "interp/run_node.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
@@ -79,19 +81,45 @@ std::vector<const Tensor*> nodeInputs(const Node& node, size_t index, const Tens
   return ins;
 }
 
+std::atomic<int64_t> memoryLimit{kDefaultReferenceMemoryLimit};
+
+std::string mib(int64_t bytes) {
+  return bytes < (int64_t{1} << 20) ? std::to_string(bytes) + " bytes"
+                                    : std::to_string(bytes >> 20) + " MiB";
+}
+
+// Outputs past the reference's budgets make a case it does not compute, not a crash: checked
+// from the inferred types, before the node allocates anything.
+void checkMemory(const Node& node, size_t index, const TensorMap& values,
+                 const std::vector<ops::TensorType>& types) {
+  int64_t held = 0;
+  for (const auto& [name, t] : values) held += tensorBytes(t.dtype(), t.shape());
+  int64_t needed = 0;
+  for (const auto& t : types) {
+    if (t.dtype == DType::Undefined) continue;
+    const int64_t bytes = tensorBytes(t.dtype, t.shape);
+    if (bytes > kMaxTensorBytes)
+      throw Unsupported("memory", node.label(index) + ": output " + shapeToString(t.shape) +
+                                      " is larger than the reference's limit of " +
+                                      mib(kMaxTensorBytes) + " per tensor");
+    needed += bytes;
+  }
+  const int64_t limit = memoryLimit.load();
+  if (held + needed > limit)
+    throw Unsupported("memory", node.label(index) + ": its outputs need " + mib(needed) +
+                                    " on top of the " + mib(held) +
+                                    " this run holds, past the reference's limit of " + mib(limit) +
+                                    " per run");
+}
+
 std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t index,
-                              std::vector<const Tensor*> ins,
+                              const TensorMap& values, std::vector<const Tensor*> ins,
                               const std::vector<ops::TensorType>& types) {
   std::vector<Tensor> outs;
   try {
-    // An output past the reference's budget is a case it does not compute, not a crash.
-    for (const auto& t : types) {
-      if (t.dtype != DType::Undefined && tensorBytes(t.dtype, t.shape) > kMaxTensorBytes)
-        throw Unsupported("memory", node.label(index) + ": output " + shapeToString(t.shape) +
-                                        " is larger than the reference's limit of " +
-                                        std::to_string(kMaxTensorBytes >> 20) + " MiB per tensor");
+    checkMemory(node, index, values, types);
+    for (const auto& t : types)
       outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
-    }
     ops::KernelCall call(spec, node, std::move(ins), std::move(outs));
     spec.kernelFn(call);
     return std::move(call.outputs());
@@ -109,7 +137,7 @@ std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset,
   const ops::OpSpec& spec = ops::specFor(node, opset);
   std::vector<ops::InputFacts> facts;
   std::vector<const Tensor*> ins = nodeInputs(node, index, values, &facts);
-  return runKernel(spec, node, index, std::move(ins), ops::inferNode(spec, node, facts));
+  return runKernel(spec, node, index, values, std::move(ins), ops::inferNode(spec, node, facts));
 }
 
 TensorMap RepeatedRun::allValues(const TensorMap& inputs) {
@@ -126,7 +154,7 @@ TensorMap RepeatedRun::allValues(const TensorMap& inputs) {
       specs_.push_back(&ops::specFor(node, opset));
       types_.push_back(ops::inferNode(*specs_.back(), node, facts));
     }
-    std::vector<Tensor> outs = runKernel(*specs_[n], node, n, std::move(ins), types_[n]);
+    std::vector<Tensor> outs = runKernel(*specs_[n], node, n, values, std::move(ins), types_[n]);
     for (size_t i = 0; i < node.outputs.size(); ++i)
       if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
   }
@@ -151,6 +179,14 @@ std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!node.inputs[i].empty()) values[node.inputs[i]] = inputs[i];
   return runNode(node, 0, opset, values);
+}
+
+int64_t referenceMemoryLimit() { return memoryLimit.load(); }
+
+int64_t setReferenceMemoryLimit(int64_t bytes) {
+  if (bytes <= 0)
+    throw Error("the reference's memory limit must be positive, not " + std::to_string(bytes));
+  return memoryLimit.exchange(bytes);
 }
 
 Backend& reference() {

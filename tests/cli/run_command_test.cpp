@@ -6,6 +6,7 @@
 
 #include "cli/cli_runner.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -84,6 +85,34 @@ TEST_F(RunCommand, AWrongExpectedOutputIsAFailureWithErrorFigures) {
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("max abs error"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("Relu"), std::string::npos) << o.output;
+}
+
+TEST_F(RunCommand, ACaseNeedingMoreThanTheMemoryLimitIsSkippedAsUnsupported) {
+  // Expand to 1024x1024 floats: 4 MiB, which fits the default limit but not --memory-limit 1.
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1})};
+  m.graph.initializers = {{"shape", Tensor::fromVector<int64_t>({2}, {1024, 1024}), ""}};
+  m.graph.nodes = {Node::make("Expand", {"x", "shape"}, {"y"}, "big")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1024, 1024})};
+  fs::path c = dir_ / "test_big";
+  fs::create_directories(c / "test_data_set_0");
+  saveModel(m, c / "model.onnx");
+  saveTensor(Tensor::fromVector<float>({1}, {2.0f}), "x", c / "test_data_set_0" / "input_0.pb");
+  saveTensor(runReference(m, {{"x", Tensor::fromVector<float>({1}, {2.0f})}}).at("y"), "y",
+             c / "test_data_set_0" / "output_0.pb");
+
+  testing::CliOutcome fits = runCli("run " + c.string());
+  EXPECT_EQ(fits.status, 0) << fits.output;
+  EXPECT_NE(fits.output.find("1 passed"), std::string::npos) << fits.output;
+  testing::CliOutcome over = runCli("run -v --memory-limit 1 " + c.string());
+  EXPECT_EQ(over.status, 0) << over.output;
+  EXPECT_NE(over.output.find("1 skipped"), std::string::npos) << over.output;
+  EXPECT_NE(over.output.find("big"), std::string::npos) << over.output;
+  EXPECT_NE(over.output.find("1 MiB per run"), std::string::npos) << over.output;
+  testing::CliOutcome bad = runCli("run --memory-limit 0 " + c.string());
+  EXPECT_EQ(bad.status, 105) << bad.output;
+  EXPECT_NE(bad.output.find("--memory-limit"), std::string::npos) << bad.output;
 }
 
 TEST_F(RunCommand, HelpDescribesRun) {

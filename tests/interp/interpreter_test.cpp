@@ -55,5 +55,33 @@ TEST(Interpreter, AnOutputPastTheMemoryBudgetIsUnsupportedNamingTheNode) {
   }
 }
 
+TEST(Interpreter, ARunPastItsMemoryLimitIsUnsupportedBeforeAllocatingNamingTheNode) {
+  // Three 256-byte values fit in 1000 bytes; the fourth does not. Before, no limit applied to a
+  // run as a whole, and a chain of large Expands took 4 GB before any error.
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {8, 8})};
+  m.graph.nodes = {Node::make("Add", {"x", "x"}, {"a"}, "first"),
+                   Node::make("Add", {"a", "a"}, {"b"}, "second"),
+                   Node::make("Add", {"b", "b"}, {"c"}, "third")};
+  m.graph.outputs = {ValueInfo::tensor("c", DType::Float32, {8, 8})};
+  const TensorMap in = {{"x", Tensor(DType::Float32, {8, 8})}};
+  ASSERT_NO_THROW(runReference(m, in));
+  const int64_t before = setReferenceMemoryLimit(1000);
+  EXPECT_EQ(referenceMemoryLimit(), 1000);
+  try {
+    runReference(m, in);
+    ADD_FAILURE() << "no error";
+  } catch (const Unsupported& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("third"), std::string::npos) << what;
+    EXPECT_NE(what.find("1000 bytes per run"), std::string::npos) << what;
+  }
+  setReferenceMemoryLimit(before);
+  EXPECT_NO_THROW(runReference(m, in));
+  EXPECT_THROW(setReferenceMemoryLimit(0), Error);
+  EXPECT_EQ(referenceMemoryLimit(), before);
+}
+
 }  // namespace
 }  // namespace nncheck
