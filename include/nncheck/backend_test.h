@@ -27,7 +27,9 @@ struct TestDataSet {
 };
 
 // Every case folder (one holding model.onnx) at or below `root`, sorted; folders of unfinished
-// saves (named *.tmp.*) are left out. A missing root holds none.
+// saves (named *.tmp.*) are left out. A missing root holds none. Folders that vanish or cannot
+// be read while the scan runs (a campaign saving into the corpus) are left out too; the rest of
+// the scan goes on, and it never throws.
 std::vector<std::filesystem::path> findBackendTestCases(const std::filesystem::path& root);
 
 // The case's test_data_set_* folders, sorted.

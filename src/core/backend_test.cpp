@@ -22,21 +22,37 @@ size_t countNumbered(const fs::path& set, const char* prefix) {
 
 }  // namespace
 
+namespace {
+
+// Saves and sweeps of a running campaign make folders come and go during a scan, so every
+// filesystem call here takes an error_code, and a folder that cannot be listed (it vanished, or
+// is unreadable) is left out on its own. (A recursive_directory_iterator ends the whole walk at
+// the first folder it cannot open, which silently lost every case after it.) Symlinked folders
+// count as cases but are not descended into, so a link cycle cannot loop.
+void collectCases(const fs::path& dir, int depth, std::vector<fs::path>& out) {
+  constexpr int kMaxDepth = 64;
+  std::error_code ec;
+  fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path& p = it->path();
+    std::error_code entryError;
+    if (!it->is_directory(entryError)) continue;
+    if (p.filename().string().find(".tmp.") != std::string::npos) continue;  // unfinished save
+    if (fs::exists(p / "model.onnx", entryError))
+      out.push_back(p);
+    else if (!it->is_symlink(entryError) && depth < kMaxDepth)
+      collectCases(p, depth + 1, out);
+  }
+}
+
+}  // namespace
+
 std::vector<fs::path> findBackendTestCases(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return out;
   if (fs::exists(root / "model.onnx", ec)) return {root};
-  // Folders may come and go while a campaign saves: a scan never throws over one that vanished.
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    std::error_code entryError;
-    if (!it->is_directory(entryError) || !fs::exists(it->path() / "model.onnx", entryError))
-      continue;
-    it.disable_recursion_pending();
-    if (it->path().filename().string().find(".tmp.") != std::string::npos) continue;
-    out.push_back(it->path());
-  }
+  collectCases(root, 0, out);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -44,9 +60,13 @@ std::vector<fs::path> findBackendTestCases(const fs::path& root) {
 std::vector<fs::path> testDataSetDirs(const fs::path& caseDir) {
   std::vector<fs::path> sets;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(caseDir, ec))
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
-      sets.push_back(e.path());
+  for (fs::directory_iterator it(caseDir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    std::error_code entryError;
+    if (it->is_directory(entryError) &&
+        it->path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(it->path());
+  }
   std::sort(sets.begin(), sets.end());
   return sets;
 }
