@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "nncheck/compare.h"
@@ -25,7 +26,7 @@ Model smallModel() {
 
 // Test doubles: engines that misbehave in each way isolation must survive.
 struct Misbehaving : Backend {
-  enum class How { Segfault, Abort, Hang, Throw, Reject, ExitSilently } how;
+  enum class How { Segfault, Abort, Hang, Throw, Reject, ExitSilently, CorruptHeap } how;
   explicit Misbehaving(How h) : how(h) {}
   std::string name() const override { return "misbehaving"; }
   TensorMap run(const Model&, const TensorMap&) override {
@@ -43,6 +44,14 @@ struct Misbehaving : Backend {
         throw Unsupported("engine", "engine rejects the model: Conv needs kernel_shape");
       case How::ExitSilently:
         ::_exit(3);
+      case How::CorruptHeap: {
+        // A double free, hidden from the compiler's warnings: glibc or AddressSanitizer stops
+        // the process, as when an engine's corruption is found in a later free of nncheck's.
+        char* volatile block = static_cast<char*>(std::malloc(64));
+        std::free(block);
+        std::free(block);
+        break;
+      }
     }
     return {};
   }
@@ -107,6 +116,16 @@ TEST_P(IsolatedIn, ExitingWithoutAResultIsACrash) {
   RunOutcome r = isolated(engine, 5s, GetParam()).run(smallModel(), {});
   EXPECT_EQ(r.kind, Outcome::Crash);
   EXPECT_NE(r.message.find("status 3"), std::string::npos) << r.message;
+}
+
+TEST_P(IsolatedIn, AHeapCorruptedByTheEngineIsSaidToBeTheEngines) {
+  // Before, the message was glibc's last line ("free(): double free detected in tcache 2") or
+  // AddressSanitizer's "ABORTING", which read as nncheck's own fault.
+  Misbehaving engine(Misbehaving::How::CorruptHeap);
+  RunOutcome r = isolated(engine, 5s, GetParam()).run(smallModel(), {});
+  EXPECT_EQ(r.kind, Outcome::Crash);
+  EXPECT_NE(r.message.find("the engine corrupted its heap"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("double"), std::string::npos) << r.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, IsolatedIn,
