@@ -32,7 +32,6 @@
 
 #include <filesystem>
 #include <functional>
-#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +42,16 @@
 namespace nncheck {
 
 using Property = std::function<void(const TestCase&)>;
+
+// Where check() was called, for GoogleTest to report a failure there: a defaulted argument
+// takes its caller's file and line. (Not std::source_location, which Debian 12's clang 14
+// cannot compile.)
+struct CallSite {
+  CallSite(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+      : file(file), line(line) {}
+  const char* file;
+  int line;
+};
 
 struct CheckOptions {
   std::string backend;        // for nncheck.json
@@ -57,7 +66,7 @@ struct CheckOptions {
 // failure kind, the saved path and the replay commands. Engines the property asserts on through
 // the Backend& assertions run in one persistent isolated worker each (an EngineScope).
 void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options = {},
-           std::source_location where = std::source_location::current());
+           CallSite where = {});
 
 // A fixture for TEST_P suites over an engine's configurations: check() records the parameter
 // as the configuration.
@@ -65,8 +74,7 @@ template <class Param>
 class PropertyTest : public ::testing::TestWithParam<Param> {
  protected:
   void check(const rc::Gen<TestCase>& gen, const Property& property, std::string backend = "",
-             std::vector<std::pair<std::string, Property>> triage = {},
-             std::source_location where = std::source_location::current()) {
+             std::vector<std::pair<std::string, Property>> triage = {}, CallSite where = {}) {
     ::nncheck::check(
         gen, property,
         {std::move(backend), ::testing::PrintToString(this->GetParam()), std::move(triage)}, where);

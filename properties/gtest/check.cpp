@@ -257,13 +257,13 @@ std::map<std::string, int> tagsOf(const rc::detail::TestResult& result) {
 // Replays the failures saved for this test before anything is generated; true when one still
 // fails (reported at `where`), so the run stops there.
 bool replaySavedFailures(const std::string& test, const fs::path& folder, const Property& property,
-                         const CheckOptions& options, const std::source_location& where) {
+                         const CheckOptions& options, const CallSite& where) {
   for (const fs::path& dir : corpusCaseDirs(folder)) {
     CorpusCase c;
     try {
       c = loadCorpusCase(dir);
     } catch (const std::exception& e) {
-      ADD_FAILURE_AT(where.file_name(), where.line())
+      ADD_FAILURE_AT(where.file, where.line)
           << "nncheck: " << test << ": a saved case cannot be read: " << e.what();
       continue;
     }
@@ -271,7 +271,7 @@ bool replaySavedFailures(const std::string& test, const fs::path& folder, const 
     if (!isFailure(v.outcome)) continue;
     auto known = c.knownFailures.find(options.configuration);
     if (known != c.knownFailures.end() && known->second == v.outcome) continue;
-    ADD_FAILURE_AT(where.file_name(), where.line())
+    ADD_FAILURE_AT(where.file, where.line)
         << "nncheck: " << test << ": a saved failure still fails (replayed before generating)\n"
         << report(test, v, c.testCase, {}, dir.string(), std::nullopt);
     return true;
@@ -282,15 +282,14 @@ bool replaySavedFailures(const std::string& test, const fs::path& folder, const 
 }  // namespace
 
 void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options,
-           std::source_location where) {
+           CallSite where) {
   const std::string test = currentTestName();
   EngineScope engines;  // one persistent worker per engine for the whole run
   if (const char* replay = std::getenv("NNCHECK_REPLAY"); replay && *replay) {
     TestCase tc = loadCase(replay);
     Verdict v = runProperty(property, tc);
     if (isFailure(v.outcome))
-      ADD_FAILURE_AT(where.file_name(), where.line())
-          << report(test, v, tc, {}, replay, std::nullopt);
+      ADD_FAILURE_AT(where.file, where.line) << report(test, v, tc, {}, replay, std::nullopt);
     return;
   }
   const fs::path corpus = corpusRoot();
@@ -356,7 +355,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   if (result.template is<rc::detail::SuccessResult>()) {
     printCoverage(test, coverage, tagsOf(result));
     if (coverage.cases > 0 && coverage.skipped() == coverage.cases)
-      ADD_FAILURE_AT(where.file_name(), where.line())
+      ADD_FAILURE_AT(where.file, where.line)
           << "nncheck: " << test << ": all " << coverage.cases
           << " cases were rejected or skipped (" << coverage.skippedText()
           << "), so the property tested nothing; narrow the generator to what the engine "
@@ -366,7 +365,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   if (!s.firstFailure) {
     std::ostringstream os;
     rc::detail::printResultMessage(result, os);
-    ADD_FAILURE_AT(where.file_name(), where.line()) << "nncheck: " << test << ": " << os.str();
+    ADD_FAILURE_AT(where.file, where.line) << "nncheck: " << test << ": " << os.str();
     return;
   }
   std::optional<Divergence> divergence;
@@ -390,7 +389,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
       break;
     }
   if (saved.empty()) saved = saveOrSay(corpus, test, s.lastCase, info);
-  ADD_FAILURE_AT(where.file_name(), where.line())
+  ADD_FAILURE_AT(where.file, where.line)
       << report(test, s.last, s.lastCase, info, saved, params.seed) << note;
 }
 

@@ -169,8 +169,7 @@ std::string lineFrom(const std::string& text, std::string_view marker) {
 // found there is the engine's, even when it is detected later, in a free() of nncheck's: a
 // sanitizer's report or glibc's heap check is said to be the engine's. Otherwise, the last
 // lines the engine wrote.
-std::string stderrDetail(int fd) {
-  const std::string text = stderrTail(fd, 64 * 1024);
+std::string stderrDetail(const std::string& text) {
   if (text.empty()) return "";
   for (std::string_view sanitizer :
        {"AddressSanitizer", "LeakSanitizer", "MemorySanitizer", "ThreadSanitizer"}) {
@@ -196,6 +195,16 @@ std::string stderrDetail(int fd) {
   return "; stderr: " + lastLines(text, 3);
 }
 
+// The signal a sanitizer caught, reported and then exited on (AddressSanitizer handles SIGSEGV,
+// SIGBUS, SIGFPE and SIGILL itself: "ERROR: AddressSanitizer: SEGV on unknown address"), or 0.
+int signalCaughtBySanitizer(const std::string& text) {
+  static constexpr std::pair<const char*, int> kCaught[] = {
+      {"SEGV", SIGSEGV}, {"BUS", SIGBUS}, {"FPE", SIGFPE}, {"ILL", SIGILL}};
+  for (const auto& [name, signal] : kCaught)
+    if (text.find(std::string("Sanitizer: ") + name + " on ") != std::string::npos) return signal;
+  return 0;
+}
+
 int waitFor(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -210,13 +219,17 @@ std::string crashReport(int signal, const std::string& message) {
   return report;
 }
 
-// `detail` ("; stderr: ...") ends the message.
-std::string deathReport(int status, const std::string& detail) {
-  if (WIFSIGNALED(status)) {
-    const int signal = WTERMSIG(status);
-    return crashReport(signal, std::string("killed by signal ") + std::to_string(signal) + " (" +
-                                   strsignal(signal) + ")" + detail);
-  }
+// The report of a child that died with `status`, having written `err` to its stderr.
+std::string deathReport(int status, const std::string& err) {
+  const std::string detail = stderrDetail(err);
+  auto signalText = [](int signal) {
+    return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  };
+  if (WIFSIGNALED(status))
+    return crashReport(WTERMSIG(status), "killed by " + signalText(WTERMSIG(status)) + detail);
+  // The same crash in a sanitized build: the signal, not the sanitizer's exit status.
+  if (const int signal = signalCaughtBySanitizer(err))
+    return crashReport(signal, signalText(signal) + ", caught by a sanitizer" + detail);
   return crashReport(0, "the engine exited with status " +
                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
                             " without a result" + detail);
@@ -298,8 +311,8 @@ std::string runInChild(Backend& backend, const Model& model, const TensorMap& in
   const bool died =
       WIFSIGNALED(status) || report.empty() || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
   if (!inTime || died) {
-    const std::string detail = errFd >= 0 ? stderrDetail(errFd) : "";
-    report = inTime ? deathReport(status, detail) : hangReport(timeout, detail);
+    const std::string err = errFd >= 0 ? stderrTail(errFd, 64 * 1024) : "";
+    report = inTime ? deathReport(status, err) : hangReport(timeout, stderrDetail(err));
   }
   if (errFd >= 0) ::close(errFd);
   return report;

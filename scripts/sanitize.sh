@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The sanitizer job: builds nncheck, its tests and its fuzz harnesses with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer (scripts/configure-sanitized.sh) into
+# build-sanitize/ (or $NNCHECK_SANITIZE_BUILD_DIR); runs the tests there except the long sweeps
+# and the checks of the build itself (install, format, layering), which the main build runs;
+# then smoke-runs every fuzz harness for NNCHECK_FUZZ_SECONDS (default 60) with scripts/fuzz.sh.
+# Any sanitizer report from nncheck's own process fails a test; reports from an engine's isolated
+# process are that engine's crashes, which the tests expect where they plant them.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${NNCHECK_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+"$root/scripts/install-deps.sh"
+"$root/scripts/configure-sanitized.sh" "$build"
+cmake --build "$build" -j "$(nproc)"
+slow='^(Install\.|Format\.|Layers\.|Registry\.ConcreteAndSymbolicRules|Generator\.TwoThousandSeeds|ShrinkCandidates\.AreValid)'
+(cd "$build" && ctest --output-on-failure -j "$(nproc)" -E "$slow")
+NNCHECK_FUZZ_BUILD_DIR="$build" "$root/scripts/fuzz.sh"
