@@ -44,6 +44,7 @@ struct Value {
   enum class Kind { Input, Initializer, Computed } kind = Kind::Input;
   Tensor data;  // initializers; graph inputs too with cfg.finiteValues
   bool hasData = false;
+  std::string producer = {};  // computed values: the op computing it (pair weights)
 };
 
 // One input of a candidate: absent, an existing value, or a fresh leaf.
@@ -72,6 +73,8 @@ class Builder {
 
   // The model, and with cfg.finiteValues its input values (else inputs are left empty).
   TestCase build();
+  // A mutant of `parent` (see mutateTestCase), inputs as build's.
+  TestCase mutate(const TestCase& parent);
 
  private:
   // --- drawing ---
@@ -111,6 +114,16 @@ class Builder {
   Value* valueNamed(const std::string& name);
   TestCase assemble() const;
   bool insert(bool backward);
+  void adopt(const TestCase& tc, const std::vector<size_t>& keep, const TensorMap& values);
+  void plantSeed();
+  TestCase growTo(size_t nodes);
+  double pairWeight(const std::string& producer, const std::string& consumer) const {
+    auto it = cfg_.pairWeights.find({producer, consumer});
+    return it == cfg_.pairWeights.end() ? 1.0 : it->second;
+  }
+  // How much likelier op `e` is as the next forward node: its largest pair weight with the
+  // producer of a value it could read first.
+  double pairBoost(const OpEntry& e) const;
   std::vector<ops::InputFacts> facts(const Candidate& c) const;
   bool withinLimits(const Shape& s) const {
     if (static_cast<int64_t>(s.size()) > cfg_.maxRank) return false;
@@ -229,8 +242,12 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
     if (ok.empty()) return std::nullopt;
     // Prefer computed values, and recent ones, so graphs grow deep rather than wide.
     std::vector<double> w;
-    for (int v : ok)
-      w.push_back(values_[static_cast<size_t>(v)].kind == Value::Kind::Computed ? 1.0 + v : 1.0);
+    for (int v : ok) {
+      const Value& val = values_[static_cast<size_t>(v)];
+      w.push_back(val.kind == Value::Kind::Computed
+                      ? (1.0 + v) * pairWeight(val.producer, spec.type)
+                      : 1.0);
+    }
     first.existing = ok[rng_.weighted(w)];
     bound[e.typeVarIndex(0)] = values_[static_cast<size_t>(first.existing)].dtype;
     onnxBound.emplace(e.onnxTypeParam(0), *bound[e.typeVarIndex(0)]);
@@ -486,6 +503,7 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
     if (backward && o == 0) {
       Value& p = values_[static_cast<size_t>(placeholder)];
       p.kind = Value::Kind::Computed;
+      p.producer = spec.type;
       c.node.outputs.push_back(p.name);
       continue;
     }
@@ -494,6 +512,7 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
             c.outputs[static_cast<size_t>(o)].shape,
             Value::Kind::Computed,
             {}};
+    v.producer = spec.type;
     c.node.outputs.push_back(v.name);
     values_.push_back(v);
   }
@@ -586,7 +605,7 @@ bool Builder::insert(bool backward) {
     placeholder = rng_.pick(inputs);
   }
   std::vector<double> w;
-  for (const OpEntry& e : table_) w.push_back(e.weight);
+  for (const OpEntry& e : table_) w.push_back(e.weight * (backward ? 1.0 : pairBoost(e)));
   for (int tries = 0; tries < kOpsPerInsertion; ++tries) {
     const OpEntry& e = table_[rng_.weighted(w)];
     std::optional<Candidate> last;
@@ -608,16 +627,76 @@ bool Builder::insert(bool backward) {
   return false;
 }
 
-TestCase Builder::build() {
-  // The first leaf: a graph input of a dtype some op can consume.
-  {
+double Builder::pairBoost(const OpEntry& e) const {
+  double boost = 1;
+  if (cfg_.pairWeights.empty()) return boost;
+  const auto& allowed = e.dtypesOfInput(0);
+  for (const Value& v : values_)
+    if (v.kind == Value::Kind::Computed &&
+        std::find(allowed.begin(), allowed.end(), v.dtype) != allowed.end())
+      boost = std::max(boost, pairWeight(v.producer, e.spec->type));
+  return boost;
+}
+
+void Builder::adopt(const TestCase& tc, const std::vector<size_t>& keep, const TensorMap& values) {
+  const Graph& g = tc.model.graph;
+  std::map<std::string, std::string> renamed;  // the parent's names to this model's
+  auto add = [&](Value v, const Tensor& t) {
+    if (cfg_.finiteValues) current_[v.name] = t;
+    values_.push_back(std::move(v));
+    return values_.back().name;
+  };
+  auto read = [&](const std::string& old) {
+    if (auto it = renamed.find(old); it != renamed.end()) return it->second;
+    const Initializer* init = g.initializer(old);
+    const Tensor& t = init ? init->value : values.at(old);
+    const std::string name = add({fresh(init ? "w" : "x"), t.dtype(), t.shape(),
+                                  init ? Value::Kind::Initializer : Value::Kind::Input, t, true},
+                                 t);
+    renamed[old] = name;
+    return name;
+  };
+  for (size_t i : keep) {
+    Node n = g.nodes[i];
+    for (std::string& in : n.inputs)
+      if (!in.empty()) in = read(in);
+    n.name = n.opType + "_" + std::to_string(nodes_.size());
+    for (std::string& out : n.outputs) {
+      if (out.empty()) continue;
+      const Tensor& t = values.at(out);
+      Value v{fresh("v"), t.dtype(), t.shape(), Value::Kind::Computed, {}, false};
+      v.producer = n.opType;
+      const std::string old = out;
+      out = add(std::move(v), t);
+      renamed[old] = out;
+    }
+    nodes_.push_back(std::move(n));
+  }
+}
+
+// A part of a seed pattern: the whole when it leaves room for surroundings, else a window of
+// consecutive nodes (inputs computed outside the window become graph inputs).
+void Builder::plantSeed() {
+  const TestCase& seed = (*cfg_.seeds)[rng_.index(cfg_.seeds->size())];
+  const size_t n = seed.model.graph.nodes.size();
+  const size_t room = static_cast<size_t>(std::max(1, cfg_.nodes - 1));
+  const size_t length = n <= room ? n : std::max<size_t>(1, room / 2);
+  const size_t start = rng_.index(n - length + 1);
+  std::vector<size_t> keep;
+  for (size_t i = start; i < start + length; ++i) keep.push_back(i);
+  adopt(seed, keep, runReferenceAllValues(seed.model, seed.inputs));
+}
+
+TestCase Builder::growTo(size_t nodes) {
+  if (values_.empty()) {
+    // The first leaf: a graph input of a dtype some op can consume.
     const int64_t rank =
         rng_.uniform(std::min<int64_t>(2, cfg_.maxRank), std::min<int64_t>(4, cfg_.maxRank));
     DType t = drawLeafDType(cfg_.dtypes);
     values_.push_back({fresh("x"), t, drawShape(rank), Value::Kind::Input, {}});
   }
   int failures = 0;
-  while (static_cast<int>(nodes_.size()) < cfg_.nodes) {
+  while (nodes_.size() < nodes) {
     bool backward = !nodes_.empty() && rng_.chance(cfg_.backwardProbability);
     if (insert(backward)) continue;
     // A dead end (say, only bool values and no op takes them): a fresh input opens new paths.
@@ -628,8 +707,40 @@ TestCase Builder::build() {
     values_.push_back(
         {fresh("x"), drawLeafDType(cfg_.dtypes), drawShape(rank), Value::Kind::Input, {}});
   }
-
   return assemble();
+}
+
+TestCase Builder::build() {
+  if (cfg_.seeds && !cfg_.seeds->empty() && rng_.chance(cfg_.seedShare)) plantSeed();
+  return growTo(static_cast<size_t>(cfg_.nodes));
+}
+
+// One of: the parent grown by one to three nodes (up to twice cfg.nodes); the parent without
+// one node, grown by one or two; a window of consecutive nodes, grown back to the parent's size.
+// Values computed by nodes left out become graph inputs holding them, so every kept node sees
+// what it saw in the parent.
+TestCase Builder::mutate(const TestCase& parent) {
+  const size_t n = parent.model.graph.nodes.size();
+  const size_t cap = static_cast<size_t>(2 * std::max(1, cfg_.nodes));
+  std::vector<size_t> keep;
+  size_t target = n;
+  const int64_t kind = n == 0 ? 0 : rng_.uniform(n < cap ? 0 : 1, 2);
+  if (kind == 0) {  // grow
+    for (size_t i = 0; i < n; ++i) keep.push_back(i);
+    target = std::min(cap, n + static_cast<size_t>(rng_.uniform(1, 3)));
+  } else if (kind == 1) {  // delete one, grow one or two
+    const size_t drop = rng_.index(n);
+    for (size_t i = 0; i < n; ++i)
+      if (i != drop) keep.push_back(i);
+    target = std::min(cap, n - 1 + static_cast<size_t>(rng_.uniform(1, 2)));
+  } else {  // a window, grown back
+    const size_t length = static_cast<size_t>(rng_.uniform(1, static_cast<int64_t>(n)));
+    const size_t start = rng_.index(n - length + 1);
+    for (size_t i = start; i < start + length; ++i) keep.push_back(i);
+    target = std::max(n, length + 1);
+  }
+  adopt(parent, keep, runReferenceAllValues(parent.model, parent.inputs));
+  return growTo(target);
 }
 
 TestCase Builder::assemble() const {
@@ -687,6 +798,17 @@ TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats
   const auto table = gen::buildOpTable(cfg);
   Builder b(cfg, table, seed, stats ? *stats : local);
   TestCase tc = b.build();
+  if (!cfg.finiteValues) tc.inputs = randomInputs(tc.model, seed);
+  return tc;
+}
+
+TestCase mutateTestCase(const GeneratorConfig& cfg, const TestCase& parent, uint64_t seed,
+                        GenerationStats* stats) {
+  GenerationStats local;
+  const auto table = gen::buildOpTable(cfg);
+  Builder b(cfg, table, seed, stats ? *stats : local);
+  TestCase tc = b.mutate(parent);
+  tc.seed = seed;
   if (!cfg.finiteValues) tc.inputs = randomInputs(tc.model, seed);
   return tc;
 }

@@ -74,6 +74,15 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
     if (!reg.find(op)) throw Error("generator: weight given for unknown op '" + op + "'");
     if (w < 0) throw Error("generator: negative weight for op '" + op + "'");
   }
+  for (const auto& [pair, w] : cfg.pairWeights) {
+    const std::string name = pair.first + ">" + pair.second;
+    for (const std::string& op : {pair.first, pair.second})
+      if (!reg.find(op))
+        throw Error("generator: pair weight " + name + " names unknown op '" + op + "'");
+    if (!(w >= 0)) throw Error("generator: pair weight " + name + " is not a non-negative number");
+  }
+  if (cfg.seeds && !(cfg.seedShare >= 0 && cfg.seedShare <= 1))
+    throw Error("generator: the seed share must be within [0, 1]");
 
   std::vector<OpEntry> table;
   for (const auto& specPtr : reg.all()) {

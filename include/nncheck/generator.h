@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,8 +35,18 @@ struct GeneratorConfig {
   int64_t minDim = 1, maxDim = 8;     // dims of graph inputs
   bool weightsAsInitializers = true;  // Conv's W, BatchNormalization's stats, ...: initializers
   std::map<std::string, double> opWeights;  // relative frequency per op (default 1)
-  double backwardProbability = 0.3;         // share of insertions that are backward
-  bool useSolver = true;                    // let z3 solve what sampling cannot
+  // Pattern-directed generation. Producer>consumer pairs made likelier: where a value the
+  // producer op computed is available, the consumer op is drawn `weight` times as often and
+  // reads that value first ({{"MatMul", "Add"}, 10}).
+  std::map<std::pair<std::string, std::string>, double> pairWeights;
+  // Seed patterns (loadSeedPatterns): with chance seedShare a model starts from a part of one of
+  // them (at most `nodes` nodes, renamed) and grows around it, backward insertions feeding it and
+  // forward ones consuming it. They must be valid at `opset` with finite values. Shared, so that
+  // copies of a config are cheap.
+  std::shared_ptr<const std::vector<TestCase>> seeds;
+  double seedShare = 0.5;
+  double backwardProbability = 0.3;  // share of insertions that are backward
+  bool useSolver = true;             // let z3 solve what sampling cannot
   // The chance that z3 gets to solve an op after its concrete draws all failed (z3 costs about
   // a millisecond, hundreds of draws).
   double solverShare = 0.3;
@@ -80,5 +92,21 @@ TensorMap randomInputs(const Model& model, uint64_t seed);
 // grew); without, the inputs are randomInputs(model, seed). Deterministic like generateModel,
 // whose model it is.
 TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats = nullptr);
+
+// A mutant of `parent` (coverage-guided generation): the parent grown by a few nodes, or
+// without one node and regrown, or a window of its nodes regrown around. Every kept node sees the
+// values it saw in the parent (a value whose producer is left out becomes a graph input holding
+// it); new nodes are drawn, judged by their ops' rules and kept finite as in makeTestCase, so the
+// mutant is valid by construction. At most twice cfg.nodes nodes. Deterministic like
+// makeTestCase.
+TestCase mutateTestCase(const GeneratorConfig& cfg, const TestCase& parent, uint64_t seed,
+                        GenerationStats* stats = nullptr);
+
+// Seed patterns for cfg.seeds: the model of every backend-test case folder at or below `dir` (a
+// corpus; its test_data_set_0 inputs are kept) and every *.onnx file right in it (random inputs),
+// or the one file `dir` names; each made valid at cfg.opset, given finite values by value
+// search, and run by the reference. Throws nncheck::Error naming a file that is not usable.
+std::shared_ptr<const std::vector<TestCase>> loadSeedPatterns(const std::filesystem::path& dir,
+                                                              const GeneratorConfig& cfg);
 
 }  // namespace nncheck

@@ -8,6 +8,7 @@
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "cli/pattern_options.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 
@@ -20,6 +21,7 @@ struct FuzzOptions {
   int64_t cases = 0;
   uint64_t seed = 1;
   int nodes = 10;
+  PatternOptions patterns;
   std::string corpus = "nncheck-corpus";
   bool markKnown = false;
   bool noLearn = false;
@@ -36,7 +38,7 @@ int fuzz(const FuzzOptions& o) {
     if (o.cases < 0) throw Error("--cases: expected a non-negative number");
     if (o.nodes < 1) throw Error("--nodes: expected a positive number");
     c.generator = configFor(engines.list.front().backend->capabilities(), o.nodes);
-    validateConfig(c.generator);
+    applyPatternOptions(o.patterns, c.generator);
   } catch (const Error& e) {
     std::cerr << "nncheck fuzz: error: " << e.what() << "\n";
     return 2;
@@ -123,6 +125,7 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the first case (case i uses seed + i)")
       ->capture_default_str();
   cmd->add_option("--nodes", o->nodes, "nodes per generated model")->capture_default_str();
+  addPatternOptions(cmd, o->patterns);
   cmd->add_option("--corpus", o->corpus, "where new failures are saved")->capture_default_str();
   cmd->add_flag("--mark-known", o->markKnown,
                 "save findings as known failures of the configurations they fail in "

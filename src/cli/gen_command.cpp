@@ -1,6 +1,7 @@
 // nncheck gen: random valid models, written in ONNX backend-test layout with random inputs and
 // the reference's outputs, so that `nncheck run` replays them.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/pattern_options.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
@@ -27,23 +29,17 @@ struct GenOptions {
   uint64_t seed = 1;
   int count = 10;
   GeneratorConfig cfg;
-  std::string ops, denyOps, dtypes, opWeights;
+  std::string ops, denyOps, dtypes;
+  PatternOptions patterns;
   std::string out;
   bool stats = false;
   bool check = false;
 };
 
-std::vector<std::string> splitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 struct Stats {
   std::map<std::string, int> ops;
   std::map<std::pair<std::string, std::string>, int> pairs;
+  std::set<std::array<std::string, 3>> chains;  // a -> b -> c: distinct op triples
   std::map<int64_t, int> ranks;
   std::map<std::string, int> dtypes;
   GenerationStats gen;
@@ -70,14 +66,19 @@ struct Stats {
 
   void add(const Model& m) {
     ++models;
-    std::map<std::string, std::string> producer;
-    for (const Node& n : m.graph.nodes) {
-      ++ops[n.opType];
-      for (const auto& o : n.outputs) producer[o] = n.opType;
-    }
+    for (const Node& n : m.graph.nodes) ++ops[n.opType];
+    std::map<std::string, const Node*> made;  // value -> the node computing it
     for (const Node& n : m.graph.nodes)
-      for (const auto& in : n.inputs)
-        if (auto it = producer.find(in); it != producer.end()) ++pairs[{it->second, n.opType}];
+      for (const auto& o : n.outputs) made[o] = &n;
+    for (const Node& n : m.graph.nodes)
+      for (const auto& in : n.inputs) {
+        auto b = made.find(in);
+        if (b == made.end()) continue;
+        ++pairs[{b->second->opType, n.opType}];
+        for (const auto& in2 : b->second->inputs)
+          if (auto a = made.find(in2); a != made.end())
+            chains.insert({a->second->opType, b->second->opType, n.opType});
+      }
     for (const auto* list : {&m.graph.inputs, &m.graph.outputs})
       for (const ValueInfo& v : *list) {
         ++ranks[v.dims ? static_cast<int64_t>(v.dims->size()) : -1];
@@ -105,6 +106,9 @@ struct Stats {
                 static_cast<long long>(gen.attempts), static_cast<long long>(gen.rejected));
     std::printf("\nops used: %zu of the %d usable under this config\n", ops.size(), usable);
     for (const auto& [op, n] : ops) std::printf("  %-24s %6d\n", op.c_str(), n);
+    // The diversity figure: compare generators at --count 10000.
+    std::printf("\ndiversity: %zu distinct op pairs, %zu distinct three-node chains in %d models\n",
+                pairs.size(), chains.size(), models);
     std::printf("\nop pairs (producer -> consumer): %zu distinct; most frequent:\n", pairs.size());
     std::vector<std::pair<int, std::pair<std::string, std::string>>> sorted;
     for (const auto& [p, n] : pairs) sorted.push_back({-n, p});
@@ -147,16 +151,7 @@ int run(GenOptions o) {
       o.cfg.dtypes.clear();
       for (const auto& d : splitList(o.dtypes)) o.cfg.dtypes.push_back(dtypeFromName(d));
     }
-    for (const auto& item : splitList(o.opWeights)) {
-      auto eq = item.find('=');
-      if (eq == std::string::npos) throw Error("--op-weights: '" + item + "' is not OP=WEIGHT");
-      try {
-        o.cfg.opWeights[item.substr(0, eq)] = std::stod(item.substr(eq + 1));
-      } catch (const std::logic_error&) {
-        throw Error("--op-weights: '" + item + "' has no number after '='");
-      }
-    }
-    validateConfig(o.cfg);
+    applyPatternOptions(o.patterns, o.cfg);
   } catch (const std::exception& e) {
     std::cerr << "nncheck gen: error: " << e.what() << "\n";
     return 2;
@@ -216,8 +211,7 @@ void addGenCommand(CLI::App& app) {
   cmd->add_option("--nodes", o->cfg.nodes, "nodes per model")->capture_default_str();
   cmd->add_option("--ops", o->ops, "comma-separated ops to use (default: all registered)");
   cmd->add_option("--deny-ops", o->denyOps, "comma-separated ops never to use");
-  cmd->add_option("--op-weights", o->opWeights,
-                  "relative op frequencies, e.g. Conv=3,Relu=0.5 (default 1)");
+  addPatternOptions(cmd, o->patterns);
   cmd->add_option("--dtypes", o->dtypes,
                   "comma-separated dtypes of graph values (default: float32,int64,bool)");
   cmd->add_option("--opset", o->cfg.opset, "ONNX opset, 13..17")->capture_default_str();

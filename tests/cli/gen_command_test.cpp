@@ -1,6 +1,7 @@
 // nncheck gen, run as a user runs it: determinism across processes, replay, stats, errors.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "cli/cli_runner.h"
@@ -59,8 +60,9 @@ TEST_F(GenCommand, WrittenCasesReplayWithNncheckRun) {
 TEST_F(GenCommand, StatsReportOpsPairsRanksDtypesAndRate) {
   testing::CliOutcome o = runCli("gen --seed 1 --count 50 --nodes 10 --stats --check");
   EXPECT_EQ(o.status, 0) << o.output;
-  for (const char* needle : {"models/s", "op pairs (producer -> consumer)", "ranks of graph inputs",
-                             "dtypes of graph inputs", "z3:", "invalid models (--check): 0"})
+  for (const char* needle :
+       {"models/s", "op pairs (producer -> consumer)", "distinct three-node chains",
+        "ranks of graph inputs", "dtypes of graph inputs", "z3:", "invalid models (--check): 0"})
     EXPECT_NE(o.output.find(needle), std::string::npos) << needle << "\n" << o.output;
 }
 
@@ -90,6 +92,35 @@ TEST_F(GenCommand, BadOptionsAreErrorsNamingTheOption) {
   o = runCli("gen --opset 8 --count 1");
   EXPECT_EQ(o.status, 2);
   EXPECT_NE(o.output.find("opset 8"), std::string::npos) << o.output;
+  for (const char* bad : {"MatMul>Frob=3", "MatMulAdd=3", "MatMul>Add=x", "MatMul>Add"}) {
+    o = runCli(std::string("gen --count 1 --pair-weights '") + bad + "'");
+    EXPECT_EQ(o.status, 2) << bad;
+    EXPECT_NE(o.output.find("pair"), std::string::npos) << bad << ": " << o.output;
+  }
+  o = runCli("gen --count 1 --seeds " + (dir_ / "nowhere").string());
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.output.find("--seeds: "), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("nowhere"), std::string::npos) << o.output;
+}
+
+TEST_F(GenCommand, PairWeightsAndSeedsSteerWhatIsGenerated) {
+  const auto count = [](const std::string& out, const std::string& pair) {
+    const size_t at = out.find(pair);
+    return at == std::string::npos
+               ? 0
+               : std::atoi(out.c_str() + out.find_first_of("0123456789", at + pair.size()));
+  };
+  testing::CliOutcome blind = runCli("gen --count 300 --stats");
+  testing::CliOutcome directed = runCli("gen --count 300 --stats --pair-weights 'MatMul>Add=20'");
+  ASSERT_EQ(directed.status, 0) << directed.output;
+  const std::string matmulAdd = "MatMul               -> Add";
+  EXPECT_GE(count(directed.output, matmulAdd), 10) << directed.output;
+  EXPECT_GT(count(directed.output, matmulAdd), 3 * count(blind.output, matmulAdd));
+  // Seeds: the node tests' MatMul case planted in half the models.
+  testing::CliOutcome seeded = runCli("gen --count 100 --stats --seeds " +
+                                      (testing::nodeTestDir() / "test_matmul_2d").string());
+  ASSERT_EQ(seeded.status, 0) << seeded.output;
+  EXPECT_NE(seeded.output.find("MatMul"), std::string::npos) << seeded.output;
 }
 
 }  // namespace

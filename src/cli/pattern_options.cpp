@@ -1,0 +1,76 @@
+#include "cli/pattern_options.h"
+
+#include <sstream>
+
+#include "nncheck/error.h"
+
+namespace nncheck::cli {
+namespace {
+
+// "NAME=NUMBER" items of a comma-separated list, for `option`.
+std::vector<std::pair<std::string, double>> weightItems(const std::string& text,
+                                                        const std::string& option,
+                                                        const std::string& form) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const std::string& item : splitList(text)) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error(option + ": '" + item + "' is not " + form);
+    size_t used = 0;
+    double w = 0;
+    try {
+      w = std::stod(item.substr(eq + 1), &used);
+    } catch (const std::logic_error&) {
+      used = 0;
+    }
+    if (used == 0 || eq + 1 + used != item.size())
+      throw Error(option + ": '" + item + "' has no number after '='");
+    out.emplace_back(item.substr(0, eq), w);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void addPatternOptions(CLI::App* cmd, PatternOptions& o) {
+  cmd->add_option("--op-weights", o.opWeights,
+                  "relative op frequencies, e.g. Conv=3,Relu=0.5 (default 1)");
+  cmd->add_option("--pair-weights", o.pairWeights,
+                  "make a producer feed a consumer more often, e.g. "
+                  "MatMul>Add=10,Conv>BatchNormalization=10");
+  cmd->add_option("--seeds", o.seeds,
+                  "a folder of seed patterns (case folders such as a corpus, or *.onnx files) "
+                  "planted inside random surroundings");
+  cmd->add_option("--seed-share", o.seedShare, "share of models grown around a seed pattern")
+      ->capture_default_str();
+}
+
+void applyPatternOptions(const PatternOptions& o, GeneratorConfig& cfg) {
+  for (const auto& [op, w] : weightItems(o.opWeights, "--op-weights", "OP=WEIGHT"))
+    cfg.opWeights[op] = w;
+  for (const auto& [pair, w] :
+       weightItems(o.pairWeights, "--pair-weights", "PRODUCER>CONSUMER=WEIGHT")) {
+    const size_t gt = pair.find('>');
+    if (gt == std::string::npos || gt == 0 || gt + 1 == pair.size())
+      throw Error("--pair-weights: '" + pair + "' is not PRODUCER>CONSUMER");
+    cfg.pairWeights[{pair.substr(0, gt), pair.substr(gt + 1)}] = w;
+  }
+  cfg.seedShare = o.seedShare;
+  validateConfig(cfg);  // names an unknown op before seeds are loaded
+  if (!o.seeds.empty()) {
+    try {
+      cfg.seeds = loadSeedPatterns(o.seeds, cfg);
+    } catch (const Error& e) {
+      throw Error(std::string("--seeds: ") + e.what());
+    }
+  }
+}
+
+}  // namespace nncheck::cli
