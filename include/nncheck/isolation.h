@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nncheck/backend.h"
 #include "nncheck/outcome.h"
@@ -26,6 +27,9 @@ struct RunOutcome {
   std::string message;  // Unsupported, Error: the exception's message; Crash: the signal's name
   int signal = 0;       // Crash
   double seconds = 0;
+  // Pass, Unsupported, Error: the coverage features the run reached in an engine compiled with
+  // SanitizerCoverage (sorted; see docs/architecture.md); empty when it is not instrumented.
+  std::vector<uint32_t> coverage;
 };
 
 // How the isolated engine's process lives. ForkPerRun: a fresh child per run, nothing carried

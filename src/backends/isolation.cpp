@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "backends/coverage.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 
@@ -61,31 +62,48 @@ bool getRecord(const std::string& in, size_t& pos, std::string& s) {
   return true;
 }
 
-// Runs the backend and encodes what happened.
+// Runs the backend and encodes what happened: the status, the coverage features the run
+// reached (backends/coverage.h; none when the engine is not instrumented), then the outputs or
+// the message.
 std::string runAndReport(Backend& backend, const Model& model, const TensorMap& inputs) {
-  std::string report;
+  char status = kOk;
+  std::string rest;
+  coverage::reset();
   try {
     TensorMap out = backend.run(model, inputs);
-    report.push_back(kOk);
     for (const auto& [name, t] : out) {
-      putRecord(report, name);
-      putRecord(report, serializeTensor(t, name));
+      putRecord(rest, name);
+      putRecord(rest, serializeTensor(t, name));
     }
   } catch (const Unsupported& e) {
-    report.assign(1, kUnsupported);
-    putRecord(report, e.what());
+    status = kUnsupported;
+    rest.clear();
+    putRecord(rest, e.what());
   } catch (const std::exception& e) {
-    report.assign(1, kError);
-    putRecord(report, e.what());
+    status = kError;
+    rest.clear();
+    putRecord(rest, e.what());
   } catch (...) {
-    report.assign(1, kError);
-    putRecord(report, "unknown exception");
+    status = kError;
+    rest.clear();
+    putRecord(rest, "unknown exception");
   }
-  return report;
+  const std::vector<uint32_t> features = coverage::collect();
+  std::string report(1, status);
+  putRecord(report, std::string(reinterpret_cast<const char*>(features.data()),
+                                features.size() * sizeof(uint32_t)));
+  return report + rest;
 }
 
 void decodeReport(const std::string& report, RunOutcome& r) {
   size_t pos = 1;
+  if (report[0] == kOk || report[0] == kError || report[0] == kUnsupported) {
+    std::string features;
+    if (!getRecord(report, pos, features) || features.size() % sizeof(uint32_t) != 0)
+      throw Error("isolated run: truncated coverage in the report from the engine's process");
+    r.coverage.resize(features.size() / sizeof(uint32_t));
+    std::memcpy(r.coverage.data(), features.data(), features.size());
+  }
   if (report[0] == kError || report[0] == kUnsupported || report[0] == kHang) {
     r.kind = report[0] == kError         ? Outcome::Error
              : report[0] == kUnsupported ? Outcome::Unsupported
@@ -358,6 +376,7 @@ template <class Answer, class Other>
       report = answer(model, inputs);
     } catch (const std::exception& e) {
       report.assign(1, kError);
+      putRecord(report, "");  // no coverage: the engine did not run
       putRecord(report, std::string("isolated worker: ") + e.what());
     }
     if (!sendRecord(fd, report)) std::_Exit(0);

@@ -1,0 +1,119 @@
+// SanitizerCoverage's callbacks and the counters behind them. Module constructors of
+// instrumented code call the *_init callbacks before main, so nothing here needs a constructor:
+// fixed arrays of static storage, and a registry that is a function-local static.
+#include "backends/coverage.h"
+
+#include <cstring>
+#include <mutex>
+
+namespace nncheck::coverage {
+namespace {
+
+constexpr size_t kPcEdges = size_t{1} << 16;  // trace-pc: hashed edges
+constexpr size_t kGuards = size_t{1} << 20;   // trace-pc-guard: one counter per guard
+uint8_t pcCounters[kPcEdges];
+uint8_t guardCounters[kGuards];
+uint32_t guardsUsed = 0;  // guards are numbered 1..guardsUsed (0 means "not yet numbered")
+thread_local uintptr_t previousPc = 0;  // trace-pc: where the last edge ended
+
+// inline-8bit-counters: each instrumented module's own counter array.
+struct Region {
+  uint8_t* begin;
+  uint8_t* end;
+};
+struct Regions {
+  std::mutex lock;
+  std::vector<Region> list;
+};
+Regions& regions() {
+  static Regions r;
+  return r;
+}
+
+uint32_t bucket(uint8_t count) {
+  if (count <= 3) return count - 1u;
+  if (count < 8) return 3;
+  if (count < 16) return 4;
+  if (count < 32) return 5;
+  if (count < 128) return 6;
+  return 7;
+}
+
+void addFeatures(const uint8_t* counters, size_t n, uint32_t first, std::vector<uint32_t>& out) {
+  for (size_t i = 0; i < n; ++i)
+    if (counters[i]) out.push_back((first + static_cast<uint32_t>(i)) * 8 + bucket(counters[i]));
+}
+
+}  // namespace
+
+void reset() {
+  previousPc = 0;  // so that the run's first edge is the same every time
+  std::memset(pcCounters, 0, sizeof pcCounters);
+  std::memset(guardCounters, 0, std::min<size_t>(guardsUsed + size_t{1}, kGuards));
+  std::lock_guard<std::mutex> hold(regions().lock);
+  for (const Region& r : regions().list)
+    std::memset(r.begin, 0, static_cast<size_t>(r.end - r.begin));
+}
+
+std::vector<uint32_t> collect() {
+  std::vector<uint32_t> out;
+  addFeatures(pcCounters, kPcEdges, 0, out);
+  const size_t guards = std::min<size_t>(guardsUsed + size_t{1}, kGuards);
+  addFeatures(guardCounters, guards, static_cast<uint32_t>(kPcEdges), out);
+  uint32_t next = static_cast<uint32_t>(kPcEdges + kGuards);
+  std::lock_guard<std::mutex> hold(regions().lock);
+  for (const Region& r : regions().list) {
+    const size_t n = static_cast<size_t>(r.end - r.begin);
+    addFeatures(r.begin, n, next, out);
+    next += static_cast<uint32_t>(n);
+  }
+  return out;  // sorted: indices only grow
+}
+
+}  // namespace nncheck::coverage
+
+#ifndef NNCHECK_NO_COVERAGE_CALLBACKS
+using nncheck::coverage::guardCounters;
+using nncheck::coverage::guardsUsed;
+using nncheck::coverage::kGuards;
+using nncheck::coverage::kPcEdges;
+using nncheck::coverage::pcCounters;
+using nncheck::coverage::previousPc;
+
+extern "C" {
+
+// trace-pc: a call per edge; the edge is approximated from this and the previous location, as
+// AFL does.
+__attribute__((visibility("default"))) void __sanitizer_cov_trace_pc() {
+  const uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  uint8_t& c = pcCounters[(here ^ previousPc) & (kPcEdges - 1)];
+  c = static_cast<uint8_t>(c + (c != 255));
+  previousPc = here >> 1;
+}
+
+__attribute__((visibility("default"))) void __sanitizer_cov_trace_pc_guard_init(uint32_t* start,
+                                                                                uint32_t* stop) {
+  if (start == stop || *start) return;  // numbered already (the callback may come twice)
+  for (uint32_t* g = start; g < stop; ++g)
+    *g = guardsUsed < kGuards - 1 ? ++guardsUsed : static_cast<uint32_t>(kGuards - 1);
+}
+
+__attribute__((visibility("default"))) void __sanitizer_cov_trace_pc_guard(uint32_t* guard) {
+  uint8_t& c = guardCounters[*guard];
+  c = static_cast<uint8_t>(c + (c != 255));
+}
+
+__attribute__((visibility("default"))) void __sanitizer_cov_8bit_counters_init(uint8_t* start,
+                                                                               uint8_t* stop) {
+  if (start == stop) return;
+  auto& r = nncheck::coverage::regions();
+  std::lock_guard<std::mutex> hold(r.lock);
+  r.list.push_back({start, stop});
+}
+
+// pc-table: the counters' PCs, which nncheck does not need (edges are told apart by index).
+__attribute__((visibility("default"))) void __sanitizer_cov_pcs_init(const uintptr_t*,
+                                                                     const uintptr_t*) {}
+
+}  // extern "C"
+#endif
