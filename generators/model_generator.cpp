@@ -150,6 +150,7 @@ class Builder {
   int counter_ = 0;
   TensorMap current_;  // with cfg.finiteValues: every value of the model so far
   std::unique_ptr<z3::context> z3_;
+  int forcedFirst_ = -1;  // when >= 0: the value a forward insertion's first input must be
 };
 
 void Builder::drawAttributes(Candidate& c, int64_t rank0) {
@@ -237,7 +238,8 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
     const auto& allowed = e.dtypesOfInput(0);
     for (size_t v = 0; v < values_.size(); ++v)
       if (std::find(allowed.begin(), allowed.end(), values_[v].dtype) != allowed.end() &&
-          values_[v].kind != Value::Kind::Initializer)
+          values_[v].kind != Value::Kind::Initializer &&
+          (forcedFirst_ < 0 || static_cast<int>(v) == forcedFirst_))
         ok.push_back(static_cast<int>(v));
     if (ok.empty()) return std::nullopt;
     // Prefer computed values, and recent ones, so graphs grow deep rather than wide.
@@ -715,8 +717,10 @@ TestCase Builder::build() {
   return growTo(static_cast<size_t>(cfg_.nodes));
 }
 
-// One of: the parent grown by one to three nodes (up to twice cfg.nodes); the parent without
-// one node, grown by one or two; a window of consecutive nodes, grown back to the parent's size.
+// One of: the parent grown by one to three nodes (up to twice cfg.nodes), the first reading a
+// value the parent computed (a node inserted after one of the parent's: how a pattern of two
+// nodes forms from a case holding one); the parent without one node, grown by one or two; a
+// window of consecutive nodes, grown back to the parent's size.
 // Values computed by nodes left out become graph inputs holding them, so every kept node sees
 // what it saw in the parent.
 TestCase Builder::mutate(const TestCase& parent) {
@@ -740,6 +744,16 @@ TestCase Builder::mutate(const TestCase& parent) {
     target = std::max(n, length + 1);
   }
   adopt(parent, keep, runReferenceAllValues(parent.model, parent.inputs));
+  if (kind == 0) {
+    std::vector<int> computed;
+    for (size_t v = 0; v < values_.size(); ++v)
+      if (values_[v].kind == Value::Kind::Computed) computed.push_back(static_cast<int>(v));
+    if (!computed.empty()) {
+      forcedFirst_ = rng_.pick(computed);
+      insert(false);  // when no op fits after it, the growth below is unaimed
+      forcedFirst_ = -1;
+    }
+  }
   return growTo(target);
 }
 

@@ -7,7 +7,8 @@
 // reference computes NaN/Inf are skipped (nncheck/tolerance.h). Failures are deduplicated on
 // their minimized pattern (failure kind, ops and wiring, first diverging op): one corpus entry
 // each, with a hit count. The engine runs in a persistent isolated process; every failure is
-// confirmed in a fresh one, and shrinking and triage use fresh ones.
+// confirmed in a fresh one, and shrinking and triage use fresh ones. When the engine is compiled
+// with SanitizerCoverage, cases are coverage-guided (nncheck/coverage_guide.h).
 //
 //   nncheck::CampaignOptions o;
 //   o.generator = nncheck::configFor(cv.capabilities());
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "nncheck/corpus.h"
+#include "nncheck/coverage_guide.h"
 #include "nncheck/generator.h"
 #include "nncheck/shrink.h"
 
@@ -40,12 +42,14 @@ struct CampaignOptions {
   uint64_t seed = 1;                         // case i uses seed + i
   double seconds = 60;                       // time box
   int64_t maxCases = 0;                      // 0: until the time is up; else stop after this many
+  int64_t maxFindings = 0;                   // 0: no limit; else stop at this many distinct ones
   std::filesystem::path corpus;              // where findings are saved; empty: not saved
   std::string property = "fuzz";             // <corpus>/<property>/<hash>/
   std::chrono::milliseconds timeout{10000};  // per engine run
   ShrinkBudget shrink{400, 20};
   int shrinksPerKey = 2;  // failures of one kind at one op shrunk before the rest count as repeats
   bool learnUnsupported = true;    // lower the weight of ops the engine rejects
+  bool coverageGuided = true;      // mutate cases that reached new coverage (when there is any)
   bool markKnownFailures = false;  // save findings with known_failures = their failing configs
 };
 
@@ -57,6 +61,8 @@ struct CampaignFinding {
   std::filesystem::path dir;  // empty when not saved
   bool fromCorpus = false;    // the pattern was already in the corpus
   int hits = 1;               // shrunk failures with this pattern
+  int64_t firstCase = 0;      // the campaign's case number (from 0) that first showed it
+  double firstSeconds = 0;    // and when (before shrinking), from the campaign's start
 };
 
 struct CampaignStats {
@@ -67,6 +73,9 @@ struct CampaignStats {
   std::map<Outcome, int64_t> failures;         // by kind (repeats as the worker saw them)
   std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
   double seconds = 0, shrinkSeconds = 0;
+  // Coverage-guided generation (nncheck/coverage_guide.h): all zero when the engine is not
+  // instrumented, and the campaign then generates every case afresh.
+  CoverageStats coverage;
   std::vector<CampaignFinding> findings;  // distinct patterns, in the order found
   // Saved cases of the corpus that could not be read (each message names the file): skipped.
   std::vector<std::string> unreadableCorpusCases;

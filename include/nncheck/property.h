@@ -40,6 +40,9 @@ struct Verdict {
   bool shapeOnly = false;  // Mismatch: in shape, dtype or presence only
   int signal = 0;          // Crash
   std::function<std::optional<Divergence>()> localize{};  // Mismatch against the reference
+  // The coverage features the engines' isolated runs reached while judging (SanitizerCoverage;
+  // RunOutcome::coverage), merged and sorted; empty when no engine is instrumented.
+  std::vector<uint32_t> coverage{};
 };
 
 // What a failing property throws: its verdict, whose outcome is a failure (Mismatch, Crash,

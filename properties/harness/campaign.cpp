@@ -152,13 +152,20 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
                        : corpusPatterns(o.corpus / o.property, stats.unreadableCorpusCases);
   std::map<std::string, size_t> findingIndex;
   double lastProgress = 0;
+  CoverageGuide guide;
 
   for (int64_t i = 0;; ++i) {
     if (o.maxCases > 0 ? i >= o.maxCases : elapsed() >= o.seconds) break;
     if (o.maxCases > 0 && elapsed() >= o.seconds) break;
-    TestCase tc = makeTestCase(cfg, o.seed + static_cast<uint64_t>(i));
+    if (o.maxFindings > 0 && static_cast<int64_t>(stats.findings.size()) >= o.maxFindings) break;
+    const uint64_t seed = o.seed + static_cast<uint64_t>(i);
+    TestCase tc = o.coverageGuided ? guide.next(cfg, seed) : makeTestCase(cfg, seed);
     ++stats.cases;
     Verdict v = judgeOn(primary, tc);
+    if (o.coverageGuided) {
+      guide.observe(tc, v.coverage);
+      stats.coverage = guide.stats();
+    }
     std::string key;  // failures: the pre-shrink key
     if (isFailure(v.outcome)) {
       key = preShrinkKey(primary, tc, v);
@@ -199,6 +206,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           break;
         }
         const auto shrinkStart = Clock::now();
+        const double failedAt = elapsed();
         CampaignFinding f = reduceJudged(engines, primary, freshes, tc, v, o);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
@@ -213,6 +221,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           else
             f.fromCorpus = true;
         }
+        f.firstCase = i;
+        f.firstSeconds = failedAt;
         const std::string pattern = f.info.pattern;
         findingIndex[pattern] = stats.findings.size();
         stats.findings.push_back(std::move(f));

@@ -1,9 +1,11 @@
 #include "nncheck/property.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <tuple>
 #include <typeinfo>
+#include <utility>
 
 #include "nncheck/error.h"
 #include "nncheck/tolerance.h"
@@ -12,6 +14,8 @@ namespace nncheck {
 
 namespace {
 thread_local EngineScope* innermostScope = nullptr;
+// Where the isolated runs of the judge() running on this thread put their coverage.
+thread_local std::vector<uint32_t>* judgedCoverage = nullptr;
 }  // namespace
 
 // An engine made and destroyed per case lands at one address again and again: its type and
@@ -38,6 +42,13 @@ Isolated isolatedInScope(Backend& engine) {
 
 Verdict judge(const Property& property, const TestCase& tc) {
   Verdict v;
+  std::vector<uint32_t> coverage;
+  std::vector<uint32_t>* outer = std::exchange(judgedCoverage, &coverage);
+  struct Restore {
+    std::vector<uint32_t>*& slot;
+    std::vector<uint32_t>* outer;
+    ~Restore() { slot = outer; }
+  } restore{judgedCoverage, outer};
   try {
     property(tc);
   } catch (const PropertyFailure& f) {
@@ -49,6 +60,10 @@ Verdict judge(const Property& property, const TestCase& tc) {
   } catch (const std::exception& e) {
     v = {Outcome::Error, std::string("the property threw: ") + e.what(), ""};
   }
+  std::sort(coverage.begin(), coverage.end());
+  coverage.erase(std::unique(coverage.begin(), coverage.end()), coverage.end());
+  v.coverage = std::move(coverage);
+  if (outer) outer->insert(outer->end(), v.coverage.begin(), v.coverage.end());
   return v;
 }
 
@@ -61,6 +76,8 @@ TensorMap runOn(Backend& backend, const TestCase& tc) { return backend.run(tc.mo
 
 TensorMap runOn(const Isolated& engine, const TestCase& tc) {
   RunOutcome r = engine.run(tc.model, tc.inputs);
+  if (judgedCoverage)
+    judgedCoverage->insert(judgedCoverage->end(), r.coverage.begin(), r.coverage.end());
   const std::string who = engine.backend().name();
   switch (r.kind) {
     case Outcome::Pass:

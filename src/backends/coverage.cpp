@@ -14,7 +14,6 @@ constexpr size_t kGuards = size_t{1} << 20;   // trace-pc-guard: one counter per
 uint8_t pcCounters[kPcEdges];
 uint8_t guardCounters[kGuards];
 uint32_t guardsUsed = 0;  // guards are numbered 1..guardsUsed (0 means "not yet numbered")
-thread_local uintptr_t previousPc = 0;  // trace-pc: where the last edge ended
 
 // inline-8bit-counters: each instrumented module's own counter array.
 struct Region {
@@ -30,24 +29,14 @@ Regions& regions() {
   return r;
 }
 
-uint32_t bucket(uint8_t count) {
-  if (count <= 3) return count - 1u;
-  if (count < 8) return 3;
-  if (count < 16) return 4;
-  if (count < 32) return 5;
-  if (count < 128) return 6;
-  return 7;
-}
-
 void addFeatures(const uint8_t* counters, size_t n, uint32_t first, std::vector<uint32_t>& out) {
   for (size_t i = 0; i < n; ++i)
-    if (counters[i]) out.push_back((first + static_cast<uint32_t>(i)) * 8 + bucket(counters[i]));
+    if (counters[i]) out.push_back(first + static_cast<uint32_t>(i));
 }
 
 }  // namespace
 
 void reset() {
-  previousPc = 0;  // so that the run's first edge is the same every time
   std::memset(pcCounters, 0, sizeof pcCounters);
   std::memset(guardCounters, 0, std::min<size_t>(guardsUsed + size_t{1}, kGuards));
   std::lock_guard<std::mutex> hold(regions().lock);
@@ -78,17 +67,16 @@ using nncheck::coverage::guardsUsed;
 using nncheck::coverage::kGuards;
 using nncheck::coverage::kPcEdges;
 using nncheck::coverage::pcCounters;
-using nncheck::coverage::previousPc;
 
 extern "C" {
 
-// trace-pc: a call per edge; the edge is approximated from this and the previous location, as
-// AFL does.
+// trace-pc: a call per basic block, counted by its address. (Not AFL's edge of this block and
+// the previous one: in an engine's loop over nodes that pairs each node's op with the one
+// before, thousands of features that say nothing about which rewrites ran.)
 __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc() {
-  const uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-  uint8_t& c = pcCounters[(here ^ previousPc) & (kPcEdges - 1)];
+  const uint64_t here = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  uint8_t& c = pcCounters[(here * 0x9e3779b97f4a7c15ull) >> 48];
   c = static_cast<uint8_t>(c + (c != 255));
-  previousPc = here >> 1;
 }
 
 __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc_guard_init(uint32_t* start,

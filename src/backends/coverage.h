@@ -1,6 +1,6 @@
 // Which code of an engine a run reached, from SanitizerCoverage: nncheck defines the callbacks
 // that instrumented code calls, so an engine compiled with
-//   -fsanitize-coverage=trace-pc              (GCC or clang: edges hashed into 64K counters)
+//   -fsanitize-coverage=trace-pc              (GCC or clang: blocks hashed into 64K counters)
 //   -fsanitize-coverage=trace-pc-guard        (clang: one counter per edge)
 //   -fsanitize-coverage=inline-8bit-counters  (clang: the engine's own counters; with pc-table)
 // reports its edges to the process that runs it: an isolated child sends them back with its
@@ -19,9 +19,9 @@ namespace nncheck::coverage {
 // Zeroes every counter.
 void reset();
 
-// The features reached since reset(), sorted: each counter that is not zero gives its index
-// times 8 plus a bucket of its count (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), as libFuzzer
-// does, so that running a loop more often is new coverage too.
+// The features reached since reset(), sorted: the index of each counter that is not zero.
+// Edges, not how often they ran: unlike libFuzzer's byte strings, a model's loop counts follow
+// its sizes more than its structure, and counting them buried the rewrites' edges under noise.
 std::vector<uint32_t> collect();
 
 }  // namespace nncheck::coverage

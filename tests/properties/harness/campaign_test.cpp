@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "doubles.h"
+#include "doubles/optimizer.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
 #include "test_util.h"
@@ -132,6 +133,47 @@ TEST_F(Campaign, ReduceShrinksOneCaseOrSaysItDoesNotFail) {
     }
     ASSERT_LT(seed, 200u) << "no failing case in 200 seeds";
   }
+}
+
+// Against an engine compiled with SanitizerCoverage (the optimizer double), the campaign keeps
+// the cases that reached new edges and mutates them, finds the double's Transpose bug, and
+// stays deterministic: the same seed gives the same cases, coverage and findings.
+// (bug_finding_bench compares guided, blind and pattern-directed generation per bug.)
+TEST_F(Campaign, IsCoverageGuidedAndDeterministicAgainstAnInstrumentedEngine) {
+#ifndef NNCHECK_INSTRUMENTED_DOUBLE
+  GTEST_SKIP() << "this build has no instrumented double (NNCHECK_FUZZ)";
+#endif
+  testing::Optimizer buggy(testing::Optimizer::TransposeMergeOrder);
+  CampaignOptions o;
+  o.seed = 1;
+  o.seconds = 1e9;
+  o.maxCases = 1500;
+  o.timeout = 5s;
+  const CampaignStats guided = runCampaign({{"bug", &buggy}}, o);
+  EXPECT_GT(guided.coverage.features, 0);
+  EXPECT_GT(guided.coverage.kept, 0);
+  EXPECT_GT(guided.coverage.mutants, guided.coverage.fresh);
+  std::vector<std::string> patterns;
+  for (const CampaignFinding& f : guided.findings) patterns.push_back(f.info.pattern);
+  EXPECT_NE(std::find(patterns.begin(), patterns.end(),
+                      "mismatch in shape at Transpose: Transpose(x) Transpose(#0)"),
+            patterns.end())
+      << ::testing::PrintToString(patterns);
+  const CampaignStats again = runCampaign({{"bug", &buggy}}, o);
+  EXPECT_EQ(again.coverage.features, guided.coverage.features);
+  EXPECT_EQ(again.coverage.kept, guided.coverage.kept);
+  ASSERT_EQ(again.findings.size(), guided.findings.size());
+  for (size_t i = 0; i < again.findings.size(); ++i) {
+    EXPECT_EQ(again.findings[i].info.pattern, guided.findings[i].info.pattern);
+    EXPECT_EQ(again.findings[i].firstCase, guided.findings[i].firstCase);
+  }
+  // Turned off, every case is fresh. (So it is against an engine that is not instrumented:
+  // FuzzCommand.ACampaignAgainstOpenCVFindsSavesAndSummarizes. Not checked in this program,
+  // where the double's instrumented copies of some library templates serve every engine.)
+  o.coverageGuided = false;
+  const CampaignStats blind = runCampaign({{"bug", &buggy}}, o);
+  EXPECT_EQ(blind.coverage.features, 0);
+  EXPECT_EQ(blind.coverage.mutants, 0);
 }
 
 TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {

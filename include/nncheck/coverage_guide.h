@@ -1,0 +1,50 @@
+// Coverage-guided generation. An engine compiled with SanitizerCoverage tells which of its
+// edges each case reached (RunOutcome::coverage, Verdict::coverage); the guide keeps the cases
+// that reached a feature no earlier case did, and grows the next cases mostly by mutating kept
+// ones (nncheck::mutateTestCase: nodes added, removed or regrown, every mutant re-judged by the
+// op rules), as libFuzzer does with byte strings. Until some case brings coverage (an engine
+// that is not instrumented) every case is fresh, exactly makeTestCase's.
+//
+//   nncheck::CoverageGuide guide;
+//   for (uint64_t i = 0; i < n; ++i) {
+//     nncheck::TestCase tc = guide.next(cfg, seed + i);
+//     nncheck::Verdict v = nncheck::judge(property, tc);
+//     guide.observe(tc, v.coverage);
+//   }
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nncheck/generator.h"
+
+namespace nncheck {
+
+struct CoverageStats {
+  int64_t features = 0;  // distinct features reached by all cases so far
+  int64_t kept = 0;      // cases kept for reaching a new feature
+  int64_t mutants = 0;   // cases made by mutating a kept one
+  int64_t fresh = 0;     // cases generated afresh
+};
+
+class CoverageGuide {
+ public:
+  // The next case under `cfg`, deterministic in `seed` and the observations so far.
+  TestCase next(const GeneratorConfig& cfg, uint64_t seed);
+  // What the case reached; true when it reached a feature no earlier case did (it is kept).
+  bool observe(const TestCase& tc, const std::vector<uint32_t>& features);
+
+  const CoverageStats& stats() const { return stats_; }
+  bool guiding() const { return !kept_.empty(); }
+
+ private:
+  struct Kept {
+    TestCase testCase;
+    int64_t newFeatures = 0;  // how many features it reached first: its share of the mutations
+  };
+  std::vector<bool> seen_;
+  std::vector<Kept> kept_;
+  CoverageStats stats_;
+};
+
+}  // namespace nncheck
