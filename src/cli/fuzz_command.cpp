@@ -26,6 +26,8 @@ struct FuzzOptions {
   bool markKnown = false;
   bool noLearn = false;
   bool failOnNew = false;
+  int64_t maxFindings = 0;
+  bool noCoverage = false;
 };
 
 int fuzz(const FuzzOptions& o) {
@@ -36,6 +38,7 @@ int fuzz(const FuzzOptions& o) {
     c.timeout = secondsOption("--timeout", o.engine.timeout);
     if (!(o.seconds > 0)) throw Error("--seconds: expected a positive number");
     if (o.cases < 0) throw Error("--cases: expected a non-negative number");
+    if (o.maxFindings < 0) throw Error("--max-findings: expected a non-negative number");
     if (o.nodes < 1) throw Error("--nodes: expected a positive number");
     c.generator = configFor(engines.list.front().backend->capabilities(), o.nodes);
     applyPatternOptions(o.patterns, c.generator);
@@ -49,6 +52,8 @@ int fuzz(const FuzzOptions& o) {
   c.corpus = o.corpus;
   c.property = "fuzz-" + o.engine.selection.backend;
   c.learnUnsupported = !o.noLearn;
+  c.maxFindings = o.maxFindings;
+  c.coverageGuided = !o.noCoverage;
   c.markKnownFailures = o.markKnown;
   const bool tty = ::isatty(STDERR_FILENO);
   std::fprintf(stderr, "nncheck fuzz: %s (%s), %d-node models, seed %llu, %s; corpus %s\n",
@@ -143,6 +148,12 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_flag("--no-learn", o->noLearn,
                 "keep op weights fixed (by default ops the engine rejects lose weight)");
   cmd->add_flag("--fail-on-new", o->failOnNew, "exit 1 when a new failure is found");
+  cmd->add_option("--max-findings", o->maxFindings,
+                  "stop once this many distinct failures are found (0: no limit)")
+      ->capture_default_str();
+  cmd->add_flag("--no-coverage", o->noCoverage,
+                "generate every case afresh even when the engine is compiled with "
+                "-fsanitize-coverage (by default cases that reach new edges are mutated)");
   cmd->callback([o] { setExitCode(fuzz(*o)); });
 }
 

@@ -85,6 +85,8 @@ TEST_F(FuzzCommand, BadArgumentsAreNamed) {
            {"fuzz --config fusion=maybe", "cannot read 'fusion=maybe'"},
            {"fuzz --seconds 0", "--seconds"},
            {"fuzz --nodes 0", "--nodes"},
+           {"fuzz --max-findings -1", "--max-findings"},
+           {"fuzz --pair-weights 'Relu>Frob=2'", "Relu>Frob"},
            {"reduce /nonexistent/case --backend reference", "/nonexistent/case"}}) {
     auto o = runCli(args);
     EXPECT_EQ(o.status, 2) << args << "\n" << o.output;
