@@ -6,7 +6,9 @@
 //
 // The model's size follows RapidCheck's size (nodes = 1 + size * (cfg.nodes - 1) / 100), the
 // seed comes from RapidCheck's random stream, and each value's shrinks are the candidates of
-// nncheck::ShrinkCandidates, produced lazily, largest cuts first.
+// nncheck::ShrinkCandidates, produced lazily, largest cuts first. Inside nncheck::check(), the
+// cases are coverage-guided when the engine is compiled with SanitizerCoverage
+// (nncheck/coverage_guide.h).
 #pragma once
 
 #include <rapidcheck.h>
@@ -16,6 +18,7 @@
 #include <memory>
 #include <ostream>
 
+#include "nncheck/coverage_guide.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/shrink.h"
@@ -31,6 +34,9 @@ namespace detail {
 // The config of the last case a gen::testCase generator made on this thread: check() reports
 // which of its usable ops the cases reached.
 inline thread_local std::shared_ptr<const GeneratorConfig> lastGeneratorConfig;
+// The coverage guide of the check() running on this thread, if any: gen::testCase draws its
+// cases from it, so that they are mutants of cases that reached new edges of the engine.
+inline thread_local CoverageGuide* activeGuide = nullptr;
 }  // namespace detail
 
 namespace gen {
@@ -64,7 +70,8 @@ inline rc::Gen<TestCase> testCase(GeneratorConfig cfg) {
     const uint64_t seed = r.next();
     GeneratorConfig c = cfg;
     c.nodes = std::clamp(1 + std::max(size, 0) * (cfg.nodes - 1) / 100, 1, cfg.nodes);
-    return rc::shrinkable::shrinkRecur(makeTestCase(c, seed), &shrinks);
+    TestCase tc = detail::activeGuide ? detail::activeGuide->next(c, seed) : makeTestCase(c, seed);
+    return rc::shrinkable::shrinkRecur(std::move(tc), &shrinks);
   });
 }
 

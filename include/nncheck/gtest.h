@@ -20,11 +20,14 @@
 // ops seen of those usable, the most frequent op pairs, rejected cases) and names ops it never
 // or rarely generated. Failures are saved under <corpus>/<test name>/<hash>, once per minimized
 // pattern, where <corpus> is NNCHECK_CORPUS, else the folder of the binary's NNCHECK_CORPUS_TEST
-// (so the corpus test replays them), else ./nncheck-corpus.
+// (so the corpus test replays them), else ./nncheck-corpus. When an engine is compiled with
+// SanitizerCoverage, the cases of gen::testCase are coverage-guided: the ones that reach new
+// edges are kept and mutated (nncheck/coverage_guide.h), and the statistics say so.
 //
 // Environment: NNCHECK_SEED, NNCHECK_CASES (default 100), NNCHECK_MAX_NODES, NNCHECK_CORPUS,
 // NNCHECK_SHRINK_SECONDS (default 60), NNCHECK_SHRINK_STEPS (default 2000), NNCHECK_TIMEOUT
-// (isolation), NNCHECK_REPLAY (a saved case folder: run the property on it alone); RapidCheck's
+// (isolation), NNCHECK_REPLAY (a saved case folder: run the property on it alone),
+// NNCHECK_COVERAGE=off (no coverage guidance); RapidCheck's
 // RC_PARAMS still applies where these are unset.
 #pragma once
 

@@ -201,7 +201,7 @@ struct Coverage {
 };
 
 // The statistics of a passing run, and what it reached too rarely to have tested.
-void printCoverage(const std::string& test, const Coverage& c,
+void printCoverage(const std::string& test, const Coverage& c, const CoverageStats& guided,
                    const std::map<std::string, int>& tags) {
   constexpr int kRare = 3;  // cases an op must appear in to count as tested
   std::printf("nncheck: %s: %d cases, %d not tests%s%s%s\n", test.c_str(), c.cases, c.skipped(),
@@ -236,6 +236,12 @@ void printCoverage(const std::string& test, const Coverage& c,
         never.empty() ? "" : "never generated: ", never.c_str(),
         !never.empty() && !rarely.empty() ? "; " : "",
         rarely.empty() ? "" : "in fewer than 3 cases: ", rarely.c_str());
+  if (guided.features > 0)
+    std::printf(
+        "  coverage-guided: %lld features of the engine reached, %lld cases kept for new "
+        "coverage, %lld mutants of them among the cases\n",
+        static_cast<long long>(guided.features), static_cast<long long>(guided.kept),
+        static_cast<long long>(guided.mutants));
   for (const auto& [tag, n] : tags)
     std::printf("  %5.1f%% %s\n", 100.0 * n / std::max(c.cases, 1), tag.c_str());
   std::fflush(stdout);
@@ -316,6 +322,16 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     bool exhausted = false;
     Coverage coverage;  // before the first failure
   } s;
+  // Cases come from gen::testCase through the guide while this check runs (NNCHECK_COVERAGE=off:
+  // never; and every case is fresh until an engine reports coverage).
+  CoverageGuide guide;
+  const char* guided = std::getenv("NNCHECK_COVERAGE");
+  const bool guiding = !(guided && std::string(guided) == "off");
+  struct Activate {
+    CoverageGuide* outer;
+    explicit Activate(CoverageGuide* g) : outer(std::exchange(detail::activeGuide, g)) {}
+    ~Activate() { detail::activeGuide = outer; }
+  } activate(guiding ? &guide : nullptr);
 
   auto wrapped = [&] {
     const TestCase tc = *gen;
@@ -332,6 +348,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     if (!s.firstFailure) {
       s.coverage.add(tc);
       if (!v.category.empty()) ++s.coverage.unsupported[v.category];
+      if (guiding) guide.observe(tc, v.coverage);
     }
     if (!isFailure(v.outcome)) return;
     if (!s.firstFailure) {
@@ -353,7 +370,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   const auto result = rc::detail::checkTestable(wrapped, metadata, params);
   const Coverage& coverage = s.coverage;
   if (result.template is<rc::detail::SuccessResult>()) {
-    printCoverage(test, coverage, tagsOf(result));
+    printCoverage(test, coverage, guide.stats(), tagsOf(result));
     if (coverage.cases > 0 && coverage.skipped() == coverage.cases)
       ADD_FAILURE_AT(where.file, where.line)
           << "nncheck: " << test << ": all " << coverage.cases

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "doubles.h"
+#include "doubles/optimizer.h"
 #include "nncheck/conformance.h"
 #include "nncheck/gtest.h"
 #include "nncheck/onnx_io.h"
@@ -430,6 +431,39 @@ TEST_F(Glue, APassingRunSaysWhatItCoveredAndWhatItNeverReached) {
   EXPECT_NE(out.find("ops seen: 2 of 3 usable"), std::string::npos) << out;
   EXPECT_NE(out.find("never generated: Tanh"), std::string::npos) << out;
   EXPECT_NE(out.find("Relu->"), std::string::npos) << out;
+}
+
+// The README's idiom against an engine compiled with SanitizerCoverage (the optimizer double):
+// cases reaching new edges are kept and mutated, the statistics say so, and the double's
+// Transpose-merge bug is found with no op or pair weights and shrunk to its two nodes.
+TEST_F(Glue, CasesAreCoverageGuidedWhenTheEngineIsInstrumented) {
+#ifndef NNCHECK_INSTRUMENTED_DOUBLE
+  GTEST_SKIP() << "this build has no instrumented double (NNCHECK_FUZZ)";
+#endif
+  testing::Optimizer correct, buggy(testing::Optimizer::TransposeMergeOrder);
+  ::setenv("NNCHECK_CASES", "200", 1);
+  ::testing::internal::CaptureStdout();
+  auto failures = failuresOf(gen::testCase(GeneratorConfig{}),
+                             [&](const TestCase& tc) { assertMatchesReference(correct, tc); });
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(failures.empty()) << ::testing::PrintToString(failures);
+  EXPECT_NE(out.find("coverage-guided: "), std::string::npos) << out;
+  ::setenv("NNCHECK_COVERAGE", "off", 1);
+  ::testing::internal::CaptureStdout();
+  failuresOf(gen::testCase(GeneratorConfig{}),
+             [&](const TestCase& tc) { assertMatchesReference(correct, tc); });
+  out = ::testing::internal::GetCapturedStdout();
+  ::unsetenv("NNCHECK_COVERAGE");
+  EXPECT_EQ(out.find("coverage-guided: "), std::string::npos) << out;
+
+  ::setenv("NNCHECK_CASES", "3000", 1);
+  failures = failuresOf(gen::testCase(GeneratorConfig{}),
+                        [&](const TestCase& tc) { assertMatchesReference(buggy, tc); });
+  ::unsetenv("NNCHECK_CASES");
+  ASSERT_EQ(failures.size(), 1u);
+  TestCase saved = loadCase(savedCase());
+  EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Transpose", "Transpose"}))
+      << modelToText(saved.model);
 }
 
 TEST_F(Glue, AnUnreadableSavedCaseFailsItsOwnTestNamingTheFile) {
