@@ -1,23 +1,32 @@
-// Bug-finding power: for each planted rewrite bug of the optimizing double
-// (tests/doubles/optimizer.h, compiled with SanitizerCoverage), the cases and seconds until a
-// campaign first fails on it, and the failure's node count after shrinking, under three kinds of
-// generation over every op with default settings:
-// - blind: fresh cases only (coverage guidance off);
-// - pattern-directed: fresh cases with the bug's producer>consumer pair weighted 10;
-// - coverage-guided: the default, mutating cases that reached new edges of the double.
-// Each runs a campaign of at most 60 s (BUG_FINDING_SECONDS) that stops at the first failure;
-// cases = -1 when it found none.
+// Bug-finding power of the README's GoogleTest idiom, check(gen::testCase(GeneratorConfig{}),
+// assertMatchesReference(engine, tc)), with default settings and no op weights: for each planted
+// rewrite bug of the optimizing double (tests/doubles/optimizer.h, compiled with
+// SanitizerCoverage), the cases and seconds until the property first fails, and the failure's
+// node count after shrinking, under three kinds of generation:
+// - blind: every case fresh (NNCHECK_COVERAGE=off);
+// - pattern-directed: blind, with the bug's producer>consumer pair weighted 10;
+// - coverage-guided: the default.
+// Each runs in a child process for at most BUG_FINDING_SECONDS (default 60) before the first
+// failure; cases = -1 when it found none in that time.
 //   taskset -c 0 ./build/bench/bug_finding_bench
 #include <benchmark/benchmark.h>
+#include <gtest/gtest-spi.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 
 #include "doubles/optimizer.h"
-#include "nncheck/campaign.h"
+#include "nncheck/gtest.h"
 
 namespace {
 
 using nncheck::testing::Optimizer;
+using Clock = std::chrono::steady_clock;
 
 enum class Generation { Blind, PatternDirected, CoverageGuided };
 
@@ -38,23 +47,105 @@ std::pair<std::string, std::string> patternOf(Optimizer::Bug bug) {
   }
 }
 
+struct FirstFailure {
+  double cases = -1, seconds = -1, nodes = -1;
+};
+
+// In the child: runs the idiom, writes the case count and time of the first failure, then the
+// shrunk case's node count, to `fd`.
+[[noreturn]] void runIdiom(int fd, Optimizer::Bug bug, Generation how,
+                           const std::filesystem::path& corpus) {
+  ::setenv("NNCHECK_CORPUS", corpus.c_str(), 1);
+  ::setenv("NNCHECK_SEED", "1", 1);
+  ::setenv("NNCHECK_CASES", "100000000", 1);
+  if (how != Generation::CoverageGuided) ::setenv("NNCHECK_COVERAGE", "off", 1);
+  nncheck::GeneratorConfig cfg;
+  if (how == Generation::PatternDirected) cfg.pairWeights = {{patternOf(bug), 10}};
+  Optimizer engine(bug);
+  double cases = 0;
+  bool told = false;
+  const auto start = Clock::now();
+  auto property = [&](const nncheck::TestCase& tc) {
+    ++cases;
+    try {
+      nncheck::assertMatchesReference(engine, tc);
+    } catch (const nncheck::PropertyFailure&) {
+      if (!told) {
+        const double first[2] = {cases,
+                                 std::chrono::duration<double>(Clock::now() - start).count()};
+        told = ::write(fd, first, sizeof first) == sizeof first;
+      }
+      throw;
+    }
+  };
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter quiet(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    nncheck::check(nncheck::gen::testCase(cfg), property);
+  }
+  double nodes = -1;
+  for (const nncheck::CorpusCase& c : nncheck::loadCorpus(corpus))
+    nodes = static_cast<double>(c.testCase.model.graph.nodes.size());
+  (void)!::write(fd, &nodes, sizeof nodes);
+  std::_Exit(0);
+}
+
+// Reads `bytes` from `fd` by `deadline`; false when the child had nothing by then.
+bool readBy(int fd, void* out, size_t bytes, Clock::time_point deadline) {
+  size_t got = 0;
+  while (got < bytes) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) != 1) return false;
+    const ssize_t n = ::read(fd, static_cast<char*>(out) + got, bytes - got);
+    if (n <= 0) return false;
+    got += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+FirstFailure measure(Optimizer::Bug bug, Generation how, double budget) {
+  const std::filesystem::path corpus = std::filesystem::temp_directory_path() /
+                                       ("nncheck_bug_finding_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(corpus);
+  int fds[2];
+  if (::pipe(fds) != 0) return {};
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    runIdiom(fds[1], bug, how, corpus);
+  }
+  ::close(fds[1]);
+  FirstFailure r;
+  double first[2];
+  const auto start = Clock::now();
+  if (readBy(fds[0], first, sizeof first,
+             start + std::chrono::milliseconds(static_cast<int64_t>(budget * 1000)))) {
+    r.cases = first[0];
+    r.seconds = first[1];
+    double nodes = -1;
+    if (readBy(fds[0], &nodes, sizeof nodes, Clock::now() + std::chrono::seconds(120)))
+      r.nodes = nodes;
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(fds[0]);
+  if (!std::getenv("BUG_FINDING_KEEP")) std::filesystem::remove_all(corpus);
+  return r;
+}
+
 void BM_FirstFailure(benchmark::State& state, Optimizer::Bug bug, Generation how) {
   const char* env = std::getenv("BUG_FINDING_SECONDS");
+  const double budget = env ? std::atof(env) : 60;
   for (auto _ : state) {
-    Optimizer engine(bug);
-    nncheck::CampaignOptions o;
-    o.seed = 1;
-    o.seconds = env ? std::atof(env) : 60;
-    o.maxFindings = 1;
-    o.coverageGuided = how == Generation::CoverageGuided;
-    if (how == Generation::PatternDirected) o.generator.pairWeights = {{patternOf(bug), 10}};
-    const nncheck::CampaignStats s = nncheck::runCampaign({{"bug", &engine}}, o);
-    const bool found = !s.findings.empty();
-    state.counters["cases"] = found ? static_cast<double>(s.findings[0].firstCase + 1) : -1;
-    state.counters["seconds"] = found ? s.findings[0].firstSeconds : -1;
-    state.counters["nodes"] = found ? s.findings[0].info.nodesAfter : -1;
-    state.counters["features"] = static_cast<double>(s.coverage.features);
-    state.SetLabel(found ? s.findings[0].info.pattern : "not found");
+    const FirstFailure r = measure(bug, how, budget);
+    state.counters["cases"] = r.cases;
+    state.counters["seconds"] = r.seconds;
+    state.counters["nodes"] = r.nodes;
+    state.SetLabel(r.cases < 0 ? "not found" : "found");
   }
 }
 
@@ -67,7 +158,8 @@ void registerAll() {
           ("BM_FirstFailure/" + Optimizer::bugName(bug) + "/" + name).c_str(), BM_FirstFailure, bug,
           how)
           ->Iterations(1)
-          ->Unit(benchmark::kSecond);
+          ->Unit(benchmark::kSecond)
+          ->UseRealTime();
 }
 
 }  // namespace

@@ -8,10 +8,20 @@ namespace {
 
 constexpr double kMutationShare = 0.8;  // the rest stay fresh: new ground, not only variations
 constexpr size_t kMaxKept = 4096;       // enough for any engine we drive; bounds memory
+constexpr size_t kRecent = 64;          // cases remembered for generators run again
 
 }  // namespace
 
 TestCase CoverageGuide::next(const GeneratorConfig& cfg, uint64_t seed) {
+  for (const Made& m : recent_)
+    if (m.seed == seed && m.nodes == cfg.nodes) return m.testCase;
+  TestCase tc = make(cfg, seed);
+  recent_.push_back({seed, cfg.nodes, tc});
+  if (recent_.size() > kRecent) recent_.pop_front();
+  return tc;
+}
+
+TestCase CoverageGuide::make(const GeneratorConfig& cfg, uint64_t seed) {
   Rng rng(seed ^ 0xc0fe7a9e5eedull);
   if (!kept_.empty() && rng.chance(kMutationShare)) {
     const Kept& parent = kept_[rng.index(kept_.size())];

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "nncheck/generator.h"
@@ -29,7 +30,9 @@ struct CoverageStats {
 
 class CoverageGuide {
  public:
-  // The next case under `cfg`, deterministic in `seed` and the observations so far.
+  // The next case under `cfg`, deterministic in `seed` and the observations so far. Asked again
+  // for a recent seed and size, it gives the same case: RapidCheck runs a generator again to
+  // shrink what it made, which must be what it made.
   TestCase next(const GeneratorConfig& cfg, uint64_t seed);
   // What the case reached; true when it reached a feature no earlier case did (it is kept).
   bool observe(const TestCase& tc, const std::vector<uint32_t>& features);
@@ -42,8 +45,15 @@ class CoverageGuide {
     TestCase testCase;
     int64_t newFeatures = 0;  // how many features it reached first: its share of the mutations
   };
+  TestCase make(const GeneratorConfig& cfg, uint64_t seed);
+  struct Made {
+    uint64_t seed;
+    int nodes;
+    TestCase testCase;
+  };
   std::vector<bool> seen_;
   std::vector<Kept> kept_;
+  std::deque<Made> recent_;
   CoverageStats stats_;
 };
 
