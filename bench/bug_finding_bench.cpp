@@ -30,23 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 enum class Generation { Blind, PatternDirected, CoverageGuided };
 
-std::pair<std::string, std::string> patternOf(Optimizer::Bug bug) {
-  switch (bug) {
-    case Optimizer::MatMulAddColumn:
-      return {"MatMul", "Add"};
-    case Optimizer::TransposeMergeOrder:
-      return {"Transpose", "Transpose"};
-    case Optimizer::ReshapeMergeZero:
-      return {"Reshape", "Reshape"};
-    case Optimizer::PadConvMode:
-      return {"Pad", "Conv"};
-    case Optimizer::CastRoundTrip:
-      return {"Cast", "Cast"};
-    default:
-      return {"Squeeze", "Unsqueeze"};
-  }
-}
-
 struct FirstFailure {
   double cases = -1, seconds = -1, nodes = -1;
 };
@@ -60,7 +43,7 @@ struct FirstFailure {
   ::setenv("NNCHECK_CASES", "100000000", 1);
   if (how != Generation::CoverageGuided) ::setenv("NNCHECK_COVERAGE", "off", 1);
   nncheck::GeneratorConfig cfg;
-  if (how == Generation::PatternDirected) cfg.pairWeights = {{patternOf(bug), 10}};
+  if (how == Generation::PatternDirected) cfg.pairWeights = {{Optimizer::patternOf(bug), 10}};
   Optimizer engine(bug);
   double cases = 0;
   bool told = false;

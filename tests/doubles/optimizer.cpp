@@ -232,6 +232,26 @@ std::vector<Optimizer::Bug> Optimizer::allBugs() {
           PadConvMode,     CastRoundTrip,       SqueezeUnsqueezeAxes};
 }
 
+std::pair<std::string, std::string> Optimizer::patternOf(Bug b) {
+  switch (b) {
+    case MatMulAddColumn:
+      return {"MatMul", "Add"};
+    case TransposeMergeOrder:
+      return {"Transpose", "Transpose"};
+    case ReshapeMergeZero:
+      return {"Reshape", "Reshape"};
+    case PadConvMode:
+      return {"Pad", "Conv"};
+    case CastRoundTrip:
+      return {"Cast", "Cast"};
+    case SqueezeUnsqueezeAxes:
+      return {"Squeeze", "Unsqueeze"};
+    case None:
+      break;
+  }
+  return {};
+}
+
 std::string Optimizer::bugName(Bug b) {
   switch (b) {
     case MatMulAddColumn:

@@ -38,6 +38,8 @@ class Optimizer : public Backend {
   };
   static std::vector<Bug> allBugs();
   static std::string bugName(Bug b);
+  // The producer and consumer ops of the bug's rewrite: {"Transpose", "Transpose"}.
+  static std::pair<std::string, std::string> patternOf(Bug b);
 
   explicit Optimizer(unsigned bugs = None) : bugs_(bugs) {}
   std::string name() const override;

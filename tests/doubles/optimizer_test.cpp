@@ -27,29 +27,11 @@ bool matches(Backend& engine, const TestCase& tc) {
   return true;
 }
 
-// The producer and consumer of each bug's rewrite.
-std::pair<std::string, std::string> patternOf(Optimizer::Bug bug) {
-  switch (bug) {
-    case Optimizer::MatMulAddColumn:
-      return {"MatMul", "Add"};
-    case Optimizer::TransposeMergeOrder:
-      return {"Transpose", "Transpose"};
-    case Optimizer::ReshapeMergeZero:
-      return {"Reshape", "Reshape"};
-    case Optimizer::PadConvMode:
-      return {"Pad", "Conv"};
-    case Optimizer::CastRoundTrip:
-      return {"Cast", "Cast"};
-    default:
-      return {"Squeeze", "Unsqueeze"};
-  }
-}
-
 // Models where the rewrite's pattern is common: its ops weighted up, the pair weighted up more.
 GeneratorConfig aimedAt(Optimizer::Bug bug) {
   GeneratorConfig cfg;
   cfg.nodes = 5;
-  const auto [producer, consumer] = patternOf(bug);
+  const auto [producer, consumer] = Optimizer::patternOf(bug);
   cfg.opWeights = {{producer, 15}, {consumer, 15}};
   cfg.pairWeights = {{{producer, consumer}, 50}};
   return cfg;
