@@ -90,8 +90,9 @@ std::string runAndReport(Backend& backend, const Model& model, const TensorMap& 
   }
   const std::vector<uint32_t> features = coverage::collect();
   std::string report(1, status);
-  putRecord(report, std::string(reinterpret_cast<const char*>(features.data()),
-                                features.size() * sizeof(uint32_t)));
+  std::string bytes(features.size() * sizeof(uint32_t), '\0');
+  if (!features.empty()) std::memcpy(bytes.data(), features.data(), bytes.size());
+  putRecord(report, bytes);
   return report + rest;
 }
 
@@ -102,7 +103,8 @@ void decodeReport(const std::string& report, RunOutcome& r) {
     if (!getRecord(report, pos, features) || features.size() % sizeof(uint32_t) != 0)
       throw Error("isolated run: truncated coverage in the report from the engine's process");
     r.coverage.resize(features.size() / sizeof(uint32_t));
-    std::memcpy(r.coverage.data(), features.data(), features.size());
+    if (!features.empty())  // (memcpy from an empty vector's null data is undefined)
+      std::memcpy(r.coverage.data(), features.data(), features.size());
   }
   if (report[0] == kError || report[0] == kUnsupported || report[0] == kHang) {
     r.kind = report[0] == kError         ? Outcome::Error
