@@ -24,9 +24,9 @@ TestCase CoverageGuide::next(const GeneratorConfig& cfg, uint64_t seed) {
 TestCase CoverageGuide::make(const GeneratorConfig& cfg, uint64_t seed) {
   Rng rng(seed ^ 0xc0fe7a9e5eedull);
   if (!kept_.empty() && rng.chance(kMutationShare)) {
-    const Kept& parent = kept_[rng.index(kept_.size())];
+    const TestCase& parent = kept_[rng.index(kept_.size())];
     try {
-      TestCase tc = mutateTestCase(cfg, parent.testCase, seed);
+      TestCase tc = mutateTestCase(cfg, parent, seed);
       ++stats_.mutants;
       return tc;
     } catch (const Error&) {
@@ -48,7 +48,7 @@ bool CoverageGuide::observe(const TestCase& tc, const std::vector<uint32_t>& fea
   stats_.features += fresh;
   if (fresh == 0) return false;
   if (kept_.size() < kMaxKept) {
-    kept_.push_back({tc, fresh});
+    kept_.push_back(tc);
     ++stats_.kept;
   }
   return true;

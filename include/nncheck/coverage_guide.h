@@ -41,10 +41,6 @@ class CoverageGuide {
   bool guiding() const { return !kept_.empty(); }
 
  private:
-  struct Kept {
-    TestCase testCase;
-    int64_t newFeatures = 0;  // how many features it reached first: its share of the mutations
-  };
   TestCase make(const GeneratorConfig& cfg, uint64_t seed);
   struct Made {
     uint64_t seed;
@@ -52,7 +48,8 @@ class CoverageGuide {
     TestCase testCase;
   };
   std::vector<bool> seen_;
-  std::vector<Kept> kept_;
+  std::vector<TestCase> kept_;  // mutated alike: weighing by new features favoured the first
+                                // cases, whose many features were mostly common code
   std::deque<Made> recent_;
   CoverageStats stats_;
 };

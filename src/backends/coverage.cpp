@@ -3,13 +3,14 @@
 // fixed arrays of static storage, and a registry that is a function-local static.
 #include "backends/coverage.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
 namespace nncheck::coverage {
 namespace {
 
-constexpr size_t kPcEdges = size_t{1} << 16;  // trace-pc: hashed edges
+constexpr size_t kPcEdges = size_t{1} << 16;  // trace-pc: hashed block addresses
 constexpr size_t kGuards = size_t{1} << 20;   // trace-pc-guard: one counter per guard
 uint8_t pcCounters[kPcEdges];
 uint8_t guardCounters[kGuards];
