@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "core/rng.h"
 #include "generators/op_table.h"
@@ -114,7 +115,12 @@ class Builder {
   Value* valueNamed(const std::string& name);
   TestCase assemble() const;
   bool insert(bool backward);
-  void adopt(const TestCase& tc, const std::vector<size_t>& keep, const TensorMap& values);
+  // Returns the parent's value names mapped to this model's.
+  std::map<std::string, std::string> adopt(const TestCase& tc, const std::vector<size_t>& keep,
+                                           const TensorMap& values);
+  // One forward insertion of op `op` (any, when empty) whose first input is value `first` (any,
+  // when -1).
+  bool insertAimed(const std::string& op, int first);
   void plantSeed();
   TestCase growTo(size_t nodes);
   double pairWeight(const std::string& producer, const std::string& consumer) const {
@@ -151,6 +157,7 @@ class Builder {
   TensorMap current_;  // with cfg.finiteValues: every value of the model so far
   std::unique_ptr<z3::context> z3_;
   int forcedFirst_ = -1;  // when >= 0: the value a forward insertion's first input must be
+  std::string forcedOp_;  // when set: the op a forward insertion must be
 };
 
 void Builder::drawAttributes(Candidate& c, int64_t rank0) {
@@ -607,7 +614,11 @@ bool Builder::insert(bool backward) {
     placeholder = rng_.pick(inputs);
   }
   std::vector<double> w;
-  for (const OpEntry& e : table_) w.push_back(e.weight * (backward ? 1.0 : pairBoost(e)));
+  for (const OpEntry& e : table_)
+    w.push_back(!forcedOp_.empty() && e.spec->type != forcedOp_
+                    ? 0.0
+                    : e.weight * (backward ? 1.0 : pairBoost(e)));
+  if (std::all_of(w.begin(), w.end(), [](double x) { return x == 0; })) return false;
   for (int tries = 0; tries < kOpsPerInsertion; ++tries) {
     const OpEntry& e = table_[rng_.weighted(w)];
     std::optional<Candidate> last;
@@ -640,7 +651,9 @@ double Builder::pairBoost(const OpEntry& e) const {
   return boost;
 }
 
-void Builder::adopt(const TestCase& tc, const std::vector<size_t>& keep, const TensorMap& values) {
+std::map<std::string, std::string> Builder::adopt(const TestCase& tc,
+                                                  const std::vector<size_t>& keep,
+                                                  const TensorMap& values) {
   const Graph& g = tc.model.graph;
   std::map<std::string, std::string> renamed;  // the parent's names to this model's
   auto add = [&](Value v, const Tensor& t) {
@@ -674,6 +687,16 @@ void Builder::adopt(const TestCase& tc, const std::vector<size_t>& keep, const T
     }
     nodes_.push_back(std::move(n));
   }
+  return renamed;
+}
+
+bool Builder::insertAimed(const std::string& op, int first) {
+  forcedOp_ = op;
+  forcedFirst_ = first;
+  const bool placed = insert(false);
+  forcedOp_.clear();
+  forcedFirst_ = -1;
+  return placed;
 }
 
 // A part of a seed pattern: the whole when it leaves room for surroundings, else a window of
@@ -720,15 +743,19 @@ TestCase Builder::build() {
 // One of: the parent grown by one to three nodes (up to twice cfg.nodes), the first reading a
 // value the parent computed (a node inserted after one of the parent's: how a pattern of two
 // nodes forms from a case holding one); the parent without one node, grown by one or two; a
-// window of consecutive nodes, grown back to the parent's size.
+// window of consecutive nodes, grown back to the parent's size; one node drawn again (same op
+// and first input; new attributes, operands and dims: how a rewrite's parameter condition is
+// met), without the nodes that depended on it, grown back.
 // Values computed by nodes left out become graph inputs holding them, so every kept node sees
 // what it saw in the parent.
 TestCase Builder::mutate(const TestCase& parent) {
-  const size_t n = parent.model.graph.nodes.size();
+  const Graph& g = parent.model.graph;
+  const size_t n = g.nodes.size();
   const size_t cap = static_cast<size_t>(2 * std::max(1, cfg_.nodes));
   std::vector<size_t> keep;
   size_t target = n;
-  const int64_t kind = n == 0 ? 0 : rng_.uniform(n < cap ? 0 : 1, 2);
+  const int64_t kind = n == 0 ? 0 : rng_.uniform(n < cap ? 0 : 1, 3);
+  size_t redrawn = 0;
   if (kind == 0) {  // grow
     for (size_t i = 0; i < n; ++i) keep.push_back(i);
     target = std::min(cap, n + static_cast<size_t>(rng_.uniform(1, 3)));
@@ -737,22 +764,40 @@ TestCase Builder::mutate(const TestCase& parent) {
     for (size_t i = 0; i < n; ++i)
       if (i != drop) keep.push_back(i);
     target = std::min(cap, n - 1 + static_cast<size_t>(rng_.uniform(1, 2)));
-  } else {  // a window, grown back
+  } else if (kind == 2) {  // a window, grown back
     const size_t length = static_cast<size_t>(rng_.uniform(1, static_cast<int64_t>(n)));
     const size_t start = rng_.index(n - length + 1);
     for (size_t i = start; i < start + length; ++i) keep.push_back(i);
     target = std::max(n, length + 1);
+  } else {  // one node drawn again, without what depended on it
+    redrawn = rng_.index(n);
+    std::set<std::string> tainted(g.nodes[redrawn].outputs.begin(), g.nodes[redrawn].outputs.end());
+    for (size_t i = 0; i < n; ++i) {
+      bool depends = i == redrawn;
+      for (const std::string& in : g.nodes[i].inputs) depends |= i > redrawn && tainted.count(in);
+      if (depends)
+        tainted.insert(g.nodes[i].outputs.begin(), g.nodes[i].outputs.end());
+      else
+        keep.push_back(i);
+    }
   }
-  adopt(parent, keep, runReferenceAllValues(parent.model, parent.inputs));
+  const std::map<std::string, std::string> renamed =
+      adopt(parent, keep, runReferenceAllValues(parent.model, parent.inputs));
+  if (kind == 3) {
+    const Node& old = g.nodes[redrawn];
+    int first = -1;
+    if (auto it = old.inputs.empty() ? renamed.end() : renamed.find(old.inputs[0]);
+        it != renamed.end())
+      for (size_t v = 0; v < values_.size(); ++v)
+        if (values_[v].name == it->second) first = static_cast<int>(v);
+    insertAimed(old.opType, first);  // when it no longer fits, the growth below is unaimed
+  }
   if (kind == 0) {
     std::vector<int> computed;
     for (size_t v = 0; v < values_.size(); ++v)
       if (values_[v].kind == Value::Kind::Computed) computed.push_back(static_cast<int>(v));
-    if (!computed.empty()) {
-      forcedFirst_ = rng_.pick(computed);
-      insert(false);  // when no op fits after it, the growth below is unaimed
-      forcedFirst_ = -1;
-    }
+    if (!computed.empty())
+      insertAimed("", rng_.pick(computed));  // when no op fits after it, the growth is unaimed
   }
   return growTo(target);
 }
