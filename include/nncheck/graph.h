@@ -62,7 +62,8 @@ struct Attribute {
   static Attribute ofInts(std::string name, std::vector<int64_t> v);
   static Attribute ofFloats(std::string name, std::vector<float> v);
   static Attribute ofTensor(std::string name, Tensor v);
-  bool operator==(const Attribute&) const = default;
+  // Floats compare by their bits: an attribute holding NaN is the same attribute again.
+  bool operator==(const Attribute& o) const;
 };
 
 std::string_view attributeKindName(Attribute::Kind k);

@@ -1,5 +1,7 @@
 #include "nncheck/graph.h"
 
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace nncheck {
@@ -21,6 +23,17 @@ std::optional<Shape> ValueInfo::shape() const {
     s.push_back(*d.value);
   }
   return s;
+}
+
+namespace {
+bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+}  // namespace
+
+bool Attribute::operator==(const Attribute& o) const {
+  return name == o.name && kind == o.kind && i == o.i && sameBits(f, o.f) && s == o.s && t == o.t &&
+         ints == o.ints &&
+         std::equal(floats.begin(), floats.end(), o.floats.begin(), o.floats.end(), sameBits) &&
+         strings == o.strings && opaque == o.opaque && docString == o.docString;
 }
 
 Attribute Attribute::ofInt(std::string name, int64_t v) {
