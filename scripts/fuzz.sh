@@ -4,7 +4,8 @@
 # cores, each for NNCHECK_FUZZ_SECONDS (default 60) under a 2 GB RSS limit, seeded from ONNX's
 # node tests and the checked-in corpora. Exits non-zero if any harness found a crash, leak,
 # timeout or out-of-memory; its reproducer is left in build-sanitize/fuzz-<harness>/.
-# NNCHECK_FUZZ_RUNS=N runs each harness for N executions instead (no time limit).
+# NNCHECK_FUZZ_RUNS=N runs each harness for N executions instead (no time limit). The seed is
+# NNCHECK_FUZZ_SEED (default 1, so that CI's smoke run is the same run each time; 0 picks one).
 #   NNCHECK_FUZZ_SECONDS=600 ./scripts/fuzz.sh model_loader
 #   NNCHECK_FUZZ_RUNS=10000000 ./scripts/fuzz.sh      # the long run the README reports
 set -euo pipefail
@@ -30,7 +31,8 @@ seeds+=("$root/examples")
 run_one() {
   local h=$1 work="$build/fuzz-$1"
   mkdir -p "$work/corpus"
-  (cd "$work" && "$build/fuzz/${h}_fuzz" "${budget[@]}" -rss_limit_mb=2048 -timeout=10 \
+  (cd "$work" && "$build/fuzz/${h}_fuzz" "${budget[@]}" -seed="${NNCHECK_FUZZ_SEED:-1}" \
+     -rss_limit_mb=2048 -timeout=10 \
      -print_final_stats=1 corpus "${seeds[@]}" > log 2>&1)
 }
 
