@@ -7,7 +7,9 @@
 // - pattern-directed: blind, with the bug's producer>consumer pair weighted 10;
 // - coverage-guided: the default.
 // Each runs in a child process for at most BUG_FINDING_SECONDS (default 60) before the first
-// failure; cases = -1 when it found none in that time.
+// failure; cases = -1 when it found none in that time. NNCHECK_SEED is BUG_FINDING_SEED
+// (default 1): a guided search is one trajectory, so judge it over several seeds.
+// BM_NoBugPasses runs the idiom on the double with every bug off.
 //   taskset -c 0 ./build/bench/bug_finding_bench
 #include <benchmark/benchmark.h>
 #include <gtest/gtest-spi.h>
@@ -39,7 +41,8 @@ struct FirstFailure {
 [[noreturn]] void runIdiom(int fd, Optimizer::Bug bug, Generation how,
                            const std::filesystem::path& corpus) {
   ::setenv("NNCHECK_CORPUS", corpus.c_str(), 1);
-  ::setenv("NNCHECK_SEED", "1", 1);
+  const char* seed = std::getenv("BUG_FINDING_SEED");
+  ::setenv("NNCHECK_SEED", seed ? seed : "1", 1);
   ::setenv("NNCHECK_CASES", "100000000", 1);
   if (how != Generation::CoverageGuided) ::setenv("NNCHECK_COVERAGE", "off", 1);
   nncheck::GeneratorConfig cfg;
@@ -132,7 +135,42 @@ void BM_FirstFailure(benchmark::State& state, Optimizer::Bug bug, Generation how
   }
 }
 
+// The double with no bug enabled under the idiom, BUG_FINDING_CLEAN_CASES cases (default
+// 10,000), coverage-guided: failures must be 0, or the double (or nncheck) is wrong.
+void BM_NoBugPasses(benchmark::State& state) {
+  const char* env = std::getenv("BUG_FINDING_CLEAN_CASES");
+  const std::string cases = env ? env : "10000";
+  const std::filesystem::path corpus = std::filesystem::temp_directory_path() /
+                                       ("nncheck_bug_finding_clean_" + std::to_string(::getpid()));
+  ::setenv("NNCHECK_CORPUS", corpus.c_str(), 1);
+  ::setenv("NNCHECK_SEED", "1", 1);
+  ::setenv("NNCHECK_CASES", cases.c_str(), 1);
+  Optimizer engine;
+  for (auto _ : state) {
+    double judged = 0;
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter quiet(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      nncheck::check(nncheck::gen::testCase(nncheck::GeneratorConfig{}),
+                     [&](const nncheck::TestCase& tc) {
+                       ++judged;
+                       nncheck::assertMatchesReference(engine, tc);
+                     });
+    }
+    state.counters["cases"] = judged;
+    state.counters["failures"] = failures.size();
+    for (int i = 0; i < failures.size(); ++i)
+      std::fprintf(stderr, "%s\n", failures.GetTestPartResult(i).message());
+  }
+  std::filesystem::remove_all(corpus);
+}
+
 void registerAll() {
+  benchmark::RegisterBenchmark("BM_NoBugPasses", BM_NoBugPasses)
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime();
   for (Optimizer::Bug bug : Optimizer::allBugs())
     for (auto [how, name] : {std::pair{Generation::Blind, "blind"},
                              std::pair{Generation::PatternDirected, "pattern-directed"},

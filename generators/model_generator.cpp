@@ -14,6 +14,8 @@
 #include <set>
 
 #include "core/rng.h"
+#include "generators/attribute_draw.h"
+#include "generators/mutations.h"
 #include "generators/op_table.h"
 #include "generators/value_domain.h"
 #include "generators/values.h"
@@ -37,6 +39,7 @@ using ops::ValueDomain;
 
 constexpr int kDrawsBeforeSolving = 4;
 constexpr int kOpsPerInsertion = 12;
+constexpr double kInPlaceShare = 1.0 / 3;  // mutants that keep the parent's nodes and wiring
 
 struct Value {
   std::string name;
@@ -107,20 +110,22 @@ class Builder {
   void drawAttributes(Candidate& c, int64_t rank0);
   std::optional<Candidate> drawCandidate(const OpEntry& e, bool backward, int placeholder);
   std::optional<Candidate> drawUnchecked(const OpEntry& e, bool backward, int placeholder);
-  bool judge(Candidate& c, bool backward, int placeholder);
-  bool solve(Candidate& c, bool backward, int placeholder);
+  bool judge(Candidate& c, int placeholder);
+  bool solve(Candidate& c, int placeholder);
   void commit(Candidate& c, bool backward, int placeholder);
   bool place(Candidate& c, bool backward, int placeholder);
   bool keepsFinite(const OpSpec& spec, bool backward);
   Value* valueNamed(const std::string& name);
   TestCase assemble() const;
-  bool insert(bool backward);
+  // A node whose output 0 is value `placeholder` when >= 0 (backward: always, one is drawn).
+  bool insert(bool backward, int placeholder = -1);
   // Returns the parent's value names mapped to this model's.
   std::map<std::string, std::string> adopt(const TestCase& tc, const std::vector<size_t>& keep,
                                            const TensorMap& values);
   // One forward insertion of op `op` (any, when empty) whose first input is value `first` (any,
-  // when -1).
-  bool insertAimed(const std::string& op, int first);
+  // when -1); with `placeholder` >= 0, the node computes that value, of its shape, and goes at
+  // position `at`, before the nodes reading it.
+  bool insertAimed(const std::string& op, int first, int placeholder = -1, size_t at = 0);
   void plantSeed();
   TestCase growTo(size_t nodes);
   double pairWeight(const std::string& producer, const std::string& consumer) const {
@@ -156,59 +161,20 @@ class Builder {
   int counter_ = 0;
   TensorMap current_;  // with cfg.finiteValues: every value of the model so far
   std::unique_ptr<z3::context> z3_;
-  int forcedFirst_ = -1;  // when >= 0: the value a forward insertion's first input must be
-  std::string forcedOp_;  // when set: the op a forward insertion must be
+  int forcedFirst_ = -1;         // when >= 0: the value a forward insertion's first input must be
+  std::string forcedOp_;         // when set: the op a forward insertion must be
+  size_t insertAt_ = 0;          // where a forward node computing a placeholder goes
+  std::set<std::string> later_;  // values computed at or after insertAt_: not its to read
 };
 
 void Builder::drawAttributes(Candidate& c, int64_t rank0) {
-  const OpSpec& spec = *c.entry->spec;
-  const int64_t spatial = std::max<int64_t>(0, rank0 - 2);
-  for (const AttrSpec& a : spec.attrs) {
+  for (const AttrSpec& a : c.entry->spec->attrs) {
     if (a.sampling == AttrSampling::Never || !c.entry->knowsAttribute(a.name)) continue;
     // Optional attributes and those with defaults are set about half the time, so defaults
     // are exercised too.
     if (!a.required && !rng_.chance(a.defaultValue ? 0.5 : 0.6)) continue;
-    Attribute v;
-    v.name = a.name;
-    v.kind = a.kind;
-    switch (a.sampling) {
-      case AttrSampling::Axis:
-        if (rank0 == 0) continue;
-        v.i = rng_.uniform(-rank0, rank0 - 1);
-        break;
-      case AttrSampling::AxisInclusive:
-        v.i = rng_.uniform(-rank0, rank0);
-        break;
-      case AttrSampling::Permutation:
-        for (int64_t i = 0; i < rank0; ++i) v.ints.push_back(i);
-        rng_.shuffle(v.ints);
-        break;
-      case AttrSampling::AxesSubset:
-        v.ints = ops::drawAxesSubset(rng_, rank0);
-        break;
-      case AttrSampling::DType:
-        v.i = static_cast<int64_t>(rng_.pick(cfg_.dtypes));
-        break;
-      case AttrSampling::Range:
-      case AttrSampling::Never:
-        if (a.kind == Attribute::Kind::String) {
-          v.s = rng_.pick(a.choices);
-        } else if (a.kind == Attribute::Kind::Float) {
-          v.f = static_cast<float>(rng_.real(a.flo, a.fhi));
-        } else if (a.kind == Attribute::Kind::Int) {
-          v.i = a.intChoices.empty() ? (rng_.chance(0.5) ? a.lo : rng_.uniform(a.lo, a.hi))
-                                     : rng_.pick(a.intChoices);
-        } else if (a.kind == Attribute::Kind::Ints && a.perSpatialAxis > 0) {
-          if (spatial == 0) continue;
-          for (int64_t i = 0; i < spatial * a.perSpatialAxis; ++i)
-            v.ints.push_back(rng_.chance(0.5) ? a.lo : rng_.uniform(a.lo, a.hi));
-        } else {
-          continue;  // lists without a sampling rule stay unset
-        }
-        break;
-    }
-    if (v.kind == Attribute::Kind::Ints && v.ints.empty()) continue;  // ONNX rejects empty lists
-    c.node.attributes.push_back(std::move(v));
+    if (auto v = gen::drawAttribute(rng_, a, rank0, cfg_.dtypes))
+      c.node.attributes.push_back(std::move(*v));
   }
 }
 
@@ -368,7 +334,7 @@ std::vector<ops::InputFacts> Builder::facts(const Candidate& c) const {
   return f;
 }
 
-bool Builder::judge(Candidate& c, bool backward, int placeholder) {
+bool Builder::judge(Candidate& c, int placeholder) {
   ++stats_.attempts;
   for (const InputChoice& in : c.inputs)
     if (in.present && in.existing < 0 && !in.valuesFixed && !withinLimits(in.leaf.shape))
@@ -390,16 +356,21 @@ bool Builder::judge(Candidate& c, bool backward, int placeholder) {
     if (std::find(cfg_.dtypes.begin(), cfg_.dtypes.end(), o.dtype) == cfg_.dtypes.end())
       return false;
   }
-  if (backward) {
+  if (placeholder >= 0) {
     const Value& p = values_[static_cast<size_t>(placeholder)];
     if (c.outputs[0].dtype != p.dtype || c.outputs[0].shape != p.shape) return false;
   }
+  // A node inserted before others reads nothing they compute, nor the value it computes.
+  for (const InputChoice& in : c.inputs)
+    if (in.existing >= 0 && (in.existing == placeholder ||
+                             later_.count(values_[static_cast<size_t>(in.existing)].name)))
+      return false;
   return true;
 }
 
 // Keeps the candidate's structure (op, inputs, ranks, which attributes are set) and lets z3
 // choose its numbers: dims of fresh leaves, shape-operand contents and symbolic attributes.
-bool Builder::solve(Candidate& c, bool backward, int placeholder) {
+bool Builder::solve(Candidate& c, int placeholder) {
   const OpSpec& spec = *c.entry->spec;
   z3::context& ctx = z3ctx();
   auto f = facts(c);
@@ -432,7 +403,7 @@ bool Builder::solve(Candidate& c, bool backward, int placeholder) {
     }
     if (rng_.chance(0.5)) prefer.push_back(b.var == ctx.int_val(b.value));  // stay near the draw
   }
-  const Value* target = backward ? &values_[static_cast<size_t>(placeholder)] : nullptr;
+  const Value* target = placeholder >= 0 ? &values_[static_cast<size_t>(placeholder)] : nullptr;
   for (size_t i = 0; i < rule.outputs().size(); ++i) {
     if (!rule.outputs()[i]) continue;
     const auto& dims = rule.outputs()[i]->dims;
@@ -476,7 +447,7 @@ bool Builder::solve(Candidate& c, bool backward, int placeholder) {
     leaf.data = castTensor(Tensor::fromVector<int64_t>(leaf.data.shape(), vals), leaf.dtype);
   }
   ++stats_.solvedInsertions;
-  return judge(c, backward, placeholder);
+  return judge(c, placeholder);
 }
 
 void Builder::commit(Candidate& c, bool backward, int placeholder) {
@@ -509,7 +480,7 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
   c.node.name = spec.type + "_" + std::to_string(nodes_.size());
   c.node.outputs.clear();
   for (int o = 0; o < c.outputCount; ++o) {
-    if (backward && o == 0) {
+    if (placeholder >= 0 && o == 0) {
       Value& p = values_[static_cast<size_t>(placeholder)];
       p.kind = Value::Kind::Computed;
       p.producer = spec.type;
@@ -525,9 +496,13 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
     c.node.outputs.push_back(v.name);
     values_.push_back(v);
   }
-  // A backward node reads only fresh leaves, so the front keeps the order topological.
+  // A backward node reads only fresh leaves, so the front keeps the order topological; a
+  // forward node computing a placeholder goes before the nodes reading it (judge saw to it that
+  // it reads nothing they compute).
   if (backward)
     nodes_.insert(nodes_.begin(), c.node);
+  else if (placeholder >= 0)
+    nodes_.insert(nodes_.begin() + static_cast<long>(insertAt_), c.node);
   else
     nodes_.push_back(c.node);
 }
@@ -541,7 +516,7 @@ bool Builder::place(Candidate& c, bool backward, int placeholder) {
   std::vector<Node> nodes = nodes_;
   const int counter = counter_;
   commit(c, backward, placeholder);
-  if (keepsFinite(*c.entry->spec, backward)) return true;
+  if (keepsFinite(*c.entry->spec, backward || placeholder >= 0)) return true;
   values_ = std::move(values);
   nodes_ = std::move(nodes);
   counter_ = counter;
@@ -604,8 +579,7 @@ bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
   return true;
 }
 
-bool Builder::insert(bool backward) {
-  int placeholder = -1;
+bool Builder::insert(bool backward, int placeholder) {
   if (backward) {
     std::vector<int> inputs;
     for (size_t v = 0; v < values_.size(); ++v)
@@ -625,7 +599,7 @@ bool Builder::insert(bool backward) {
     for (int draw = 0; draw < kDrawsBeforeSolving; ++draw) {
       auto c = drawCandidate(e, backward, placeholder);
       if (!c) break;
-      if (judge(*c, backward, placeholder)) {
+      if (judge(*c, placeholder)) {
         if (place(*c, backward, placeholder)) return true;
         continue;
       }
@@ -633,8 +607,8 @@ bool Builder::insert(bool backward) {
       if (c->numbersWrong) last = std::move(c);
     }
     // z3 costs as much as hundreds of draws: it gets a share of the ops that sampling fails.
-    if (last && cfg_.useSolver && rng_.chance(cfg_.solverShare) &&
-        solve(*last, backward, placeholder) && place(*last, backward, placeholder))
+    if (last && cfg_.useSolver && rng_.chance(cfg_.solverShare) && solve(*last, placeholder) &&
+        place(*last, backward, placeholder))
       return true;
   }
   return false;
@@ -690,12 +664,17 @@ std::map<std::string, std::string> Builder::adopt(const TestCase& tc,
   return renamed;
 }
 
-bool Builder::insertAimed(const std::string& op, int first) {
+bool Builder::insertAimed(const std::string& op, int first, int placeholder, size_t at) {
   forcedOp_ = op;
   forcedFirst_ = first;
-  const bool placed = insert(false);
+  insertAt_ = at;
+  if (placeholder >= 0)
+    for (size_t i = at; i < nodes_.size(); ++i)
+      later_.insert(nodes_[i].outputs.begin(), nodes_[i].outputs.end());
+  const bool placed = insert(false, placeholder);
   forcedOp_.clear();
   forcedFirst_ = -1;
+  later_.clear();
   return placed;
 }
 
@@ -740,64 +719,125 @@ TestCase Builder::build() {
   return growTo(static_cast<size_t>(cfg_.nodes));
 }
 
-// One of: the parent grown by one to three nodes (up to twice cfg.nodes), the first reading a
-// value the parent computed (a node inserted after one of the parent's: how a pattern of two
-// nodes forms from a case holding one); the parent without one node, grown by one or two; a
-// window of consecutive nodes, grown back to the parent's size; one node drawn again (same op
-// and first input; new attributes, operands and dims: how a rewrite's parameter condition is
-// met), without the nodes that depended on it, grown back.
-// Values computed by nodes left out become graph inputs holding them, so every kept node sees
-// what it saw in the parent.
+// Mutation kinds, each a way a rewrite's pattern or condition comes about from a case close to
+// it. Values computed by nodes left out become graph inputs holding them, so every kept node
+// sees what it saw in the parent.
+enum class Mutation {
+  GrowAfter,     // one to three nodes added (up to twice cfg.nodes), the first reading a value the
+                 // parent computed: a pattern of two nodes formed from a case holding one
+  InsertBefore,  // a node put between a value and one reader of it, computing a value of the
+                 // same shape: a pattern formed from the consumer's side
+  Replace,       // one node drawn again (its op or any op, new attributes and operands) computing
+                 // a value of its old shape, so that its readers stay
+  Redraw,        // one node drawn again (same op and first input), free to change shape, without
+                 // the nodes that depended on it, grown back
+  Delete,        // one node left out, one or two grown
+  Window,        // consecutive nodes kept, grown back to the parent's size
+};
+
+// A third of the time, the nodes stay and their numbers or one attribute change instead
+// (generators/mutations.h); when that is impossible, a mutation below is made.
 TestCase Builder::mutate(const TestCase& parent) {
   const Graph& g = parent.model.graph;
   const size_t n = g.nodes.size();
+  if (n > 0 && rng_.chance(kInPlaceShare)) {
+    std::optional<TestCase> m = rng_.chance(0.5) ? gen::resolveNumbers(cfg_, parent, rng_)
+                                                 : gen::redrawAttribute(cfg_, table_, parent, rng_);
+    if (m) {
+      m->model.graph.name = "nncheck_" + std::to_string(seed_);
+      return *m;
+    }
+  }
   const size_t cap = static_cast<size_t>(2 * std::max(1, cfg_.nodes));
+  using M = Mutation;
+  const std::vector<M> kinds = n == 0 ? std::vector<M>{M::GrowAfter}
+                               : n < cap
+                                   ? std::vector<M>{M::GrowAfter, M::InsertBefore, M::Replace,
+                                                    M::Redraw,    M::Delete,       M::Window}
+                                   : std::vector<M>{M::Replace, M::Redraw, M::Delete, M::Window};
+  const M kind = rng_.pick(kinds);
   std::vector<size_t> keep;
   size_t target = n;
-  const int64_t kind = n == 0 ? 0 : rng_.uniform(n < cap ? 0 : 1, 3);
-  size_t redrawn = 0;
-  if (kind == 0) {  // grow
-    for (size_t i = 0; i < n; ++i) keep.push_back(i);
-    target = std::min(cap, n + static_cast<size_t>(rng_.uniform(1, 3)));
-  } else if (kind == 1) {  // delete one, grow one or two
-    const size_t drop = rng_.index(n);
-    for (size_t i = 0; i < n; ++i)
-      if (i != drop) keep.push_back(i);
-    target = std::min(cap, n - 1 + static_cast<size_t>(rng_.uniform(1, 2)));
-  } else if (kind == 2) {  // a window, grown back
-    const size_t length = static_cast<size_t>(rng_.uniform(1, static_cast<int64_t>(n)));
-    const size_t start = rng_.index(n - length + 1);
-    for (size_t i = start; i < start + length; ++i) keep.push_back(i);
-    target = std::max(n, length + 1);
-  } else {  // one node drawn again, without what depended on it
-    redrawn = rng_.index(n);
-    std::set<std::string> tainted(g.nodes[redrawn].outputs.begin(), g.nodes[redrawn].outputs.end());
-    for (size_t i = 0; i < n; ++i) {
-      bool depends = i == redrawn;
-      for (const std::string& in : g.nodes[i].inputs) depends |= i > redrawn && tainted.count(in);
-      if (depends)
-        tainted.insert(g.nodes[i].outputs.begin(), g.nodes[i].outputs.end());
-      else
-        keep.push_back(i);
+  const size_t chosen = n == 0 ? 0 : rng_.index(n);  // the node Replace and Redraw draw again
+  switch (kind) {
+    case M::GrowAfter:
+    case M::InsertBefore:
+      for (size_t i = 0; i < n; ++i) keep.push_back(i);
+      if (kind == M::GrowAfter) target = std::min(cap, n + static_cast<size_t>(rng_.uniform(1, 3)));
+      break;
+    case M::Replace:
+    case M::Delete:
+      for (size_t i = 0; i < n; ++i)
+        if (i != chosen) keep.push_back(i);
+      if (kind == M::Delete)
+        target = std::min(cap, n - 1 + static_cast<size_t>(rng_.uniform(1, 2)));
+      break;
+    case M::Window: {
+      const size_t length = static_cast<size_t>(rng_.uniform(1, static_cast<int64_t>(n)));
+      const size_t start = rng_.index(n - length + 1);
+      for (size_t i = start; i < start + length; ++i) keep.push_back(i);
+      target = std::max(n, length + 1);
+      break;
+    }
+    case M::Redraw: {
+      std::set<std::string> tainted(g.nodes[chosen].outputs.begin(), g.nodes[chosen].outputs.end());
+      for (size_t i = 0; i < n; ++i) {
+        bool depends = i == chosen;
+        for (const std::string& in : g.nodes[i].inputs) depends |= i > chosen && tainted.count(in);
+        if (depends)
+          tainted.insert(g.nodes[i].outputs.begin(), g.nodes[i].outputs.end());
+        else
+          keep.push_back(i);
+      }
+      break;
     }
   }
   const std::map<std::string, std::string> renamed =
       adopt(parent, keep, runReferenceAllValues(parent.model, parent.inputs));
-  if (kind == 3) {
-    const Node& old = g.nodes[redrawn];
-    int first = -1;
-    if (auto it = old.inputs.empty() ? renamed.end() : renamed.find(old.inputs[0]);
-        it != renamed.end())
+  auto indexOf = [&](const std::string& parentName) {
+    auto it = renamed.find(parentName);
+    if (it != renamed.end())
       for (size_t v = 0; v < values_.size(); ++v)
-        if (values_[v].name == it->second) first = static_cast<int>(v);
-    insertAimed(old.opType, first);  // when it no longer fits, the growth below is unaimed
-  }
-  if (kind == 0) {
+        if (values_[v].name == it->second) return static_cast<int>(v);
+    return -1;
+  };
+  // Each aimed insertion below may find no node that fits; the growth that follows is unaimed.
+  if (kind == M::GrowAfter) {
     std::vector<int> computed;
     for (size_t v = 0; v < values_.size(); ++v)
       if (values_[v].kind == Value::Kind::Computed) computed.push_back(static_cast<int>(v));
-    if (!computed.empty())
-      insertAimed("", rng_.pick(computed));  // when no op fits after it, the growth is unaimed
+    if (!computed.empty()) insertAimed("", rng_.pick(computed));
+  } else if (kind == M::InsertBefore) {
+    std::vector<std::pair<size_t, size_t>> edges;  // (reader, input) of a value not a weight
+    for (size_t i = 0; i < nodes_.size(); ++i)
+      for (size_t k = 0; k < nodes_[i].inputs.size(); ++k)
+        if (const Value* v =
+                nodes_[i].inputs[k].empty() ? nullptr : valueNamed(nodes_[i].inputs[k]);
+            v && v->kind != Value::Kind::Initializer)
+          edges.emplace_back(i, k);
+    if (!edges.empty()) {
+      const auto [reader, input] = rng_.pick(edges);
+      std::string& edge = nodes_[reader].inputs[input];
+      const std::string read = edge;
+      const Value& v = *valueNamed(read);
+      values_.push_back({fresh("v"), v.dtype, v.shape, Value::Kind::Input, {}});
+      const int placeholder = static_cast<int>(values_.size()) - 1;
+      int first = -1;
+      for (size_t i = 0; i < values_.size(); ++i)
+        if (values_[i].name == read) first = static_cast<int>(i);
+      edge = values_.back().name;
+      if (!insertAimed("", first, placeholder, reader))
+        nodes_[reader].inputs[input] = read;  // the placeholder, unread, is left out
+    }
+  } else if (kind == M::Replace || kind == M::Redraw) {
+    const Node& old = g.nodes[chosen];
+    const std::string op = kind == M::Redraw || rng_.chance(0.5) ? old.opType : "";
+    const int first = old.inputs.empty() ? -1 : indexOf(old.inputs[0]);
+    const int placeholder = kind == M::Replace ? indexOf(old.outputs[0]) : -1;
+    if (placeholder >= 0)
+      insertAimed(op, first, placeholder, chosen);
+    else if (first >= 0 || kind == M::Redraw)
+      insertAimed(op, first);
   }
   return growTo(target);
 }

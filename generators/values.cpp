@@ -53,7 +53,12 @@ int64_t brokenElements(const Tensor& t, double bound) {
 Shape defaultLeafShape(Rng& rng, const Shape& shape0) {
   Shape s = shape0;
   if (!s.empty() && rng.chance(0.15)) s[rng.index(s.size())] = 1;
-  if (!s.empty() && rng.chance(0.1)) s.erase(s.begin());
+  // Fewer axes broadcast along the leading ones, as a bias [C] added to [N, C] does: a pattern
+  // many fusions match (MatMul then Add, Conv then Add).
+  if (s.size() > 1 && rng.chance(0.2))
+    s.erase(s.begin(), s.begin() + rng.uniform(1, static_cast<int64_t>(s.size()) - 1));
+  else if (!s.empty() && rng.chance(0.05))
+    s.erase(s.begin());
   return s;
 }
 

@@ -36,7 +36,8 @@ void forEachFloat(const Tensor& t, F f) {
 // How many float elements of `t` are NaN, infinite or beyond +-bound: what value search fixes.
 int64_t brokenElements(const Tensor& t, double bound);
 
-// A shape for a fresh operand next to input 0: the same, or a broadcastable variant.
+// A shape for a fresh operand next to input 0: the same, or a broadcastable variant (a dim set
+// to 1, leading axes left out).
 Shape defaultLeafShape(Rng& rng, const Shape& shape0);
 
 }  // namespace nncheck

@@ -35,27 +35,6 @@ Tensor corner(const Tensor& old, const Shape& shape) {
   return t;
 }
 
-// Inputs whose op declares them indices into input 0 (ValueDomain::Indices) wrapped into the
-// axis they index, which may have shrunk.
-void keepIndicesInRange(TestCase& tc, const std::function<Shape(const std::string&)>& shapeOf) {
-  Graph& g = tc.model.graph;
-  auto tensorOf = [&](const std::string& name) -> Tensor* {
-    for (Initializer& i : g.initializers)
-      if (i.name == name) return &i.value;
-    auto it = tc.inputs.find(name);
-    return it == tc.inputs.end() ? nullptr : &it->second;
-  };
-  for (const Node& node : g.nodes) {
-    const ops::OpSpec& spec = ops::specFor(node, tc.model.defaultOpset());
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (spec.inputSpec(i).domain != ops::ValueDomain::Indices || node.inputs[i].empty()) continue;
-      Tensor* indices = tensorOf(node.inputs[i]);
-      if (!indices) continue;  // computed indices come from the (already valid) graph
-      ops::wrapIndices(*indices, ops::indexBound(node, shapeOf(node.inputs[0])));
-    }
-  }
-}
-
 // Structural dims stay; shape-operand contents move freely; symbolic attributes only shrink.
 // Returns false for a leaf dim, which the caller bounds.
 bool boundOthers(const TestCase& tc, const solver::GraphEncoding::Variable& v, z3::solver& s,
@@ -98,12 +77,10 @@ z3::solver shrinkingSolver(z3::context& ctx, const solver::GraphEncoding& e, uns
 TestCase solved(const TestCase& tc, const solver::GraphEncoding& e, const z3::model& model,
                 bool refill, uint64_t refillSeed) {
   Rng rng(refillSeed);
-  TestCase out = e.apply(model, tc, [&](const Tensor& old, const Shape& shape) {
+  return e.apply(model, tc, [&](const Tensor& old, const Shape& shape) {
     if (!refill || shape == old.shape()) return corner(old, shape);
     return randomTensor(rng, old.dtype(), shape, ops::ValueDomain::Any, 0);
   });
-  keepIndicesInRange(out, [&](const std::string& value) { return e.shape(model, value); });
-  return out;
 }
 
 }  // namespace

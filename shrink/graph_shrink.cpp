@@ -80,14 +80,6 @@ Tensor rounded(const Tensor& like) {
   return t;
 }
 
-// Recomputes every graph output's declared type with nncheck's rules; throws when a node no
-// longer holds.
-void refreshOutputTypes(Model& m) {
-  const std::map<std::string, ops::InputFacts> facts = ops::inferModel(m);
-  for (ValueInfo& o : m.graph.outputs)
-    o = ValueInfo::tensor(o.name, facts.at(o.name).dtype, facts.at(o.name).shape);
-}
-
 }  // namespace
 
 void pruneDeadNodes(TestCase& tc) {
@@ -247,7 +239,7 @@ std::optional<TestCase> ShrinkCandidates::make(size_t i) const {
     if (!tc) return std::nullopt;
     pruneDeadNodes(*tc);
     if (tc->model.graph.nodes.empty() || tc->model.graph.outputs.empty()) return std::nullopt;
-    refreshOutputTypes(tc->model);
+    ops::refreshOutputTypes(tc->model);
     if (whyInvalid(tc->model)) return std::nullopt;
     if (!impl_->keepsValuesSafe(*tc, impl_->edits.at(i))) return std::nullopt;
     return tc;

@@ -30,10 +30,12 @@ struct CoverageStats {
 
 class CoverageGuide {
  public:
-  // The next case under `cfg`, deterministic in `seed` and the observations so far. Asked again
-  // for a recent seed and size, it gives the same case: RapidCheck runs a generator again to
-  // shrink what it made, which must be what it made.
-  TestCase next(const GeneratorConfig& cfg, uint64_t seed);
+  // The next case under `cfg`: a mutant of a kept case (of up to twice cfg.nodes nodes), or a
+  // fresh case of `freshNodes` nodes (cfg.nodes when 0). RapidCheck's size bounds fresh cases;
+  // a mutant is as large as its parent makes it. Deterministic in `seed` and the observations
+  // so far. Asked again for a recent seed and size, it gives the same case: RapidCheck runs a
+  // generator again to shrink what it made, which must be what it made.
+  TestCase next(const GeneratorConfig& cfg, uint64_t seed, int freshNodes = 0);
   // What the case reached; true when it reached a feature no earlier case did (it is kept).
   bool observe(const TestCase& tc, const std::vector<uint32_t>& features);
 
@@ -41,15 +43,21 @@ class CoverageGuide {
   bool guiding() const { return !kept_.empty(); }
 
  private:
-  TestCase make(const GeneratorConfig& cfg, uint64_t seed);
+  TestCase make(const GeneratorConfig& cfg, uint64_t seed, int freshNodes);
   struct Made {
     uint64_t seed;
     int nodes;
     TestCase testCase;
   };
-  std::vector<bool> seen_;
-  std::vector<TestCase> kept_;  // mutated alike: weighing by new features favoured the first
-                                // cases, whose many features were mostly common code
+  void reweigh();
+  struct Kept {
+    TestCase testCase;
+    std::vector<uint32_t> features;
+  };
+  std::vector<uint32_t> hits_;  // by feature: how many cases reached it
+  std::vector<Kept> kept_;
+  std::vector<double> weights_;  // of the kept, as parents (reweigh)
+  int64_t sinceReweigh_ = 0;
   std::deque<Made> recent_;
   CoverageStats stats_;
 };

@@ -4,7 +4,8 @@
 //   auto g = nncheck::gen::testCase(cfg);                       // rc::Gen<nncheck::TestCase>
 //   RC_GTEST_PROP(MyEngine, MatchesReference, ()) { auto tc = *g; ... }
 //
-// The model's size follows RapidCheck's size (nodes = 1 + size * (cfg.nodes - 1) / 100), the
+// The model's size follows RapidCheck's size (nodes = 1 + size * (cfg.nodes - 1) / 100; a
+// coverage-guided mutant's follows its parent's, up to twice cfg.nodes), the
 // seed comes from RapidCheck's random stream, and each value's shrinks are the candidates of
 // nncheck::ShrinkCandidates, produced lazily, largest cuts first. Inside nncheck::check(), the
 // cases are coverage-guided when the engine is compiled with SanitizerCoverage
@@ -70,7 +71,8 @@ inline rc::Gen<TestCase> testCase(GeneratorConfig cfg) {
     const uint64_t seed = r.next();
     GeneratorConfig c = cfg;
     c.nodes = std::clamp(1 + std::max(size, 0) * (cfg.nodes - 1) / 100, 1, cfg.nodes);
-    TestCase tc = detail::activeGuide ? detail::activeGuide->next(c, seed) : makeTestCase(c, seed);
+    TestCase tc =
+        detail::activeGuide ? detail::activeGuide->next(cfg, seed, c.nodes) : makeTestCase(c, seed);
     return rc::shrinkable::shrinkRecur(std::move(tc), &shrinks);
   });
 }

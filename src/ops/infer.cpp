@@ -193,4 +193,11 @@ std::map<std::string, InputFacts> inferModel(const Model& model) {
   return facts;
 }
 
+std::map<std::string, InputFacts> refreshOutputTypes(Model& model) {
+  std::map<std::string, InputFacts> facts = inferModel(model);
+  for (ValueInfo& o : model.graph.outputs)
+    o = ValueInfo::tensor(o.name, facts.at(o.name).dtype, facts.at(o.name).shape);
+  return facts;
+}
+
 }  // namespace nncheck::ops

@@ -49,4 +49,8 @@ std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
 // graph order. Throws like inferNode.
 std::map<std::string, InputFacts> inferModel(const Model& model);
 
+// Recomputes every graph output's declared type with inferModel, after an edit changed shapes;
+// returns the facts. Throws like inferNode when a node no longer holds.
+std::map<std::string, InputFacts> refreshOutputTypes(Model& model);
+
 }  // namespace nncheck::ops

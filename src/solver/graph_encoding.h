@@ -52,7 +52,8 @@ class GraphEncoding {
   Shape shape(const z3::model& model, const std::string& value) const;
 
   // The case with the solved numbers: leaves reshaped (their data by `resize(old, shape)`),
-  // shape operands' contents and symbolic attributes replaced.
+  // shape operands' contents and symbolic attributes replaced, indices wrapped into the axis
+  // they index.
   TestCase apply(const z3::model& model, const TestCase& tc,
                  const std::function<Tensor(const Tensor&, const Shape&)>& resize) const;
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "nncheck/onnx_io.h"
 #include "nncheck/validity.h"
 
@@ -56,6 +58,34 @@ TEST(CoverageGuide, KeepsWhatReachesNewFeaturesAndMutatesItDeterministically) {
   // Features seen once are not new again.
   const TestCase again = a.next(sixNodes(), 5);
   EXPECT_FALSE(a.observe(again, opFeatures(again)));
+}
+
+// How many op types of `a` (as a multiset) `b` shares.
+size_t sharedOps(const TestCase& a, const TestCase& b) {
+  std::multiset<std::string> x, y;
+  for (const Node& n : a.model.graph.nodes) x.insert(n.opType);
+  for (const Node& n : b.model.graph.nodes) y.insert(n.opType);
+  std::vector<std::string> common;
+  std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(common));
+  return common.size();
+}
+
+TEST(CoverageGuide, MutatesMostTheCasesThatReachWhatFewCasesReach) {
+  // A reached features every later case reaches too; B reached one nobody else has: B is the
+  // parent of most mutants. (Chosen uniformly, each would parent about half.)
+  CoverageGuide guide;
+  const TestCase a = makeTestCase(sixNodes(), 11), b = makeTestCase(sixNodes(), 12);
+  ASSERT_TRUE(guide.observe(a, {1, 2, 3}));
+  for (int i = 0; i < 300; ++i) guide.observe(a, {1, 2, 3});
+  ASSERT_TRUE(guide.observe(b, {4}));
+  int fromA = 0, fromB = 0;
+  for (uint64_t seed = 100; seed < 200; ++seed) {
+    const TestCase m = guide.next(sixNodes(), seed);
+    const size_t sa = sharedOps(m, a), sb = sharedOps(m, b);
+    fromA += sa > sb;
+    fromB += sb > sa;
+  }
+  EXPECT_GT(fromB, 4 * fromA) << "from A " << fromA << ", from B " << fromB;
 }
 
 TEST(CoverageGuide, ARecentSeedGivesTheSameCaseAgain) {

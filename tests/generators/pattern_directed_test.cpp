@@ -90,6 +90,39 @@ TEST(Mutation, MutantsAreValidFiniteDeterministicAndKeepTheParentsNodes) {
   (void)shrunk;
 }
 
+TEST(Mutation, ANodeGoesBeforeAConsumerWhichKeepsItsShapes) {
+  // Conv reading a graph input: the consumer side of Pad->Conv. A node inserted before it, or
+  // one replaced in place, computes a value of the shape the Conv read, so the Conv stays.
+  GeneratorConfig cfg;
+  cfg.nodes = 4;
+  TestCase parent;
+  Model& m = parent.model;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 2, 6, 6})};
+  Tensor w(DType::Float32, {3, 2, 3, 3});
+  for (float& v : w.span<float>()) v = 0.1f;
+  m.graph.initializers = {{"w", w, ""}};
+  m.graph.nodes = {Node::make("Conv", {"x", "w"}, {"y"}, "n0")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 3, 4, 4})};
+  parent.inputs["x"] = Tensor(DType::Float32, {1, 2, 6, 6});
+  std::set<std::string> producers;
+  for (uint64_t seed = 0; seed < 150; ++seed) {
+    const TestCase mutant = mutateTestCase(cfg, parent, seed);
+    if (auto why = whyInvalid(mutant.model)) FAIL() << "seed " << seed << ": " << *why;
+    const TensorMap values = runReferenceAllValues(mutant.model, mutant.inputs);
+    std::map<std::string, std::string> made;
+    for (const Node& n : mutant.model.graph.nodes)
+      for (const std::string& o : n.outputs) made[o] = n.opType;
+    for (const Node& n : mutant.model.graph.nodes)
+      if (n.opType == "Conv" && made.count(n.inputs[0]) &&
+          values.at(n.inputs[0]).shape() == Shape{1, 2, 6, 6} &&
+          values.at(n.outputs[0]).shape() == Shape{1, 3, 4, 4})
+        producers.insert(made[n.inputs[0]]);
+  }
+  EXPECT_GE(producers.size(), 3u);
+}
+
 TEST(Mutation, RepeatedMutationReachesAPatternGenerationRarelyMakes) {
   // Transpose then Transpose: rare in blind generation; kept cases holding a Transpose mutated
   // again and again form it.
