@@ -28,6 +28,7 @@ struct FailureInfo {
   std::string message;
   double maxAbsError = 0, maxRelError = 0;
   Tolerance tolerance;
+  double estimatedError = -1;            // Verdict::estimatedError
   int signal = 0;                        // Crash: the signal
   std::optional<Divergence> divergence;  // the first diverging node; nullopt: not localized
   std::vector<std::string> ops;          // the minimized model's op types, in graph order

@@ -37,6 +37,9 @@ struct Verdict {
   double maxAbsError = 0;  // Mismatch
   double maxRelError = 0;
   Tolerance tolerance{};
+  // Mismatch, after the float error estimate (nncheck/tolerance.h): what a correct engine may
+  // err by at the worst element; -1 when none was made (a shape mismatch, an integer output).
+  double estimatedError = -1;
   bool shapeOnly = false;  // Mismatch: in shape, dtype or presence only
   int signal = 0;          // Crash
   std::function<std::optional<Divergence>()> localize{};  // Mismatch against the reference
@@ -102,8 +105,10 @@ TensorMap runOn(Backend& backend, const TestCase& tc);
 TensorMap runOn(const Isolated& engine, const TestCase& tc);
 
 // Throws PropertyFailure(Mismatch) naming each differing output with its worst absolute and
-// relative error, the tolerance and the first differing element; missing outputs too.
-void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance& tol = {});
+// relative error, the tolerance and the first differing element; missing outputs too. With an
+// allowance (roundingAllowance, by output), elements may differ by that much more.
+void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance& tol = {},
+                    const TensorMap* allowance = nullptr);
 
 // The engine's outputs are allclose to the reference's (toleranceFor(model)). A case whose
 // reference computes NaN or Inf anywhere throws NonFiniteReference, one the reference cannot

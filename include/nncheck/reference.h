@@ -26,6 +26,14 @@ TensorMap runReference(const Model& model, const TensorMap& inputs);
 // Like runReference, and also returns every intermediate value (for localization).
 TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs);
 
+// Like runReference, with every float data input (not shape operands) of every node multiplied by
+// (1 + d), d drawn uniformly in [-ulps, ulps] times its dtype's epsilon (2^-23 for float32), afresh
+// for each node and element, from `seed`: the inputs a backward-stable float implementation of each
+// op computes exactly. The spread of a few such runs estimates how far a correct engine may be from
+// the reference (nncheck/tolerance.h, roundingAllowance).
+TensorMap runReferencePerturbed(const Model& model, const TensorMap& inputs, uint64_t seed,
+                                double ulps);
+
 // Runs one node on its input values (in the node's input order; an empty tensor for an omitted
 // optional input) at `opset`, and returns its outputs in order.
 std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,

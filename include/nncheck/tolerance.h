@@ -11,6 +11,15 @@
 // op library declares a wider tolerance (long accumulations: MatMul, Conv, sums...) widens the
 // model's.
 //
+// Float error along a chain: the tolerance bounds one op's rounding, but a chain can amplify
+// it (InstanceNormalization then Tan then Sin: a correct float32 engine ends 1.8e-3 away). When
+// outputs differ beyond the tolerance, the properties estimate how far a correct engine may be
+// on each element (roundingAllowance: the spread of reference runs whose every op reads inputs
+// perturbed by a few ulps, as a backward-stable float implementation's op may) and count a
+// difference as a failure only beyond both. An integer or bool element that a perturbed run
+// changes (a comparison, Floor or ArgMax near a tie) may differ at all. A failure's report shows
+// its error and the estimate.
+//
 // NaN/Inf: a case whose reference computes NaN or Inf anywhere, in any intermediate value, is
 // not a test of the engine (engines may legitimately differ there: Max with NaN, fused Exp
 // overflow), so the properties skip it (Outcome::NonFinite) instead of comparing. Where
@@ -36,5 +45,10 @@ Tolerance toleranceFor(const Model& model);
 // The first graph input or node output (in graph order) holding NaN or Inf, described; values
 // are the reference's, from runReferenceAllValues.
 std::optional<std::string> firstNonFinite(const Model& model, const TensorMap& values);
+
+// Per graph output in `want` (the reference's outputs for `inputs`): float64 tensors of its
+// shape, each element the error a correct engine may make there beyond the tolerance; infinite
+// where a perturbed run gives a non-finite value or another integer.
+TensorMap roundingAllowance(const Model& model, const TensorMap& inputs, const TensorMap& want);
 
 }  // namespace nncheck

@@ -74,7 +74,7 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
         const std::string& name = model.graph.outputs[i].name;
         auto it = got.find(name);
         Comparison c = it == got.end()
-                           ? Comparison{false, 0, 0, 0, false, "missing from the outputs"}
+                           ? Comparison{.ok = false, .message = "missing from the outputs"}
                            : compareTensors(it->second, data.outputs.at(name), options.tolerance);
         if (!c.ok) {
           r.outcome = Outcome::Mismatch;

@@ -49,6 +49,9 @@ void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info)
   j["max_abs_error"] = info.maxAbsError;
   j["max_rel_error"] = info.maxRelError;
   j["tolerance"] = {{"rtol", info.tolerance.rtol}, {"atol", info.tolerance.atol}};
+  j["estimated_float_error"] = info.estimatedError >= 0
+                                   ? nlohmann::ordered_json(info.estimatedError)
+                                   : nlohmann::ordered_json();
   j["signal"] = info.signal ? nlohmann::ordered_json(info.signal) : nlohmann::ordered_json();
   if (const auto& d = info.divergence)
     j["first_diverging_node"] = {{"node", d->name},
@@ -82,6 +85,7 @@ FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
   info.maxAbsError = verdict.maxAbsError;
   info.maxRelError = verdict.maxRelError;
   info.tolerance = verdict.tolerance;
+  info.estimatedError = verdict.estimatedError;
   info.signal = verdict.signal;
   for (const Node& n : minimized.model.graph.nodes) info.ops.push_back(n.opType);
   info.pattern = failurePattern(minimized, verdict.outcome, divergence ? divergence->opType : "",

@@ -17,7 +17,8 @@ std::string indexToString(const Shape& shape, int64_t linear) {
 
 }  // namespace
 
-Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol) {
+Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance& tol,
+                          const Tensor* allowance) {
   Comparison c;
   if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
     c.ok = false;
@@ -39,12 +40,15 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
     return c;
   }
   const bool exact = !isFloatDType(want.dtype());
+  if (allowance && allowance->size() != want.size()) allowance = nullptr;
   int64_t first = -1;
+  double worstBeyond = -1;
   for (int64_t i = 0; i < want.size(); ++i) {
     double g = got.toDouble(i), w = want.toDouble(i);
+    const double allowed = allowance ? allowance->toDouble(i) : 0;
     bool same;
     if (exact) {
-      same = got.toInt64(i) == want.toInt64(i);
+      same = got.toInt64(i) == want.toInt64(i) || std::isinf(allowed);
       double d = std::fabs(g - w);
       c.maxAbsError = std::max(c.maxAbsError, d);
       if (w != 0) c.maxRelError = std::max(c.maxRelError, d / std::fabs(w));
@@ -54,7 +58,7 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
       if (!same) c.maxAbsError = c.maxRelError = INFINITY;
     } else {
       double d = std::fabs(g - w);
-      same = withinTolerance(g, w, tol);
+      same = withinTolerance(g, w, tol) || d <= tol.atol + tol.rtol * std::fabs(w) + allowed;
       c.maxAbsError = std::max(c.maxAbsError, d);
       // Relative to an expected 0, any difference is infinitely large.
       if (w != 0)
@@ -65,6 +69,10 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
     if (!same) {
       ++c.mismatches;
       if (first < 0) first = i;
+      if (const double d = std::fabs(g - w); !(d <= worstBeyond)) {
+        worstBeyond = d;
+        c.allowanceAtWorst = allowed;
+      }
     }
   }
   if (c.mismatches) {
@@ -73,6 +81,7 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
     os.precision(9);
     os << c.mismatches << " of " << want.size() << " elements differ";
     if (!exact) os << " beyond rtol=" << tol.rtol << " atol=" << tol.atol;
+    if (allowance) os << " and the estimated float error";
     os << "; max abs error " << c.maxAbsError << ", max rel error " << c.maxRelError
        << "; first at " << indexToString(want.shape(), first) << ": got " << got.toDouble(first)
        << ", expected " << want.toDouble(first);

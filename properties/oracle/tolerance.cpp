@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "nncheck/error.h"
 #include "ops/op_spec.h"
 
 namespace nncheck {
@@ -10,6 +11,12 @@ namespace {
 Tolerance looser(const Tolerance& a, const Tolerance& b) {
   return {std::max(a.rtol, b.rtol), std::max(a.atol, b.atol)};
 }
+
+// Perturbed runs, their perturbation, and the margin over their spread: a correct engine's op
+// may err by more than a few ulps (reassociated sums), and a few runs see only part of the spread.
+constexpr int kPerturbedRuns = 4;
+constexpr double kPerturbationUlps = 4;
+constexpr double kMargin = 4;
 
 }  // namespace
 
@@ -40,6 +47,42 @@ Tolerance toleranceFor(const Model& model) {
     }
   }
   return *tol;
+}
+
+TensorMap roundingAllowance(const Model& model, const TensorMap& inputs, const TensorMap& want) {
+  TensorMap allowance;
+  for (const auto& [name, w] : want) allowance.emplace(name, Tensor(DType::Float64, w.shape()));
+  auto everywhere = [&](double v) {
+    for (auto& [name, a] : allowance)
+      for (double& x : a.span<double>()) x = v;
+  };
+  for (int run = 1; run <= kPerturbedRuns; ++run) {
+    TensorMap p;
+    try {
+      p = runReferencePerturbed(model, inputs, static_cast<uint64_t>(run), kPerturbationUlps);
+    } catch (const Error&) {
+      everywhere(INFINITY);  // perturbed values steer a computed index out of range: anything goes
+      break;
+    }
+    for (auto& [name, a] : allowance) {
+      const Tensor& w = want.at(name);
+      auto it = p.find(name);
+      if (it == p.end() || it->second.shape() != w.shape()) continue;
+      const Tensor& q = it->second;
+      auto out = a.span<double>();
+      const bool exact = !isFloatDType(w.dtype());
+      for (int64_t i = 0; i < w.size(); ++i) {
+        double spread;
+        if (exact)
+          spread = q.toInt64(i) == w.toInt64(i) ? 0 : INFINITY;
+        else
+          spread =
+              std::isfinite(q.toDouble(i)) ? std::fabs(q.toDouble(i) - w.toDouble(i)) : INFINITY;
+        out[static_cast<size_t>(i)] = std::max(out[static_cast<size_t>(i)], kMargin * spread);
+      }
+    }
+  }
+  return allowance;
 }
 
 std::optional<std::string> firstNonFinite(const Model& model, const TensorMap& values) {

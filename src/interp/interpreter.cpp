@@ -1,10 +1,12 @@
 #include <atomic>
 
+#include "core/rng.h"
 #include "interp/run_node.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
 #include "nncheck/validity.h"
 #include "ops/infer.h"
+#include "ops/kernels.h"
 
 namespace nncheck {
 namespace {
@@ -25,7 +27,34 @@ void checkFeed(const ValueInfo& declared, const Tensor& given) {
                 " does not match its declared shape");
 }
 
-TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll) {
+// Every float element of `t` times (1 + d), d uniform in [-ulps, ulps] times its dtype's machine
+// epsilon (2^-23 for float32), rounded back to the dtype.
+Tensor perturbed(const Tensor& t, Rng& rng, double ulps) {
+  double unit = 0;
+  switch (t.dtype()) {
+    case DType::Float16:
+      unit = 0x1.0p-10;
+      break;
+    case DType::Float32:
+      unit = 0x1.0p-23;
+      break;
+    case DType::Float64:
+      unit = 0x1.0p-52;
+      break;
+    default:
+      return t;
+  }
+  Tensor out = t;
+  visitCompute(t.dtype(), [&]<class T>() {
+    if constexpr (ops::isFloatLike<T>)
+      for (T& x : out.span<T>())
+        x = ops::fromDouble<T>(ops::toDouble(x) * (1 + rng.real(-ulps, ulps) * unit));
+  });
+  return out;
+}
+
+TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll, Rng* perturb = nullptr,
+              double ulps = 0) {
   checkStructure(model);
   const Graph& g = model.graph;
   const int64_t opset = model.defaultOpset();
@@ -43,7 +72,26 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll) {
 
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
-    std::vector<Tensor> outs = runNode(node, n, opset, values);
+    std::vector<Tensor> outs;
+    if (perturb) {
+      // The node reads perturbed copies of its data inputs (not shape operands: Resize's
+      // scales are read exactly); later nodes read the values unperturbed, then perturbed afresh.
+      const ops::OpSpec& spec = ops::specFor(node, opset);
+      TensorMap exact;
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const std::string& in = node.inputs[i];
+        auto it = values.find(in);
+        if (in.empty() || it == values.end() || exact.count(in) ||
+            spec.inputSpec(i).role != ops::InputRole::Data)
+          continue;
+        exact[in] = it->second;
+        it->second = perturbed(it->second, *perturb, ulps);
+      }
+      outs = runNode(node, n, opset, values);
+      for (auto& [name, t] : exact) values[name] = std::move(t);
+    } else {
+      outs = runNode(node, n, opset, values);
+    }
     for (size_t i = 0; i < node.outputs.size(); ++i)
       if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
   }
@@ -167,6 +215,12 @@ TensorMap runReference(const Model& model, const TensorMap& inputs) {
 
 TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs) {
   return run(model, inputs, true);
+}
+
+TensorMap runReferencePerturbed(const Model& model, const TensorMap& inputs, uint64_t seed,
+                                double ulps) {
+  Rng rng(seed);
+  return run(model, inputs, false, &rng, ulps);
 }
 
 std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,

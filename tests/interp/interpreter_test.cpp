@@ -1,6 +1,8 @@
 // The reference interpreter's entry points: a whole model, every value, one node alone.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
 
@@ -19,6 +21,30 @@ TEST(Interpreter, OneNodeRunsAloneOnItsInputValues) {
   out = runReferenceNode(
       concat, {Tensor::fromVector<int64_t>({1}, {1}), Tensor::fromVector<int64_t>({2}, {2, 3})});
   EXPECT_EQ(out[0], Tensor::fromVector<int64_t>({3}, {1, 2, 3}));
+}
+
+TEST(Interpreter, PerturbedRunsMoveFloatsByTheirUlpsDeterministicallyAndNotIntegers) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {64}),
+                    ValueInfo::tensor("i", DType::Int64, {2})};
+  m.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "n0"), Node::make("Neg", {"i"}, {"j"}, "n1")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {64}),
+                     ValueInfo::tensor("j", DType::Int64, {2})};
+  Tensor x(DType::Float32, {64});
+  for (size_t k = 0; k < 64; ++k) x.span<float>()[k] = 1.0f + static_cast<float>(k);
+  const TensorMap in = {{"x", x}, {"i", Tensor::fromVector<int64_t>({2}, {3, -4})}};
+  const TensorMap exact = runReference(m, in);
+  const TensorMap a = runReferencePerturbed(m, in, 1, 4), b = runReferencePerturbed(m, in, 2, 4);
+  EXPECT_EQ(a.at("y"), runReferencePerturbed(m, in, 1, 4).at("y"));
+  EXPECT_NE(a.at("y"), b.at("y"));
+  EXPECT_NE(a.at("y"), exact.at("y"));
+  for (int64_t k = 0; k < 64; ++k) {
+    const double want = exact.at("y").toDouble(k);
+    EXPECT_LE(std::abs(a.at("y").toDouble(k) - want), 5 * 0x1.0p-23 * want);
+  }
+  EXPECT_EQ(a.at("j"), exact.at("j"));
 }
 
 TEST(Interpreter, ANodeGivenTheWrongInputsSaysWhich) {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "nncheck/property.h"
+
 namespace nncheck {
 namespace {
 
@@ -32,6 +34,86 @@ TEST(Tolerance, AnOpThatAccumulatesWidensTheModels) {
   withMatMul.graph.nodes.push_back(Node::make("MatMul", {"y", "y"}, {"z"}, "n1"));
   EXPECT_EQ(toleranceFor(withMatMul).atol, 1e-4);
   EXPECT_EQ(toleranceFor(withMatMul).rtol, 1e-3);
+}
+
+// x -> op0 -> op1 ... over float32[2].
+Model chain(const std::vector<std::string>& ops) {
+  Model m = unary(ops[0], DType::Float32);
+  for (size_t i = 1; i < ops.size(); ++i) {
+    const std::string in = m.graph.nodes.back().outputs[0], out = "y" + std::to_string(i);
+    m.graph.nodes.push_back(Node::make(ops[i], {in}, {out}, "n" + std::to_string(i)));
+    m.graph.outputs = {ValueInfo::tensor(out, DType::Float32, {2})};
+  }
+  return m;
+}
+
+TEST(RoundingAllowance, IsTinyOnAWellConditionedChainAndLargeNearAPole) {
+  const Model m = chain({"Tan", "Sin"});
+  // Tan's pole amplifies an ulp of x 10^8 times; at 0.3 nothing is amplified.
+  const TensorMap in = {{"x", Tensor::fromVector<float>({2}, {1.5707f, 0.3f})}};
+  const TensorMap want = runReference(m, in);
+  const Tensor a = roundingAllowance(m, in, want).at("y1");
+  EXPECT_GT(a.toDouble(0), 1e-2);
+  EXPECT_GT(a.toDouble(1), 0);
+  EXPECT_LT(a.toDouble(1), 1e-5);
+}
+
+TEST(RoundingAllowance, AComparisonNearATieMayGoEitherWay) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, {16}),
+                    ValueInfo::tensor("b", DType::Float32, {16})};
+  m.graph.nodes = {Node::make("Greater", {"a", "b"}, {"y"}, "n0")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Bool, {16})};
+  // Eight ties (a perturbed run decides each either way, about evenly) and eight far apart.
+  std::vector<float> a(16, 1.0f), b(16, 1.0f);
+  for (size_t i = 8; i < 16; ++i) b[i] = 2.0f;
+  const TensorMap in = {{"a", Tensor::fromVector<float>({16}, a)},
+                        {"b", Tensor::fromVector<float>({16}, b)}};
+  const Tensor allowed = roundingAllowance(m, in, runReference(m, in)).at("y");
+  int anything = 0;
+  for (int64_t i = 0; i < 8; ++i) anything += std::isinf(allowed.toDouble(i));
+  EXPECT_GE(anything, 6);
+  for (int64_t i = 8; i < 16; ++i) EXPECT_EQ(allowed.toDouble(i), 0) << i;
+}
+
+// A correct float32 engine whose ops round differently from the reference's: the reference with
+// its own perturbation of every op's inputs.
+struct OtherRounding : Backend {
+  double scale = 1;  // 1: correct; else every output off by this factor (a bug)
+  std::string name() const override { return "double:other-rounding"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    TensorMap out = runReferencePerturbed(m, inputs, 12345, 2);
+    for (auto& [name, t] : out)
+      for (float& v : t.span<float>()) v = static_cast<float>(v * scale);
+    return out;
+  }
+};
+
+TEST(RoundingAllowance, ACorrectEngineOnAnIllConditionedChainPassesAndAWrongOneFails) {
+  const Model m = chain({"Tan", "Sin"});
+  const TestCase tc{m, {{"x", Tensor::fromVector<float>({2}, {1.5707f, 0.3f})}}};
+  OtherRounding correct;
+  // The tolerance alone would call it a bug: the false alarm the estimate removes.
+  EXPECT_THROW(
+      assertAllClose(correct.run(m, tc.inputs), runReference(m, tc.inputs), toleranceFor(m)),
+      PropertyFailure);
+  EXPECT_NO_THROW(assertMatchesReference(correct, tc));
+  OtherRounding wrong;
+  wrong.scale = 1.01;
+  try {
+    assertMatchesReference(wrong, tc);
+    ADD_FAILURE() << "a 1% error at a well-conditioned element passed";
+  } catch (const PropertyFailure& f) {
+    EXPECT_GE(f.verdict.estimatedError, 0);
+    EXPECT_LT(f.verdict.estimatedError, f.verdict.maxAbsError);
+    EXPECT_NE(std::string(f.what()).find("float error there is estimated at"), std::string::npos)
+        << f.what();
+  }
+  // Two engines each may err: they agree within twice the estimate.
+  EXPECT_NO_THROW(assertAgree(correct, reference(), tc));
+  EXPECT_THROW(assertAgree(wrong, reference(), tc), PropertyFailure);
 }
 
 TEST(NonFinitePolicy, NamesTheFirstNodeComputingNaNOrInf) {
