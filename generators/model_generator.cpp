@@ -40,6 +40,9 @@ using ops::ValueDomain;
 constexpr int kDrawsBeforeSolving = 4;
 constexpr int kOpsPerInsertion = 12;
 constexpr double kInPlaceShare = 1.0 / 3;  // mutants that keep the parent's nodes and wiring
+// Of those, the share whose numbers z3 re-solves (the rest redraw an attribute): a fresh z3
+// context and a whole-graph check cost several cases' time.
+constexpr double kResolveShare = 1.0 / 3;
 
 struct Value {
   std::string name;
@@ -741,8 +744,9 @@ TestCase Builder::mutate(const TestCase& parent) {
   const Graph& g = parent.model.graph;
   const size_t n = g.nodes.size();
   if (n > 0 && rng_.chance(kInPlaceShare)) {
-    std::optional<TestCase> m = rng_.chance(0.5) ? gen::resolveNumbers(cfg_, parent, rng_)
-                                                 : gen::redrawAttribute(cfg_, table_, parent, rng_);
+    std::optional<TestCase> m = rng_.chance(kResolveShare)
+                                    ? gen::resolveNumbers(cfg_, parent, rng_)
+                                    : gen::redrawAttribute(cfg_, table_, parent, rng_);
     if (m) {
       m->model.graph.name = "nncheck_" + std::to_string(seed_);
       return *m;
