@@ -118,6 +118,7 @@ class Builder {
   void commit(Candidate& c, bool backward, int placeholder);
   bool place(Candidate& c, bool backward, int placeholder);
   bool keepsFinite(const OpSpec& spec, bool backward);
+  int indexNamed(const std::string& name) const;  // -1 when no value has the name
   Value* valueNamed(const std::string& name);
   TestCase assemble() const;
   // A node whose output 0 is value `placeholder` when >= 0 (backward: always, one is drawn).
@@ -139,12 +140,7 @@ class Builder {
   // producer of a value it could read first.
   double pairBoost(const OpEntry& e) const;
   std::vector<ops::InputFacts> facts(const Candidate& c) const;
-  bool withinLimits(const Shape& s) const {
-    if (static_cast<int64_t>(s.size()) > cfg_.maxRank) return false;
-    for (int64_t d : s)
-      if (d < 1) return false;
-    return elementCount(s) <= cfg_.maxElements;
-  }
+  bool withinLimits(const Shape& s) const { return gen::shapeWithinLimits(cfg_, s); }
   z3::context& z3ctx() {
     if (!z3_) {
       // Fresh per model and seeded: z3 state never crosses models.
@@ -527,10 +523,15 @@ bool Builder::place(Candidate& c, bool backward, int placeholder) {
   return false;
 }
 
+int Builder::indexNamed(const std::string& name) const {
+  for (size_t v = 0; v < values_.size(); ++v)
+    if (values_[v].name == name) return static_cast<int>(v);
+  return -1;
+}
+
 Value* Builder::valueNamed(const std::string& name) {
-  for (Value& v : values_)
-    if (v.name == name) return &v;
-  return nullptr;
+  const int v = indexNamed(name);
+  return v < 0 ? nullptr : &values_[static_cast<size_t>(v)];
 }
 
 // A forward node only adds values: its own run decides. A backward node changes a graph input
@@ -800,10 +801,7 @@ TestCase Builder::mutate(const TestCase& parent) {
       adopt(parent, keep, runReferenceAllValues(parent.model, parent.inputs));
   auto indexOf = [&](const std::string& parentName) {
     auto it = renamed.find(parentName);
-    if (it != renamed.end())
-      for (size_t v = 0; v < values_.size(); ++v)
-        if (values_[v].name == it->second) return static_cast<int>(v);
-    return -1;
+    return it == renamed.end() ? -1 : indexNamed(it->second);
   };
   // Each aimed insertion below may find no node that fits; the growth that follows is unaimed.
   if (kind == M::GrowAfter) {
@@ -823,12 +821,10 @@ TestCase Builder::mutate(const TestCase& parent) {
       const auto [reader, input] = rng_.pick(edges);
       std::string& edge = nodes_[reader].inputs[input];
       const std::string read = edge;
-      const Value& v = *valueNamed(read);
+      const int first = indexNamed(read);
+      const Value& v = values_[static_cast<size_t>(first)];
       values_.push_back({fresh("v"), v.dtype, v.shape, Value::Kind::Input, {}});
       const int placeholder = static_cast<int>(values_.size()) - 1;
-      int first = -1;
-      for (size_t i = 0; i < values_.size(); ++i)
-        if (values_[i].name == read) first = static_cast<int>(i);
       edge = values_.back().name;
       if (!insertAimed("", first, placeholder, reader))
         nodes_[reader].inputs[input] = read;  // the placeholder, unread, is left out

@@ -21,10 +21,7 @@ constexpr unsigned kSolverBudget = 200000;
 // outputs' declared types refreshed.
 bool withinLimits(const GeneratorConfig& cfg, Model& m) {
   for (const auto& [name, facts] : ops::refreshOutputTypes(m)) {
-    if (static_cast<int64_t>(facts.shape.size()) > cfg.maxRank) return false;
-    if (std::any_of(facts.shape.begin(), facts.shape.end(), [](int64_t d) { return d < 1; }))
-      return false;
-    if (elementCount(facts.shape) > cfg.maxElements) return false;
+    if (!shapeWithinLimits(cfg, facts.shape)) return false;
     if (std::find(cfg.dtypes.begin(), cfg.dtypes.end(), facts.dtype) == cfg.dtypes.end() &&
         !m.graph.initializer(name))
       return false;

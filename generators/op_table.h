@@ -30,6 +30,14 @@ struct OpEntry {
   size_t typeVarIndex(size_t input) const;
 };
 
+// Whether a value of this shape fits the config: rank, dims at least 1, element count.
+inline bool shapeWithinLimits(const GeneratorConfig& cfg, const Shape& s) {
+  if (static_cast<int64_t>(s.size()) > cfg.maxRank) return false;
+  for (int64_t d : s)
+    if (d < 1) return false;
+  return elementCount(s) <= cfg.maxElements;
+}
+
 // Throws nncheck::Error for a bad config (see validateConfig).
 std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg);
 

@@ -58,7 +58,7 @@ Comparison compareTensors(const Tensor& got, const Tensor& want, const Tolerance
       if (!same) c.maxAbsError = c.maxRelError = INFINITY;
     } else {
       double d = std::fabs(g - w);
-      same = withinTolerance(g, w, tol) || d <= tol.atol + tol.rtol * std::fabs(w) + allowed;
+      same = withinTolerance(g, w, {tol.rtol, tol.atol + allowed});
       c.maxAbsError = std::max(c.maxAbsError, d);
       // Relative to an expected 0, any difference is infinitely large.
       if (w != 0)
