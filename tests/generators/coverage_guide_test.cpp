@@ -53,7 +53,7 @@ TEST(CoverageGuide, KeepsWhatReachesNewFeaturesAndMutatesItDeterministically) {
   }
   EXPECT_EQ(a.stats().kept, kept);
   EXPECT_GT(kept, 5);
-  EXPECT_GT(a.stats().mutants, 100);  // 8 in 10 once something is kept
+  EXPECT_GT(a.stats().mutants, 100);  // half once something is kept
   EXPECT_TRUE(a.guiding());
   // Features seen once are not new again.
   const TestCase again = a.next(sixNodes(), 5);
@@ -72,7 +72,8 @@ size_t sharedOps(const TestCase& a, const TestCase& b) {
 
 TEST(CoverageGuide, MutatesMostTheCasesThatReachWhatFewCasesReach) {
   // A reached features every later case reaches too; B reached one nobody else has: B is the
-  // parent of most mutants. (Chosen uniformly, each would parent about half.)
+  // parent of most mutants. (Chosen uniformly, each would parent about half; fresh cases, the
+  // other half of the cases, resemble either at random.)
   CoverageGuide guide;
   const TestCase a = makeTestCase(sixNodes(), 11), b = makeTestCase(sixNodes(), 12);
   ASSERT_TRUE(guide.observe(a, {1, 2, 3}));
@@ -85,7 +86,7 @@ TEST(CoverageGuide, MutatesMostTheCasesThatReachWhatFewCasesReach) {
     fromA += sa > sb;
     fromB += sb > sa;
   }
-  EXPECT_GT(fromB, 4 * fromA) << "from A " << fromA << ", from B " << fromB;
+  EXPECT_GT(fromB, 2 * fromA) << "from A " << fromA << ", from B " << fromB;
 }
 
 TEST(CoverageGuide, ARecentSeedGivesTheSameCaseAgain) {

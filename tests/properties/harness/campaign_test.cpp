@@ -152,7 +152,7 @@ TEST_F(Campaign, IsCoverageGuidedAndDeterministicAgainstAnInstrumentedEngine) {
   const CampaignStats guided = runCampaign({{"bug", &buggy}}, o);
   EXPECT_GT(guided.coverage.features, 0);
   EXPECT_GT(guided.coverage.kept, 0);
-  EXPECT_GT(guided.coverage.mutants, guided.coverage.fresh);
+  EXPECT_GT(guided.coverage.mutants, guided.coverage.fresh / 2);  // half, once a case is kept
   std::vector<std::string> patterns;
   for (const CampaignFinding& f : guided.findings) patterns.push_back(f.info.pattern);
   EXPECT_NE(std::find(patterns.begin(), patterns.end(),
