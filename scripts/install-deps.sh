@@ -12,6 +12,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   libopencv-dnn-dev
+  libtorch-dev
   libonnx-testdata
 )
 

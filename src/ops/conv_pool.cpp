@@ -5,6 +5,7 @@
 
 #include "ops/gradients.h"
 #include "ops/infer.h"
+#include "ops/window.h"
 
 namespace nncheck::ops {
 namespace {
@@ -674,6 +675,22 @@ void registerConvPool(Registry& reg) {
                             }
                           });
                         })));
+}
+
+WindowGeometry windowGeometry(const Node& node, int64_t opset,
+                              const std::vector<InputFacts>& inputs) {
+  const OpSpec& spec = specFor(node, opset);
+  Rule<int64_t> r = concreteRule(spec, node, inputs);
+  Window<int64_t> w;
+  if (node.opType == "Conv")
+    w = convWindow(r);
+  else if (node.opType == "ConvTranspose")
+    w = convTransposeWindow(r);
+  else if (node.opType == "MaxPool" || node.opType == "AveragePool")
+    w = poolWindow(r, node.opType == "MaxPool");
+  else
+    throw Unsupported("op", "windowGeometry: " + node.opType + " has no sliding window");
+  return {w.kernel, w.strides, w.dilations, w.padsBegin, w.padsEnd, w.out};
 }
 
 }  // namespace nncheck::ops

@@ -1,0 +1,86 @@
+// What a node's translation sees and writes: its inputs as TorchScript expressions with their
+// static types (every shape is known), its attributes with ONNX's defaults, and the lines that
+// assign its outputs. Each op is one emitter; each file of emitters registers a family.
+//
+//   void emitRelu(NodeEmit& e) { e.assign(0, "torch.relu(" + e.in(0) + ")"); }
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nncheck/graph.h"
+#include "ops/infer.h"
+
+namespace nncheck::torchscript {
+
+class NodeEmit {
+ public:
+  NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
+           std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
+           std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps);
+
+  const Node& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+  const std::vector<ops::InputFacts>& inputFacts() const { return facts_; }
+  size_t inputCount() const { return in_.size(); }
+  bool has(size_t i) const { return i < in_.size() && !in_[i].empty(); }
+  const std::string& in(size_t i) const;  // the expression of input i
+  DType dtype(size_t i) const { return facts(i).dtype; }
+  const Shape& shape(size_t i) const { return facts(i).shape; }
+  int64_t rank(size_t i) const { return static_cast<int64_t>(shape(i).size()); }
+  const Tensor* constant(size_t i) const { return facts(i).value; }
+  // Input i's contents as integers; Unsupported when they are not known before running.
+  std::vector<int64_t> constInts(size_t i) const;
+
+  size_t outputCount() const { return outNames_.size(); }
+  DType outDtype(size_t k) const { return outs_.at(k).dtype; }
+  const Shape& outShape(size_t k) const { return outs_.at(k).shape; }
+  const std::string& out(size_t k) const { return outNames_.at(k); }
+
+  int64_t attrInt(const char* name, int64_t fallback) const;
+  float attrFloat(const char* name, float fallback) const;
+  std::string attrString(const char* name, const std::string& fallback) const;
+  std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
+  bool hasAttr(const char* name) const { return node_.attribute(name) != nullptr; }
+
+  // Output k = expr.
+  void assign(size_t k, const std::string& expr);
+  // A fresh local holding expr; returns its name.
+  std::string let(const std::string& expr);
+  // Unsupported naming the node and why.
+  [[noreturn]] void unsupported(const std::string& why) const;
+
+ private:
+  const ops::InputFacts& facts(size_t i) const;
+  const Node& node_;
+  int64_t opset_;
+  std::vector<std::string> in_;
+  std::vector<ops::InputFacts> facts_, outs_;
+  std::vector<std::string> outNames_;
+  std::vector<std::string>& lines_;
+  int& temps_;
+};
+
+using Emitter = std::function<void(NodeEmit&)>;
+using EmitterTable = std::map<std::string, Emitter>;
+
+// The one table of every op's emitter, filled by the families below.
+const EmitterTable& emitters();
+void addElementwiseEmitters(EmitterTable& t);
+void addNeuralEmitters(EmitterTable& t);  // Conv, pools, normalization, Softmax, MatMul, Gemm
+void addShapeEmitters(EmitterTable& t);   // reshaping, slicing, indexing, reductions
+
+// TorchScript literals.
+std::string pyFloat(double v);                      // "0.5", "1e-05", "float('inf')"
+std::string pyInts(const std::vector<int64_t>& v);  // "[1, 2]"
+std::string torchDtype(DType t);  // "6" (ScalarType::Float); Unsupported otherwise
+// A float64 expression as integer type t the way nncheck's kernels convert (ops/kernels.h
+// fromDouble): truncated, saturated at t's limits, NaN as 0. ATen's cast wraps instead. Assigns
+// output k.
+void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t);
+// Axis a of a rank-r tensor, negative counted from the end, as ONNX normalizes it.
+int64_t normAxis(int64_t a, int64_t rank);
+
+}  // namespace nncheck::torchscript

@@ -1,0 +1,124 @@
+// Elementwise ops: unary math and activations, arithmetic, comparisons, logic, Cast, Clip,
+// Where, PRelu. ATen broadcasts as ONNX's multidirectional broadcasting does.
+#include "torchscript/emit.h"
+
+namespace nncheck::torchscript {
+namespace {
+
+bool isFloat(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+Emitter call(const std::string& fn) {
+  return [fn](NodeEmit& e) { e.assign(0, fn + "(" + e.in(0) + ")"); };
+}
+
+// A float function of an integer tensor: ONNX keeps the integer type (truncating), ATen returns
+// floats.
+Emitter callKeepingType(const std::string& fn) {
+  return [fn](NodeEmit& e) {
+    if (isFloat(e.dtype(0)))
+      e.assign(0, fn + "(" + e.in(0) + ")");
+    else
+      assignAsInteger(e, 0, fn + "(" + e.in(0) + ".to(" + torchDtype(DType::Float64) + "))",
+                      e.outDtype(0));
+  };
+}
+
+Emitter call2(const std::string& fn) {
+  return [fn](NodeEmit& e) { e.assign(0, fn + "(" + e.in(0) + ", " + e.in(1) + ")"); };
+}
+
+// Max, Min, Sum of any number of inputs, folded left to right.
+Emitter fold(const std::string& fn) {
+  return [fn](NodeEmit& e) {
+    std::string acc = e.in(0);
+    for (size_t i = 1; i < e.inputCount(); ++i) acc = fn + "(" + acc + ", " + e.in(i) + ")";
+    // One input: ONNX's result is a new tensor equal to it.
+    e.assign(0, e.inputCount() == 1 ? acc + ".clone()" : acc);
+  };
+}
+
+}  // namespace
+
+void addElementwiseEmitters(EmitterTable& t) {
+  auto aten = [](std::string op) {
+    for (char& c : op) c = static_cast<char>(std::tolower(c));
+    return "torch." + op;
+  };
+  for (const char* op : {"Abs", "Neg", "Relu", "Sign"}) t[op] = call(aten(op));
+  for (const char* op : {"Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Sin", "Cos", "Tan",
+                         "Asin", "Acos", "Atan", "Floor", "Ceil", "Erf"})
+    t[op] = callKeepingType(aten(op));
+  t["Round"] = call("torch.round");  // half to even, as ONNX
+  t["Not"] = call("torch.logical_not");
+  t["LeakyRelu"] = [](NodeEmit& e) {
+    e.assign(0, "torch.leaky_relu(" + e.in(0) + ", " + pyFloat(e.attrFloat("alpha", 0.01f)) + ")");
+  };
+  // aten::elu(x, alpha, scale, input_scale) is scale * (x > 0 ? x : alpha * (exp(x) - 1)):
+  // Elu with scale 1, Selu with ONNX's gamma as the scale.
+  t["Elu"] = [](NodeEmit& e) {
+    e.assign(0,
+             "torch.elu(" + e.in(0) + ", " + pyFloat(e.attrFloat("alpha", 1.0f)) + ", 1.0, 1.0)");
+  };
+  t["Selu"] = [](NodeEmit& e) {
+    e.assign(0, "torch.elu(" + e.in(0) + ", " +
+                    pyFloat(e.attrFloat("alpha", 1.67326319217681884765625f)) + ", " +
+                    pyFloat(e.attrFloat("gamma", 1.05070102214813232421875f)) + ", 1.0)");
+  };
+  t["HardSigmoid"] = [](NodeEmit& e) {  // max(0, min(1, alpha x + beta)); ATen's has fixed ones
+    e.assign(0, "torch.clamp(" + e.in(0) + " * " + pyFloat(e.attrFloat("alpha", 0.2f)) + " + " +
+                    pyFloat(e.attrFloat("beta", 0.5f)) + ", 0.0, 1.0)");
+  };
+  t["Softplus"] = [](NodeEmit& e) {  // log(exp(x) + 1); ATen returns x past its threshold
+    e.assign(0, "torch.softplus(" + e.in(0) + ", 1.0, 20.0)");
+  };
+
+  t["Add"] = call2("torch.add");
+  t["Sub"] = call2("torch.sub");
+  t["Mul"] = call2("torch.mul");
+  t["Div"] = [](NodeEmit& e) {  // integers truncate toward zero
+    e.assign(0, isFloat(e.dtype(0))
+                    ? "torch.div(" + e.in(0) + ", " + e.in(1) + ")"
+                    : "torch.div(" + e.in(0) + ", " + e.in(1) + ", rounding_mode='trunc')");
+  };
+  t["Mod"] = [](NodeEmit& e) {  // fmod=0: the divisor's sign (Python's %), fmod=1: C's
+    e.assign(0, std::string(e.attrInt("fmod", 0) ? "torch.fmod(" : "torch.remainder(") + e.in(0) +
+                    ", " + e.in(1) + ")");
+  };
+  t["Pow"] = [](NodeEmit& e) {  // the result has the base's dtype
+    const std::string f64 = torchDtype(DType::Float64);
+    if (isFloat(e.dtype(0))) {  // a float64 exponent would promote a float32 base
+      e.assign(0, e.dtype(1) == DType::Float64 && e.dtype(0) == DType::Float32
+                      ? "torch.pow(" + e.in(0) + ".to(" + f64 + "), " + e.in(1) + ").to(" +
+                            torchDtype(DType::Float32) + ")"
+                      : "torch.pow(" + e.in(0) + ", " + e.in(1) + ")");
+      return;
+    }
+    assignAsInteger(e, 0,
+                    "torch.pow(" + e.in(0) + ".to(" + f64 + "), " + e.in(1) + ".to(" + f64 + "))",
+                    e.outDtype(0));
+  };
+  t["Max"] = fold("torch.maximum");
+  t["Min"] = fold("torch.minimum");
+  t["And"] = call2("torch.logical_and");
+  t["Or"] = call2("torch.logical_or");
+  t["Xor"] = call2("torch.logical_xor");
+  t["Equal"] = call2("torch.eq");
+  t["Greater"] = call2("torch.gt");
+  t["Less"] = call2("torch.lt");
+  t["PRelu"] = [](NodeEmit& e) {  // the slope broadcasts to X; ATen's prelu wants [C]
+    e.assign(
+        0, "torch.where(" + e.in(0) + " < 0, " + e.in(0) + " * " + e.in(1) + ", " + e.in(0) + ")");
+  };
+  t["Where"] = [](NodeEmit& e) {
+    e.assign(0, "torch.where(" + e.in(0) + ", " + e.in(1) + ", " + e.in(2) + ")");
+  };
+  t["Cast"] = [](NodeEmit& e) { e.assign(0, e.in(0) + ".to(" + torchDtype(e.outDtype(0)) + ")"); };
+  t["Clip"] = [](NodeEmit& e) {  // min(max(x, lo), hi): hi wins when lo > hi, as in ATen
+    std::string x = e.in(0);
+    if (e.has(1)) x = "torch.maximum(" + x + ", " + e.in(1) + ")";
+    if (e.has(2)) x = "torch.minimum(" + x + ", " + e.in(2) + ")";
+    e.assign(0, e.has(1) || e.has(2) ? x : x + ".clone()");
+  };
+}
+
+}  // namespace nncheck::torchscript

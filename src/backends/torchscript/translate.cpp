@@ -1,0 +1,192 @@
+#include "torchscript/translate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "nncheck/error.h"
+#include "torchscript/emit.h"
+
+namespace nncheck::torchscript {
+
+NodeEmit::NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
+                   std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
+                   std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps)
+    : node_(node),
+      opset_(opset),
+      in_(std::move(in)),
+      facts_(std::move(facts)),
+      outs_(std::move(outs)),
+      outNames_(std::move(outNames)),
+      lines_(lines),
+      temps_(temps) {}
+
+const std::string& NodeEmit::in(size_t i) const {
+  if (!has(i)) unsupported("input " + std::to_string(i) + " is absent");
+  return in_[i];
+}
+
+const ops::InputFacts& NodeEmit::facts(size_t i) const {
+  if (!has(i)) unsupported("input " + std::to_string(i) + " is absent");
+  return facts_[i];
+}
+
+std::vector<int64_t> NodeEmit::constInts(size_t i) const {
+  const Tensor* t = constant(i);
+  if (!t) unsupported("input " + std::to_string(i) + " is computed, not an initializer");
+  return t->toInt64s();
+}
+
+int64_t NodeEmit::attrInt(const char* name, int64_t fallback) const {
+  const Attribute* a = node_.attribute(name);
+  return a ? a->i : fallback;
+}
+
+float NodeEmit::attrFloat(const char* name, float fallback) const {
+  const Attribute* a = node_.attribute(name);
+  return a ? a->f : fallback;
+}
+
+std::string NodeEmit::attrString(const char* name, const std::string& fallback) const {
+  const Attribute* a = node_.attribute(name);
+  return a ? a->s : fallback;
+}
+
+std::vector<int64_t> NodeEmit::attrInts(const char* name, std::vector<int64_t> fallback) const {
+  const Attribute* a = node_.attribute(name);
+  return a ? a->ints : fallback;
+}
+
+void NodeEmit::assign(size_t k, const std::string& expr) {
+  lines_.push_back(out(k) + " = " + expr);
+}
+
+std::string NodeEmit::let(const std::string& expr) {
+  const std::string name = "_t" + std::to_string(temps_++);
+  lines_.push_back(name + " = " + expr);
+  return name;
+}
+
+void NodeEmit::unsupported(const std::string& why) const {
+  throw Unsupported("torchscript",
+                    "torchscript: " + node_.opType + " node '" + node_.name + "': " + why);
+}
+
+const EmitterTable& emitters() {
+  static const EmitterTable table = [] {
+    EmitterTable t;
+    addElementwiseEmitters(t);
+    addNeuralEmitters(t);
+    addShapeEmitters(t);
+    return t;
+  }();
+  return table;
+}
+
+std::string pyFloat(double v) {
+  if (std::isnan(v)) return "float('nan')";
+  if (std::isinf(v)) return v > 0 ? "float('inf')" : "float('-inf')";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string pyInts(const std::vector<int64_t>& v) {
+  if (v.empty()) return "[]";  // typed by the parameter it is passed to
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// ATen's ScalarType codes: TorchScript compiled from C++ has no torch.float32 and the like.
+std::string torchDtype(DType t) {
+  switch (t) {
+    case DType::Int32:
+      return "3";
+    case DType::Int64:
+      return "4";
+    case DType::Float32:
+      return "6";
+    case DType::Float64:
+      return "7";
+    case DType::Bool:
+      return "11";
+    default:
+      throw Unsupported("dtype",
+                        "torchscript: dtype " + std::string(dtypeName(t)) + " is not translated");
+  }
+}
+
+void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t) {
+  if (t == DType::Bool) {
+    e.assign(k, "torch.ne(" + f64 + ", 0.0)");
+    return;
+  }
+  if (t != DType::Int64 && t != DType::Int32) throw Error("assignAsInteger: not an integer type");
+  const std::string hi = t == DType::Int64 ? "9223372036854775807" : "2147483647";
+  const std::string lo = "(-" + hi + " - 1)";  // the literal itself would overflow
+  const std::string v = e.let("torch.nan_to_num(" + f64 + ", 0.0)");
+  e.assign(k, "torch.where(" + v + " >= " + hi + ".0, " + hi + ", torch.where(" + v + " <= -" + hi +
+                  ".0, " + lo + ", " + v + ".to(" + torchDtype(t) + ")))");
+}
+
+int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+
+Script translate(const Model& model) {
+  const Graph& g = model.graph;
+  const std::map<std::string, ops::InputFacts> facts = ops::inferModel(model);
+  Script s;
+  std::map<std::string, std::string> expr;  // ONNX value -> TorchScript expression
+  std::string params;
+  for (const ValueInfo* in : g.feedInputs()) {
+    const std::string name = "a" + std::to_string(s.inputs.size());
+    expr[in->name] = name;
+    s.inputs.push_back(in->name);
+    params += ", " + name + ": Tensor";
+  }
+  for (const Initializer& w : g.initializers) {
+    if (expr.count(w.name)) continue;  // a graph input's default: the input wins
+    const std::string name = "w" + std::to_string(s.buffers.size());
+    expr[w.name] = "self." + name;
+    s.buffers.emplace_back(name, w.value);
+  }
+  std::vector<std::string> lines;
+  int temps = 0, values = 0;
+  const EmitterTable& table = emitters();
+  for (const Node& n : g.nodes) {
+    auto e = table.find(n.opType);
+    if (e == table.end())
+      throw Unsupported("op not registered",
+                        "torchscript: " + n.opType + " node '" + n.name + "' is not translated");
+    std::vector<std::string> in;
+    std::vector<ops::InputFacts> inFacts;
+    for (const std::string& v : n.inputs) {
+      in.push_back(v.empty() ? "" : expr.at(v));
+      inFacts.push_back(v.empty() ? ops::InputFacts{} : facts.at(v));
+    }
+    std::vector<ops::InputFacts> outFacts;
+    std::vector<std::string> outNames;
+    for (const std::string& v : n.outputs) {
+      outFacts.push_back(v.empty() ? ops::InputFacts{} : facts.at(v));
+      outNames.push_back(v.empty() ? "_unused" : "v" + std::to_string(values++));
+      if (!v.empty()) expr[v] = outNames.back();
+    }
+    NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, outNames, lines, temps);
+    e->second(emit);
+  }
+  std::string ret;
+  for (const ValueInfo& o : g.outputs) {
+    s.outputs.push_back(o.name);
+    ret += expr.at(o.name) + ", ";
+  }
+  s.source = "def forward(self";  // appended, not concatenated: GCC 12 warns -Wrestrict
+  s.source += params;
+  s.source += "):\n";
+  for (const std::string& l : lines) s.source += "    " + l + "\n";
+  s.source += "    return (" + ret + ")\n";
+  return s;
+}
+
+}  // namespace nncheck::torchscript

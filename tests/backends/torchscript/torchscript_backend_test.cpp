@@ -1,0 +1,86 @@
+// The TorchScript engine against Debian's libtorch: every op of the library is translated, and at
+// every level its single-op models agree with the reference or are declared unsupported.
+#include <gtest/gtest.h>
+
+#include "nncheck/engine.h"
+#include "nncheck/error.h"
+#include "nncheck/generator.h"
+#include "nncheck/probe.h"
+#include "nncheck/reference.h"
+#include "nncheck/torchscript.h"
+
+namespace nncheck {
+namespace {
+
+using namespace std::chrono_literals;
+using torchscript::Config;
+using torchscript::Level;
+
+TEST(TorchScriptBackend, IsRegisteredWithEveryLevel) {
+  ASSERT_TRUE(engines().contains("torch"));
+  const std::vector<std::string> configs = engines().configurations("torch");
+  EXPECT_EQ(configs.front(), "level=eager");
+  for (const Config& c : torchscript::configurations())
+    EXPECT_EQ(Config::parse(c.key()), c) << c.key();
+  EXPECT_THROW(Config::parse("level=O3"), Error);
+  try {
+    Config::parse("fusion=on");
+    ADD_FAILURE() << "a key of another engine was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fusion=on"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TorchScriptBackend, TranslatesEveryOpOfTheLibrary) {
+  torchscript::Backend engine;
+  const Capabilities caps = engine.capabilities();
+  for (const std::string& op : usableOps(GeneratorConfig{}))
+    EXPECT_NE(std::find(caps.ops.begin(), caps.ops.end(), op), caps.ops.end()) << op;
+}
+
+class TorchScriptLevels : public ::testing::TestWithParam<Config> {};
+
+// Single-op models of every op, 5 per op: each matches the reference or is rejected with a
+// reason; a mismatch, error or crash is a translation bug (or one of PyTorch's) to look at.
+TEST_P(TorchScriptLevels, SingleOpModelsMatchTheReference) {
+  torchscript::Backend engine(GetParam());
+  Isolated isolated(engine, 20s, Isolation::Persistent);
+  const std::vector<ProbeRow> rows =
+      probe(isolated, torchscript::Backend::baseCapabilities(), {.perOp = 5, .seed = 1});
+  int matched = 0;
+  for (const ProbeRow& r : rows) {
+    matched += r.count(Outcome::Pass);
+    EXPECT_EQ(r.count(Outcome::Pass) + r.count(Outcome::Unsupported), r.models)
+        << r.op << ": " << r.firstProblem;
+  }
+  EXPECT_GT(matched, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLevels, TorchScriptLevels,
+                         ::testing::ValuesIn(torchscript::configurations()),
+                         [](const auto& info) { return info.param.describe(); });
+
+// A Resize whose coordinate mapping ATen has no equivalent for is unsupported, naming the node.
+TEST(TorchScriptBackend, AnInexpressibleNodeIsUnsupportedNamingIt) {
+  TestCase tc;
+  Model& m = tc.model;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 1, 2, 2})};
+  m.graph.initializers = {{"scales", Tensor::fromVector<float>({4}, {1, 1, 2, 2}), ""}};
+  Node resize = Node::make("Resize", {"x", "", "scales"}, {"y"}, "resize_node");
+  resize.attributes = {Attribute::ofString("mode", "linear"),
+                       Attribute::ofString("coordinate_transformation_mode", "asymmetric")};
+  m.graph.nodes = {resize};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1, 4, 4})};
+  tc.inputs["x"] = Tensor::fromVector<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  torchscript::Backend engine;
+  try {
+    engine.run(m, tc.inputs);
+    ADD_FAILURE() << "an asymmetric linear Resize was translated";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("resize_node"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nncheck
