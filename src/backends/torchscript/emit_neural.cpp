@@ -42,12 +42,13 @@ int64_t atenPoolSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, boo
 }
 
 // The pads ATen's pool takes as is (even per axis, at most half the kernel, the same output
-// size), or nothing: then the input is padded first.
+// size), or nothing: then the input is padded first. ATen's 3-d pools also reject an input
+// smaller than the kernel whatever the pads.
 std::optional<Shape> atenPoolPads(NodeEmit& e, const ops::WindowGeometry& w, bool ceil) {
   const Shape& x = e.shape(0);
   for (size_t a = 0; a < w.kernel.size(); ++a) {
     const int64_t p = w.padsBegin[a];
-    if (p != w.padsEnd[a] || 2 * p > w.kernel[a] ||
+    if (p != w.padsEnd[a] || 2 * p > w.kernel[a] || (x.size() == 5 && x[a + 2] < w.kernel[a]) ||
         atenPoolSize(x[a + 2], w.kernel[a], w.strides[a], p, w.dilations[a], ceil) != w.out[a])
       return std::nullopt;
   }

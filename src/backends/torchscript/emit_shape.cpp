@@ -267,7 +267,15 @@ void emitResize(NodeEmit& e) {
     for (int64_t a = 2; a < r; ++a) scale += (a > 2 ? ", " : "") + pyFloat(s->toDouble(a));
     scale += "]";
   }
-  e.assign(0, "torch." + fn + "(" + e.in(0) + ", " + size + ", " + align + scale + ")");
+  if (e.dtype(0) == DType::Float32 || e.dtype(0) == DType::Float64) {
+    e.assign(0, "torch." + fn + "(" + e.in(0) + ", " + size + ", " + align + scale + ")");
+    return;
+  }
+  // ATen upsamples floats only; the reference interpolates integers in double too.
+  assignAsInteger(e, 0,
+                  "torch." + fn + "(" + e.in(0) + ".to(" + torchDtype(DType::Float64) + "), " +
+                      size + ", " + align + scale + ")",
+                  e.outDtype(0));
 }
 
 }  // namespace
