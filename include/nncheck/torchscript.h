@@ -45,6 +45,8 @@ class Backend final : public nncheck::Backend {
   explicit Backend(Config config = {});
   ~Backend() override;
   std::string name() const override;
+  // Measured: the ops of torchscript_capabilities.inc (rebuilt by `nncheck probe --backend
+  // torch --write-table`), weighted by the share of single-op models translated.
   Capabilities capabilities() const override;
   // float32, int64 and bool; opset 14; weights may be computed values.
   static Capabilities baseCapabilities();

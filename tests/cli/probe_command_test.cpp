@@ -43,5 +43,20 @@ TEST(ProbeCommand, OpenCVsCompiledCapabilityTableMatchesAFreshProbe) {
   EXPECT_NE(bad.output.find("nosuch"), std::string::npos) << bad.output;
 }
 
+#ifdef NNCHECK_HAS_TORCH_ENGINE
+TEST(ProbeCommand, TorchsCompiledCapabilityTableMatchesAFreshProbe) {
+  // The same for the TorchScript engine: its shares are what the translation expresses of
+  // Debian's libtorch.
+  testing::TempDir tmp("probe");
+  const std::string table = (tmp.path() / "table.inc").string();
+  auto o = runCli("probe --backend torch --write-table " + table);
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_EQ(readFile(table),
+            readFile(NNCHECK_SOURCE_DIR "/src/backends/torchscript/torchscript_capabilities.inc"))
+      << "rebuild it: nncheck probe --backend torch --write-table "
+         "src/backends/torchscript/torchscript_capabilities.inc";
+}
+#endif
+
 }  // namespace
 }  // namespace nncheck

@@ -189,9 +189,17 @@ Capabilities Backend::baseCapabilities() {
   return caps;
 }
 
+// Measured: the ops of torchscript_capabilities.inc (rebuilt by `nncheck probe --backend torch
+// --write-table`), weighted by the share of single-op models the translation expressed.
 Capabilities Backend::capabilities() const {
+  static const std::vector<std::pair<std::string, double>> kProbed = {
+#include "torchscript/torchscript_capabilities.inc"
+  };
   Capabilities caps = baseCapabilities();
-  for (const auto& [op, emit] : emitters()) caps.ops.push_back(op);
+  for (const auto& [op, share] : kProbed) {
+    caps.ops.push_back(op);
+    caps.opWeights[op] = share;
+  }
   return caps;
 }
 
