@@ -15,20 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 using nncheck::opencv::Config;
 
-// The ops a known failure in the corpus points at: the first diverging op of a mismatch, every
-// op of a crash, hang or error.
-std::set<std::string> opsWithKnownBugs() {
-  std::set<std::string> ops;
-  for (const nncheck::CorpusCase& c : nncheck::loadCorpus(OPENCV_CORPUS)) {
-    if (c.knownFailures.empty()) continue;
-    if (!c.divergingOp.empty())
-      ops.insert(c.divergingOp);
-    else
-      ops.insert(c.ops.begin(), c.ops.end());
-  }
-  return ops;
-}
-
 // Open bugs that do not reproduce reliably, so the corpus cannot pin them: OpenCV 4.6 reads
 // uninitialized memory in a single-input Concat with fusion on and in CumSum (the outputs are
 // garbage, or right by chance, or it crashes).
@@ -36,7 +22,7 @@ const std::set<std::string> kFlakyBugs = {"Concat", "CumSum"};
 
 nncheck::Capabilities withoutKnownBugs(const nncheck::Backend& engine) {
   nncheck::Capabilities caps = engine.capabilities();
-  std::set<std::string> buggy = opsWithKnownBugs();
+  std::set<std::string> buggy = nncheck::opsWithKnownFailures(OPENCV_CORPUS);
   buggy.insert(kFlakyBugs.begin(), kFlakyBugs.end());
   std::erase_if(caps.ops, [&](const std::string& op) { return buggy.count(op) > 0; });
   return caps;

@@ -16,22 +16,9 @@ namespace {
 using nncheck::torchscript::Config;
 using nncheck::torchscript::Level;
 
-// The ops a known failure in the corpus points at.
-std::set<std::string> opsWithKnownBugs() {
-  std::set<std::string> ops;
-  for (const nncheck::CorpusCase& c : nncheck::loadCorpus(TORCH_CORPUS)) {
-    if (c.knownFailures.empty()) continue;
-    if (!c.divergingOp.empty())
-      ops.insert(c.divergingOp);
-    else
-      ops.insert(c.ops.begin(), c.ops.end());
-  }
-  return ops;
-}
-
 nncheck::Capabilities withoutKnownBugs(const nncheck::Backend& engine) {
   nncheck::Capabilities caps = engine.capabilities();
-  const std::set<std::string> buggy = opsWithKnownBugs();
+  const std::set<std::string> buggy = nncheck::opsWithKnownFailures(TORCH_CORPUS);
   std::erase_if(caps.ops, [&](const std::string& op) { return buggy.count(op) > 0; });
   return caps;
 }

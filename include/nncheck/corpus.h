@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,10 @@ std::vector<std::filesystem::path> corpusCaseDirs(const std::filesystem::path& c
 // Every case under `corpus`, sorted by folder; throws nncheck::Error naming a broken one.
 std::vector<CorpusCase> loadCorpus(const std::filesystem::path& corpus);
 CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
+// The ops the known failures of `corpus` point at: the first diverging op of a mismatch, every
+// op of a crash, hang or error. A suite leaves them out of its generated properties, so that it
+// is green while those bugs are open and red on anything new, while the corpus pins them.
+std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus);
 // The one reader of nncheck.json: fills the seed and the recorded fields of `into` from the
 // file's text; throws nncheck::Error naming `origin` (the file) and what is wrong.
 void readCaseMetadata(const std::string& text, const std::filesystem::path& origin,

@@ -74,6 +74,15 @@ void loadEngineLibrary(const std::string& path);
 // The libraries named by NNCHECK_ENGINE_LIBS (separated by ':'), each loaded once.
 void loadEngineLibrariesFromEnvironment();
 
+// The keys of an engine's configurations (each with a key() that its parse() reads back), as
+// EngineInfo::configurations gives them.
+template <class Config>
+std::vector<std::string> configurationKeys(const std::vector<Config>& configs) {
+  std::vector<std::string> out;
+  for (const Config& c : configs) out.push_back(c.key());
+  return out;
+}
+
 namespace detail {
 struct EngineRegistration {
   explicit EngineRegistration(EngineInfo (*describe)()) { engines().addAtStartup(describe); }

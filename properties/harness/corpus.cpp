@@ -263,4 +263,16 @@ std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {
   return out;
 }
 
+std::set<std::string> opsWithKnownFailures(const fs::path& corpus) {
+  std::set<std::string> ops;
+  for (const CorpusCase& c : loadCorpus(corpus)) {
+    if (c.knownFailures.empty()) continue;
+    if (!c.divergingOp.empty())
+      ops.insert(c.divergingOp);
+    else
+      ops.insert(c.ops.begin(), c.ops.end());
+  }
+  return ops;
+}
+
 }  // namespace nncheck

@@ -152,12 +152,7 @@ NNCHECK_REGISTER_ENGINE(opencv) {
           .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
             return std::make_unique<Backend>(Config::parse(config));
           },
-          .configurations =
-              [] {
-                std::vector<std::string> out;
-                for (const Config& c : configurations()) out.push_back(c.key());
-                return out;
-              },
+          .configurations = [] { return configurationKeys(configurations()); },
           .baseCapabilities = &Backend::baseCapabilities};
 }
 

@@ -37,39 +37,23 @@ constexpr std::pair<Level, const char*> kLevels[] = {{Level::Eager, "eager"},
 // optimized plan.
 constexpr int kRunsBeforeOptimizedPlan = 2;
 
+// The dtypes the engine exchanges with ATen, both ways.
+constexpr std::pair<DType, c10::ScalarType> kScalarTypes[] = {{DType::Float32, c10::kFloat},
+                                                              {DType::Float64, c10::kDouble},
+                                                              {DType::Int64, c10::kLong},
+                                                              {DType::Int32, c10::kInt},
+                                                              {DType::Bool, c10::kBool}};
+
 c10::ScalarType scalarType(DType t, const std::string& name) {
-  switch (t) {
-    case DType::Float32:
-      return c10::kFloat;
-    case DType::Float64:
-      return c10::kDouble;
-    case DType::Int64:
-      return c10::kLong;
-    case DType::Int32:
-      return c10::kInt;
-    case DType::Bool:
-      return c10::kBool;
-    default:
-      throw Unsupported("dtype", "torchscript: '" + name + "' is " + std::string(dtypeName(t)));
-  }
+  for (auto [ours, aten] : kScalarTypes)
+    if (ours == t) return aten;
+  throw Unsupported("dtype", "torchscript: '" + name + "' is " + std::string(dtypeName(t)));
 }
 
 DType dtypeOf(c10::ScalarType t, const std::string& name) {
-  switch (t) {
-    case c10::kFloat:
-      return DType::Float32;
-    case c10::kDouble:
-      return DType::Float64;
-    case c10::kLong:
-      return DType::Int64;
-    case c10::kInt:
-      return DType::Int32;
-    case c10::kBool:
-      return DType::Bool;
-    default:
-      throw Error("torchscript: output '" + name + "' has ATen type " +
-                  std::string(c10::toString(t)));
-  }
+  for (auto [ours, aten] : kScalarTypes)
+    if (aten == t) return ours;
+  throw Error("torchscript: output '" + name + "' has ATen type " + std::string(c10::toString(t)));
 }
 
 at::Tensor toTorch(const Tensor& t, const std::string& name) {
@@ -253,12 +237,7 @@ NNCHECK_REGISTER_ENGINE(torchscript) {
           .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
             return std::make_unique<Backend>(Config::parse(config));
           },
-          .configurations =
-              [] {
-                std::vector<std::string> out;
-                for (const Config& c : configurations()) out.push_back(c.key());
-                return out;
-              },
+          .configurations = [] { return configurationKeys(configurations()); },
           .baseCapabilities = &Backend::baseCapabilities};
 }
 

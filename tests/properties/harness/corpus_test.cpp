@@ -87,3 +87,33 @@ TEST(Corpus, MetadataOutsideWhatNncheckWritesIsRefusedNamingTheFile) {
 
 }  // namespace
 }  // namespace nncheck
+
+namespace nncheck {
+namespace {
+
+// A mismatch known in one configuration points at its first diverging op; an error at every op
+// of its model; a failure no configuration knows points at nothing.
+TEST(Corpus, OpsWithKnownFailuresAreTheDivergingOrAllOps) {
+  testing::TempDir dir("known_ops");
+  GeneratorConfig small;
+  small.nodes = 3;
+  const TestCase tc = makeTestCase(small, 7);
+  FailureInfo mismatch;
+  mismatch.divergence = Divergence{};
+  mismatch.divergence->opType = "Sigmoid";
+  mismatch.ops = {"Relu", "Sigmoid"};
+  mismatch.knownFailures = {{"level=eager", Outcome::Mismatch}};
+  saveFailure(dir.path(), "A.Mismatch", tc, mismatch);
+  FailureInfo error;
+  error.kind = Outcome::Error;
+  error.ops = {"Tile", "Gather"};
+  error.knownFailures = {{"fusion=on", Outcome::Error}};
+  saveFailure(dir.path(), "B.Error", makeTestCase(small, 8), error);
+  FailureInfo open;
+  open.ops = {"Conv"};
+  saveFailure(dir.path(), "C.Open", makeTestCase(small, 9), open);
+  EXPECT_EQ(opsWithKnownFailures(dir.path()), (std::set<std::string>{"Sigmoid", "Tile", "Gather"}));
+}
+
+}  // namespace
+}  // namespace nncheck
