@@ -151,10 +151,8 @@ void emitSlice(NodeEmit& e) {
       s = n - 1 - s;  // positions in the flipped axis
       t = n - 1 - t;
     }
-    const int64_t len = e.outShape(0)[static_cast<size_t>(a)];
-    ranges[static_cast<size_t>(a)] = std::to_string(s) + ":" +
-                                     std::to_string(len == 0 ? s : std::max(s, t)) + ":" +
-                                     std::to_string(step > 0 ? step : -step);
+    ranges[static_cast<size_t>(a)] = std::to_string(s) + ":" + std::to_string(std::max(s, t)) +
+                                     ":" + std::to_string(step > 0 ? step : -step);
   }
   std::string x = e.in(0);
   if (!flipped.empty()) x = "torch.flip(" + x + ", " + pyInts(flipped) + ")";

@@ -222,6 +222,8 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
     for (size_t i = 0; i < script.outputs.size(); ++i)
       out[script.outputs[i]] = fromTorch(outs.at(i).toTensor(), script.outputs[i]);
     return out;
+  } catch (const Error&) {
+    throw;  // ours (an input of a dtype ATen is not given), already named
   } catch (const c10::Error& e) {
     throw Error("torchscript (" + config_.describe() + "): " + e.what_without_backtrace());
   } catch (const std::exception& e) {  // torch::jit::ErrorReport and the like
