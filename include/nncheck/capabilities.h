@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nncheck/dtype.h"
@@ -23,6 +24,17 @@ struct Capabilities {
   // Relative frequency per op, e.g. the share of an op's models the engine accepts (see
   // nncheck/probe.h), so the generator spends little on what the engine mostly rejects.
   std::map<std::string, double> opWeights;
+
+  // These capabilities with the ops of a probed table (the rows `nncheck probe --write-table`
+  // writes, {"Abs", 1.00}), each weighted by its share.
+  Capabilities withProbedOps(const std::vector<std::pair<std::string, double>>& table) const {
+    Capabilities c = *this;
+    for (const auto& [op, share] : table) {
+      c.ops.push_back(op);
+      c.opWeights[op] = share;
+    }
+    return c;
+  }
 };
 
 }  // namespace nncheck

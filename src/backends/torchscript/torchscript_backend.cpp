@@ -179,12 +179,7 @@ Capabilities Backend::capabilities() const {
   static const std::vector<std::pair<std::string, double>> kProbed = {
 #include "torchscript/torchscript_capabilities.inc"
   };
-  Capabilities caps = baseCapabilities();
-  for (const auto& [op, share] : kProbed) {
-    caps.ops.push_back(op);
-    caps.opWeights[op] = share;
-  }
-  return caps;
+  return baseCapabilities().withProbedOps(kProbed);
 }
 
 TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
