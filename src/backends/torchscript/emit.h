@@ -43,7 +43,6 @@ class NodeEmit {
   float attrFloat(const char* name, float fallback) const;
   std::string attrString(const char* name, const std::string& fallback) const;
   std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
-  bool hasAttr(const char* name) const { return node_.attribute(name) != nullptr; }
 
   // Output k = expr.
   void assign(size_t k, const std::string& expr);

@@ -1,6 +1,8 @@
 // Conv, ConvTranspose, the pools, normalization, Softmax, MatMul and Gemm. ONNX's windows take
 // any pads per side; ATen's take one pad per axis, so uneven pads are applied first
 // (constant_pad_nd) or cut after, with the window geometry ONNX's kernels use (ops/window.h).
+#include <optional>
+
 #include "ops/window.h"
 #include "torchscript/emit.h"
 
@@ -24,12 +26,6 @@ std::string padList(const Shape& begin, const Shape& end) {
     p.push_back(end[a]);
   }
   return pyInts(p);
-}
-
-bool zero(const Shape& s) {
-  for (int64_t v : s)
-    if (v) return false;
-  return true;
 }
 
 // The output size ATen's pools give for this geometry with symmetric pad p (ceil mode drops a
@@ -140,7 +136,7 @@ void emitAveragePool(NodeEmit& e) {
   const std::string flags = std::string(ceil ? "True" : "False") + ", ";
   if (std::optional<Shape> pads = atenPoolPads(e, w, ceil)) {
     e.assign(0, fn + e.in(0) + rest + pyInts(*pads) + ", " + flags +
-                    (includePad || zero(*pads) ? "True" : "False") + ")");
+                    (includePad ? "True" : "False") + ")");
     return;
   }
   requireSizesWithoutPads(e, w, ceil);

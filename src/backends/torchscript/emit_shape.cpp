@@ -1,6 +1,7 @@
 // Reshaping, slicing, indexing, padding, Resize and the reductions. Every shape is static, so
 // output shapes come from the model's inferred types; negative axes and indices are normalized
 // here, as ONNX defines them.
+#include <algorithm>
 #include <numeric>
 
 #include "torchscript/emit.h"

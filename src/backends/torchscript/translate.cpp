@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include "nncheck/error.h"
 #include "torchscript/emit.h"
