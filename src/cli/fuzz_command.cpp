@@ -8,7 +8,7 @@
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
 #include "cli/engines.h"
-#include "cli/pattern_options.h"
+#include "cli/generation_options.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 
@@ -21,7 +21,7 @@ struct FuzzOptions {
   int64_t cases = 0;
   uint64_t seed = 1;
   int nodes = 10;
-  PatternOptions patterns;
+  GenerationOptions generation;
   std::string corpus = "nncheck-corpus";
   bool markKnown = false;
   bool noLearn = false;
@@ -41,7 +41,7 @@ int fuzz(const FuzzOptions& o) {
     if (o.maxFindings < 0) throw Error("--max-findings: expected a non-negative number");
     if (o.nodes < 1) throw Error("--nodes: expected a positive number");
     c.generator = configFor(engines.list.front().backend->capabilities(), o.nodes);
-    applyPatternOptions(o.patterns, c.generator);
+    applyGenerationOptions(o.generation, c.generator);
   } catch (const Error& e) {
     std::cerr << "nncheck fuzz: error: " << e.what() << "\n";
     return 2;
@@ -140,7 +140,7 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the first case (case i uses seed + i)")
       ->capture_default_str();
   cmd->add_option("--nodes", o->nodes, "nodes per generated model")->capture_default_str();
-  addPatternOptions(cmd, o->patterns);
+  addGenerationOptions(cmd, o->generation);
   cmd->add_option("--corpus", o->corpus, "where new failures are saved")->capture_default_str();
   cmd->add_flag("--mark-known", o->markKnown,
                 "save findings as known failures of the configurations they fail in "

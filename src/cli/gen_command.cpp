@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/pattern_options.h"
+#include "cli/generation_options.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
@@ -29,8 +29,8 @@ struct GenOptions {
   uint64_t seed = 1;
   int count = 10;
   GeneratorConfig cfg;
-  std::string ops, denyOps, dtypes;
-  PatternOptions patterns;
+  std::string ops, denyOps;
+  GenerationOptions generation;
   std::string out;
   bool stats = false;
   bool check = false;
@@ -147,11 +147,7 @@ int run(GenOptions o) {
   try {
     o.cfg.ops = splitList(o.ops);
     o.cfg.denyOps = splitList(o.denyOps);
-    if (!o.dtypes.empty()) {
-      o.cfg.dtypes.clear();
-      for (const auto& d : splitList(o.dtypes)) o.cfg.dtypes.push_back(dtypeFromName(d));
-    }
-    applyPatternOptions(o.patterns, o.cfg);
+    applyGenerationOptions(o.generation, o.cfg);
   } catch (const std::exception& e) {
     std::cerr << "nncheck gen: error: " << e.what() << "\n";
     return 2;
@@ -211,9 +207,7 @@ void addGenCommand(CLI::App& app) {
   cmd->add_option("--nodes", o->cfg.nodes, "nodes per model")->capture_default_str();
   cmd->add_option("--ops", o->ops, "comma-separated ops to use (default: all registered)");
   cmd->add_option("--deny-ops", o->denyOps, "comma-separated ops never to use");
-  addPatternOptions(cmd, o->patterns);
-  cmd->add_option("--dtypes", o->dtypes,
-                  "comma-separated dtypes of graph values (default: float32,int64,bool)");
+  addGenerationOptions(cmd, o->generation);
   cmd->add_option("--opset", o->cfg.opset, "ONNX opset, 13..17")->capture_default_str();
   cmd->add_option("--max-dim", o->cfg.maxDim, "largest dim of a graph input")
       ->capture_default_str();

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ops/gradients.h"
+#include "ops/stability.h"
 
 namespace nncheck::ops {
 namespace {
@@ -41,6 +42,15 @@ void registerCastClipWhere(Registry& reg) {
             return a;
           }())
           .shapeRule([](auto& r) { r.output(0, r.dims(0), static_cast<DType>(r.attrInt("to"))); })
+          // A float cast to an integer truncates, to bool tests for 0: steps where an
+          // engine's last-ulp difference upstream flips the result.
+          .stability([](StabilityCall& s) {
+            const auto to = static_cast<DType>(s.kernel().attrInt("to"));
+            if (to == DType::Bool)
+              awayFromZero(s);
+            else if (isIntegerDType(to))
+              awayFromSteps(s, 0.0);
+          })
           .kernel([](KernelCall& k) {
             visitCompute(k.in(0).dtype(), [&]<class From>() {
               visitCompute(k.out(0).dtype(), [&]<class To>() {

@@ -166,6 +166,7 @@ void registerElementwiseBinary(Registry& reg) {
                                   "floating-point Mod needs fmod=1");
                           r.output(0, broadcastDims(r, {0, 1}));
                         })
+                        .stability(awayFromMultiples)
                         .kernel([](KernelCall& k) {
                           bool cStyle = k.attrInt("fmod") == 1;
                           mapBinary(k, [cStyle](auto a, auto b) {

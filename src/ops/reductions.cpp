@@ -137,6 +137,33 @@ void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) 
   }
 }
 
+// ReduceProd's value domain: per reduced group, the product of the factors above 1 in magnitude
+// and that of the nonzero ones below 1 stay well inside the dtype's normal range. Every partial
+// product in any order lies between the two, so no engine's order overflows or flushes to 0
+// where the reference, accumulating in double, does not. Offending factors move toward 1.
+void productsInRange(StabilityCall& s, const std::vector<int64_t>& axes) {
+  const Tensor& x = s.in(0);
+  if (!isFloatDType(x.dtype())) return;
+  // 0.8 of the largest and of the smallest normal binary exponent.
+  const double limit = x.dtype() == DType::Float16 ? 11 : x.dtype() == DType::Float32 ? 100 : 800;
+  const std::vector<int64_t> map = reductionMap(x.shape(), axes);
+  const size_t groups =
+      map.empty() ? 0 : static_cast<size_t>(*std::max_element(map.begin(), map.end())) + 1;
+  std::vector<double> up(groups, 0.0), down(groups, 0.0);  // sums of log2|x|
+  for (size_t e = 0; e < map.size(); ++e) {
+    const double a = std::fabs(x.toDouble(static_cast<int64_t>(e)));
+    if (a == 0 || !std::isfinite(a)) continue;
+    (a > 1 ? up : down)[static_cast<size_t>(map[e])] += std::log2(a);
+  }
+  for (size_t e = 0; e < map.size(); ++e) {
+    const double v = x.toDouble(static_cast<int64_t>(e)), a = std::fabs(v);
+    const size_t o = static_cast<size_t>(map[e]);
+    if (a == 0 || !std::isfinite(a)) continue;
+    if (a > 1 && up[o] > limit) s.tooClose(0, static_cast<int64_t>(e), v > 0 ? -1 : 1);
+    if (a < 1 && down[o] < -limit) s.tooClose(0, static_cast<int64_t>(e), v > 0 ? 1 : -1);
+  }
+}
+
 OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsInput) {
   OpSpec s(std::move(type), minVersion);
   s.types("T", numericTypes()).input("data", "T");
@@ -161,6 +188,13 @@ OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsI
     auto axes = reducedAxes(r, axesAsInput, noop);
     visitCompute(k.in(0).dtype(), [&]<class T>() { reduceKernel<T>(k, axes, kind); });
   });
+  if (kind == Reduce::Prod)
+    s.stability([axesAsInput](StabilityCall& c) {
+      Rule<int64_t> r = concreteRule(c.kernel());
+      bool noop = false;
+      const std::vector<int64_t> axes = reducedAxes(r, axesAsInput, noop);
+      productsInRange(c, axes);
+    });
   s.gradient([axesAsInput, kind](GradCall& g) {
     std::vector<double>* dx = g.dIn(0);
     const std::vector<double>* dy = g.dOut(0);
@@ -220,21 +254,27 @@ OpSpec argExtreme(std::string type) {
             const bool last = k.attrInt("select_last_index") != 0;
             const int64_t outer = sp.outer, inner = sp.inner, n = sp.size;
             auto y = k.out(0).span<int64_t>();
-            for (int64_t o = 0; o < outer; ++o)
-              for (int64_t i = 0; i < inner; ++i) {
-                int64_t best = 0;
-                double bv = k.in(0).toDouble(o * n * inner + i);
-                for (int64_t j = 1; j < n; ++j) {
-                  double v = k.in(0).toDouble((o * n + j) * inner + i);
-                  bool better =
-                      IsMax ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv));
-                  if (better) {
-                    best = j;
-                    bv = v;
+            // Compared in the element's own arithmetic type: int64 values near 2^63 that
+            // differ collapse to one double, which would make a tie that is not there.
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              auto x = k.in(0).span<T>();
+              auto at = [&](int64_t e) { return static_cast<Arith<T>>(x[static_cast<size_t>(e)]); };
+              for (int64_t o = 0; o < outer; ++o)
+                for (int64_t i = 0; i < inner; ++i) {
+                  int64_t best = 0;
+                  auto bv = at(o * n * inner + i);
+                  for (int64_t j = 1; j < n; ++j) {
+                    auto v = at((o * n + j) * inner + i);
+                    bool better =
+                        IsMax ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv));
+                    if (better) {
+                      best = j;
+                      bv = v;
+                    }
                   }
+                  y[static_cast<size_t>(o * inner + i)] = best;
                 }
-                y[static_cast<size_t>(o * inner + i)] = best;
-              }
+            });
           }));
 }
 

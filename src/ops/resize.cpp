@@ -1,5 +1,7 @@
 // Resize, nearest and (multi)linear, with ONNX's coordinate transformations. Cubic and
 // tf_crop_and_resize are declared unsupported.
+#include "ops/resize.h"
+
 #include <cmath>
 
 #include "ops/gradients.h"
@@ -137,7 +139,8 @@ void resizeKernel(KernelCall& k) {
     resizeTerms(k, k.out(0).shape(), [&](int64_t o, int64_t i, double w) {
       acc[static_cast<size_t>(o)] += w * toDouble(xv[static_cast<size_t>(i)]);
     });
-    for (size_t o = 0; o < acc.size(); ++o) yv[o] = fromDouble<T>(acc[o]);
+    for (size_t o = 0; o < acc.size(); ++o)
+      yv[o] = fromDouble<T>(isFloatLike<T> ? acc[o] : snapResizedInteger(acc[o]));
   });
 }
 

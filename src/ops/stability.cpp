@@ -35,6 +35,15 @@ void awayFromSteps(StabilityCall& s, double offset) {
   }
 }
 
+void awayFromZero(StabilityCall& s) {
+  const Tensor& x = s.in(0);
+  if (!isFloatDType(x.dtype())) return;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const double v = x.toDouble(i);
+    if (std::fabs(v) < stableMargin(0)) s.tooClose(0, i, v >= 0 ? 1 : -1);
+  }
+}
+
 void apartFromEachOther(StabilityCall& s) {
   const KernelCall& k = s.kernel();
   const Tensor& a = s.in(0);
@@ -49,6 +58,29 @@ void apartFromEachOther(StabilityCall& s) {
                      const double dir = x >= y ? 1 : -1;
                      s.tooClose(0, off[0], dir);
                      s.tooClose(1, off[1], -dir);
+                   });
+}
+
+void awayFromMultiples(StabilityCall& s) {
+  const Tensor& a = s.in(0);
+  const Tensor& b = s.in(1);
+  const Node& n = s.kernel().node();
+  if (!isFloatDType(a.dtype()) || n.inputs[0] == n.inputs[1]) return;  // x mod x is exactly 0
+  constexpr double kLargest = 1e3;
+  forEachBroadcast(broadcastOf(a.shape(), b.shape()), {&a.shape(), &b.shape()},
+                   [&](int64_t, const std::vector<int64_t>& off) {
+                     const double x = a.toDouble(off[0]), y = b.toDouble(off[1]);
+                     if (!std::isfinite(x) || !std::isfinite(y) || y == 0) return;
+                     const double q = x / y;
+                     // Moving x by dir * sign(y) moves q by dir.
+                     const double toward = y > 0 ? 1 : -1;
+                     if (std::fabs(q) > kLargest) {
+                       s.tooClose(0, off[0], q > 0 ? -toward : toward);
+                       return;
+                     }
+                     const double d = q - std::nearbyint(q);
+                     if (std::fabs(d) < stableMargin(std::fabs(q)))
+                       s.tooClose(0, off[0], d >= 0 ? toward : -toward);
                    });
 }
 

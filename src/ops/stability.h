@@ -16,9 +16,16 @@ inline double stableMargin(double magnitude) { return 1e-4 * std::max(1.0, magni
 // +-1e3, where float32 still resolves such a margin.
 void awayFromSteps(StabilityCall& s, double offset);
 
+// Input 0 away from 0 (Cast to bool, where any nonzero is true).
+void awayFromZero(StabilityCall& s);
+
 // Inputs 0 and 1 (broadcast) apart from each other (Less, Greater, Equal), unless they are the
 // same value.
 void apartFromEachOther(StabilityCall& s);
+
+// Input 0 (broadcast against input 1) away from the multiples of input 1, where a - trunc(a / b) b
+// jumps by b (float Mod), and the quotient within +-1e3.
+void awayFromMultiples(StabilityCall& s);
 
 // Along the `axis` attribute of input 0, the largest (isMax) or smallest element apart from the
 // runner-up (ArgMax, ArgMin).

@@ -70,8 +70,10 @@ TEST_F(FuzzCommand, ACampaignAgainstOpenCVFindsSavesAndSummarizes) {
 }
 
 TEST_F(FuzzCommand, TheReferenceAgainstItselfFindsNothing) {
-  auto o =
-      runCli("fuzz --backend reference --cases 100 --fail-on-new --corpus " + corpus_.string());
+  auto o = runCli(
+      "fuzz --backend reference --cases 100 --dtypes float32,float64,int64,bool "
+      "--fail-on-new --corpus " +
+      corpus_.string());
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("distinct failures: 0"), std::string::npos) << o.output;
   EXPECT_FALSE(fs::exists(corpus_));
@@ -87,6 +89,7 @@ TEST_F(FuzzCommand, BadArgumentsAreNamed) {
            {"fuzz --nodes 0", "--nodes"},
            {"fuzz --max-findings -1", "--max-findings"},
            {"fuzz --pair-weights 'Relu>Frob=2'", "Relu>Frob"},
+           {"fuzz --dtypes float32,float33", "--dtypes: "},
            {"reduce /nonexistent/case --backend reference", "/nonexistent/case"}}) {
     auto o = runCli(args);
     EXPECT_EQ(o.status, 2) << args << "\n" << o.output;

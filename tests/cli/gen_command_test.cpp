@@ -88,6 +88,7 @@ TEST_F(GenCommand, BadOptionsAreErrorsNamingTheOption) {
   EXPECT_NE(o.output.find("Frob"), std::string::npos) << o.output;
   o = runCli("gen --dtypes float33 --count 1");
   EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.output.find("--dtypes: "), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("float33"), std::string::npos) << o.output;
   o = runCli("gen --opset 8 --count 1");
   EXPECT_EQ(o.status, 2);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ops/resize.h"
 #include "torchscript/emit.h"
 
 namespace nncheck::torchscript {
@@ -270,10 +271,15 @@ void emitResize(NodeEmit& e) {
     e.assign(0, "torch." + fn + "(" + e.in(0) + ", " + size + ", " + align + scale + ")");
     return;
   }
-  // ATen upsamples floats only; the reference interpolates integers in double too.
+  // ATen upsamples floats only; the reference interpolates integers in double too, snapping
+  // near-integers before the truncation.
+  const std::string y = e.let("torch." + fn + "(" + e.in(0) + ".to(" + torchDtype(DType::Float64) +
+                              "), " + size + ", " + align + scale + ")");
+  const std::string nearestInt = e.let("torch.round(" + y + ")");
   assignAsInteger(e, 0,
-                  "torch." + fn + "(" + e.in(0) + ".to(" + torchDtype(DType::Float64) + "), " +
-                      size + ", " + align + scale + ")",
+                  "torch.where(torch.abs(" + y + " - " + nearestInt +
+                      ") <= " + pyFloat(ops::kResizeIntegerSnap) + " * (1.0 + torch.abs(" + y +
+                      ")), " + nearestInt + ", " + y + ")",
                   e.outDtype(0));
 }
 

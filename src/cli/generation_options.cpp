@@ -1,4 +1,4 @@
-#include "cli/pattern_options.h"
+#include "cli/generation_options.h"
 
 #include <sstream>
 
@@ -39,7 +39,9 @@ std::vector<std::string> splitList(const std::string& s) {
   return out;
 }
 
-void addPatternOptions(CLI::App* cmd, PatternOptions& o) {
+void addGenerationOptions(CLI::App* cmd, GenerationOptions& o) {
+  cmd->add_option("--dtypes", o.dtypes,
+                  "comma-separated dtypes of graph values (default: float32,int64,bool)");
   cmd->add_option("--op-weights", o.opWeights,
                   "relative op frequencies, e.g. Conv=3,Relu=0.5 (default 1)");
   cmd->add_option("--pair-weights", o.pairWeights,
@@ -52,7 +54,17 @@ void addPatternOptions(CLI::App* cmd, PatternOptions& o) {
       ->capture_default_str();
 }
 
-void applyPatternOptions(const PatternOptions& o, GeneratorConfig& cfg) {
+void applyGenerationOptions(const GenerationOptions& o, GeneratorConfig& cfg) {
+  if (!o.dtypes.empty()) {
+    cfg.dtypes.clear();
+    for (const std::string& d : splitList(o.dtypes)) {
+      try {
+        cfg.dtypes.push_back(dtypeFromName(d));
+      } catch (const Error& e) {
+        throw Error(std::string("--dtypes: ") + e.what());
+      }
+    }
+  }
   for (const auto& [op, w] : weightItems(o.opWeights, "--op-weights", "OP=WEIGHT"))
     cfg.opWeights[op] = w;
   for (const auto& [pair, w] :
