@@ -151,11 +151,14 @@ namespace nncheck {
 namespace {
 
 // Each op with a stability check, given inputs sitting on its step (Floor on integers, Less on
-// equal operands, ArgMax on ties) or where it amplifies rounding (Sin of 3000, Tan near pi/2):
-// search moves them off, and the op's check then finds nothing.
+// equal operands, ArgMax on ties, Mod at multiples) or where it amplifies rounding (Sin of 3000,
+// Tan near pi/2, ReduceProd's partial products out of float32's range): search moves them off,
+// and the op's check then finds nothing.
 struct StepCase {
   const char* op;
   std::vector<float> a, b;  // b empty: a unary op
+  std::vector<Attribute> attrs = {};
+  DType out = DType::Undefined;  // Undefined: float32 for unary ops, bool for binary ones
 };
 
 void PrintTo(const StepCase& c, std::ostream* os) { *os << c.op; }
@@ -169,7 +172,12 @@ TEST_P(Flakiness, SearchMovesInputsOffTheStep) {
   m.graph.name = "step";
   const int64_t n = static_cast<int64_t>(c.a.size());
   const bool arg = std::string(c.op).starts_with("Arg");
-  const DType outType = arg ? DType::Int64 : (c.b.empty() ? DType::Float32 : DType::Bool);
+  const std::string op = c.op;
+  const bool reduce = op == "ReduceProd";
+  const DType outType = c.out != DType::Undefined ? c.out
+                        : arg                     ? DType::Int64
+                        : c.b.empty()             ? DType::Float32
+                                                  : DType::Bool;
   m.graph.inputs = {ValueInfo::tensor("a", DType::Float32, {n})};
   TestCase tc{m, {{"a", Tensor::fromVector<float>({n}, c.a)}}};
   std::vector<std::string> ins = {"a"};
@@ -179,23 +187,34 @@ TEST_P(Flakiness, SearchMovesInputsOffTheStep) {
     ins.push_back("b");
   }
   tc.model.graph.nodes = {Node::make(c.op, ins, {"y"}, "step")};
-  tc.model.graph.outputs = {ValueInfo::tensor("y", outType, arg ? Shape{1} : Shape{n})};
+  tc.model.graph.nodes[0].attributes = c.attrs;
+  tc.model.graph.outputs = {ValueInfo::tensor("y", outType, arg || reduce ? Shape{1} : Shape{n})};
   ValueSearchResult r = searchValues(tc);
   EXPECT_FALSE(r.wasFinite) << c.op << ": the inputs on the step must count as unstable";
   ASSERT_TRUE(r.finite) << c.op << ": " << r.violations << " left";
   const auto a = tc.inputs.at("a").span<float>();
+  double product = 1;
   for (size_t i = 0; i < a.size(); ++i) {
     const double x = a[i];
-    const std::string op = c.op;
-    if (op == "Floor" || op == "Ceil") {
+    product *= x;
+    if (op == "Floor" || op == "Ceil" || (op == "Cast" && outType == DType::Int64)) {
       EXPECT_GT(std::fabs(x - std::nearbyint(x)), 1e-5) << op << " " << x;
     }
     if (op == "Round") {
       EXPECT_GT(std::fabs(std::fabs(x - std::floor(x)) - 0.5), 1e-5) << x;
     }
-    if (!c.b.empty()) {
+    if (op == "Cast" && outType == DType::Bool) {
+      EXPECT_GT(std::fabs(x), 1e-5) << x;
+    }
+    if (op == "Mod") {
+      const double q = x / tc.inputs.at("b").span<float>()[i];
+      EXPECT_GT(std::fabs(q - std::nearbyint(q)), 1e-5) << x << " mod " << x / q;
+    } else if (!c.b.empty()) {
       EXPECT_GT(std::fabs(x - tc.inputs.at("b").span<float>()[i]), 1e-5) << op;
     }
+  }
+  if (reduce) {
+    EXPECT_LT(product, 1e30);
   }
   if (arg) {
     std::vector<float> v(a.begin(), a.end());
@@ -213,8 +232,20 @@ INSTANTIATE_TEST_SUITE_P(
         StepCase{"Greater", {-3.0f}, {-3.0f}}, StepCase{"Equal", {0.5f, 0.5f}, {0.5f, 0.5f}},
         StepCase{"Sin", {3000.0f, -3.1416f}, {}},  // ill-conditioned
         StepCase{"Cos", {-1e4f, 1.5708f}, {}}, StepCase{"Tan", {1.5707f, 200.0f}, {}},
-        StepCase{"ArgMax", {0.5f, 0.5f, 0.1f}, {}}, StepCase{"ArgMin", {0.1f, 0.5f, 0.1f}, {}}),
-    [](const auto& info) { return std::string(info.param.op); });
+        StepCase{"ArgMax", {0.5f, 0.5f, 0.1f}, {}}, StepCase{"ArgMin", {0.1f, 0.5f, 0.1f}, {}},
+        StepCase{"Cast", {2.0f, -0.99999994f, 0.5f}, {}, {Attribute::ofInt("to", 7)}, DType::Int64},
+        StepCase{"Cast", {0.0f, 1e-7f, 1.0f}, {}, {Attribute::ofInt("to", 9)}, DType::Bool},
+        StepCase{"Mod",
+                 {3.0f, -1.0f, 0.7f},
+                 {1.5f, 0.5f, 2.0f},
+                 {Attribute::ofInt("fmod", 1)},
+                 DType::Float32},
+        StepCase{"ReduceProd", {1e16f, 1e16f, 2.0f}, {}, {}, DType::Float32}),
+    [](const auto& info) {
+      // Cast twice: named by the dtype it casts to.
+      const StepCase& c = info.param;
+      return std::string(c.op) + (std::string(c.op) == "Cast" ? std::string(dtypeName(c.out)) : "");
+    });
 
 }  // namespace
 }  // namespace nncheck
