@@ -137,6 +137,13 @@ void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) 
   }
 }
 
+// The reduced axes of a concrete call (empty when noop_with_empty_axes leaves data as is).
+std::vector<int64_t> reducedAxesOf(const KernelCall& k, bool axesAsInput) {
+  Rule<int64_t> r = concreteRule(k);
+  bool noop = false;
+  return reducedAxes(r, axesAsInput, noop);
+}
+
 // ReduceProd's value domain: per reduced group, the product of the factors above 1 in magnitude
 // and that of the nonzero ones below 1 stay well inside the dtype's normal range. Every partial
 // product in any order lies between the two, so no engine's order overflows or flushes to 0
@@ -183,26 +190,19 @@ OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsI
   };
   s.shapeRule(rule);
   s.kernel([axesAsInput, kind](KernelCall& k) {
-    Rule<int64_t> r = concreteRule(k);
-    bool noop = false;
-    auto axes = reducedAxes(r, axesAsInput, noop);
+    const std::vector<int64_t> axes = reducedAxesOf(k, axesAsInput);
     visitCompute(k.in(0).dtype(), [&]<class T>() { reduceKernel<T>(k, axes, kind); });
   });
   if (kind == Reduce::Prod)
     s.stability([axesAsInput](StabilityCall& c) {
-      Rule<int64_t> r = concreteRule(c.kernel());
-      bool noop = false;
-      const std::vector<int64_t> axes = reducedAxes(r, axesAsInput, noop);
-      productsInRange(c, axes);
+      productsInRange(c, reducedAxesOf(c.kernel(), axesAsInput));
     });
   s.gradient([axesAsInput, kind](GradCall& g) {
     std::vector<double>* dx = g.dIn(0);
     const std::vector<double>* dy = g.dOut(0);
     if (!dx || !dy) return;
-    Rule<int64_t> r = concreteRule(g.kernel());
-    bool noop = false;
     const std::vector<int64_t> map =
-        reductionMap(g.in(0).shape(), reducedAxes(r, axesAsInput, noop));
+        reductionMap(g.in(0).shape(), reducedAxesOf(g.kernel(), axesAsInput));
     const Tensor& x = g.in(0);
     const Tensor& y = g.out(0);
     const double count =
