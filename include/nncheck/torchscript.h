@@ -48,7 +48,7 @@ class Backend final : public nncheck::Backend {
   // Measured: the ops of torchscript_capabilities.inc (rebuilt by `nncheck probe --backend
   // torch --write-table`), weighted by the share of single-op models translated.
   Capabilities capabilities() const override;
-  // float32, int64 and bool; opset 14; weights may be computed values.
+  // float32, float64, int64 and bool; opset 14; weights may be computed values.
   static Capabilities baseCapabilities();
   // Unsupported when the translation cannot express a node exactly; a libtorch exception while
   // compiling or running becomes an nncheck::Error naming PyTorch's message.

@@ -168,8 +168,13 @@ void addNeuralEmitters(EmitterTable& t) {
   };
   t["BatchNormalization"] = [](NodeEmit& e) {
     if (e.attrInt("training_mode", 0) != 0) e.unsupported("training_mode=1");
-    e.assign(0, "torch.batch_norm(" + e.in(0) + ", " + e.in(1) + ", " + e.in(2) + ", " + e.in(3) +
-                    ", " + e.in(4) + ", False, " + pyFloat(e.attrFloat("momentum", 0.9f)) + ", " +
+    // ONNX lets the parameters' float types differ from X's; ATen wants one, so they take X's.
+    auto param = [&e](size_t i) {
+      return e.dtype(i) == e.dtype(0) ? e.in(i) : e.in(i) + ".to(" + torchDtype(e.dtype(0)) + ")";
+    };
+    e.assign(0, "torch.batch_norm(" + e.in(0) + ", " + param(1) + ", " + param(2) + ", " +
+                    param(3) + ", " + param(4) + ", False, " +
+                    pyFloat(e.attrFloat("momentum", 0.9f)) + ", " +
                     pyFloat(e.attrFloat("epsilon", 1e-5f)) + ", False)");
   };
   t["InstanceNormalization"] = [](NodeEmit& e) {

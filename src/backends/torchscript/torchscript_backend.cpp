@@ -167,7 +167,7 @@ std::string Backend::name() const { return "torchscript (" + config_.describe() 
 
 Capabilities Backend::baseCapabilities() {
   Capabilities caps;
-  caps.dtypes = {DType::Float32, DType::Int64, DType::Bool};
+  caps.dtypes = {DType::Float32, DType::Float64, DType::Int64, DType::Bool};
   caps.opset = 14;
   caps.weightsMustBeInitializers = false;
   return caps;
