@@ -17,7 +17,7 @@ namespace nncheck::shrink {
 namespace {
 
 // The corner of `old` that fits `shape` (every new dim is <= the old one).
-Tensor corner(const Tensor& old, const Shape& shape) {
+Tensor corner(const Tensor& old, const Shape& shape, bool trailing) {
   Tensor t(old.dtype(), shape);
   const size_t sz = dtypeSize(old.dtype());
   const Shape oldStrides = ops::stridesOf(old.shape());
@@ -25,7 +25,8 @@ Tensor corner(const Tensor& old, const Shape& shape) {
   std::vector<int64_t> idx(s.size(), 0);
   for (int64_t o = 0; o < t.size(); ++o) {
     int64_t off = 0;
-    for (size_t a = 0; a < s.size(); ++a) off += idx[a] * oldStrides[a];
+    for (size_t a = 0; a < s.size(); ++a)
+      off += (idx[a] + (trailing ? old.shape()[a] - s[a] : 0)) * oldStrides[a];
     std::memcpy(t.bytes().data() + o * sz, old.bytes().data() + off * sz, sz);
     for (size_t a = s.size(); a-- > 0;) {
       if (++idx[a] < s[a]) break;
@@ -73,12 +74,13 @@ z3::solver shrinkingSolver(z3::context& ctx, const solver::GraphEncoding& e, uns
   return s;
 }
 
-// The case with the solution's numbers, leaf data resized by corner or refilled.
+// The case with the solution's numbers, leaf data cut to a corner or refilled.
 TestCase solved(const TestCase& tc, const solver::GraphEncoding& e, const z3::model& model,
-                bool refill, uint64_t refillSeed) {
+                Fill fill, uint64_t refillSeed) {
   Rng rng(refillSeed);
   return e.apply(model, tc, [&](const Tensor& old, const Shape& shape) {
-    if (!refill || shape == old.shape()) return corner(old, shape);
+    if (fill != Fill::Fresh || shape == old.shape())
+      return corner(old, shape, fill == Fill::Trailing);
     return randomTensor(rng, old.dtype(), shape, ops::ValueDomain::Any, 0);
   });
 }
@@ -86,7 +88,7 @@ TestCase solved(const TestCase& tc, const solver::GraphEncoding& e, const z3::mo
 }  // namespace
 
 std::optional<TestCase> shrinkDim(const TestCase& tc, const std::string& leaf, size_t axis,
-                                  DimTarget target, bool refill) {
+                                  DimTarget target, Fill fill) {
   using Kind = solver::GraphEncoding::Variable::Kind;
   z3::context ctx;
   solver::GraphEncoding e(ctx, tc);
@@ -107,7 +109,7 @@ std::optional<TestCase> shrinkDim(const TestCase& tc, const std::string& leaf, s
     if (target == DimTarget::Smaller) s.add(v.var >= 2 && v.var < old);
   }
   if (!found || solver::checkPreferring(s, prefer) != z3::sat) return std::nullopt;
-  return solved(tc, e, s.get_model(), refill,
+  return solved(tc, e, s.get_model(), fill,
                 tc.seed ^ (static_cast<uint64_t>(axis) << 32) ^ std::hash<std::string>{}(leaf));
 }
 
@@ -132,7 +134,7 @@ std::optional<TestCase> shrinkAllDims(const TestCase& tc) {
     for (const auto* v : dims)
       s.add(v->var >= 1 && v->var <= ctx.int_val(toOne ? 1 : (v->value + 1) / 2));
     if (solver::checkPreferring(s, prefer) == z3::sat)
-      return solved(tc, e, s.get_model(), false, 0);
+      return solved(tc, e, s.get_model(), Fill::Leading, 0);
     s.pop();
   }
   return std::nullopt;

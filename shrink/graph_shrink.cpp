@@ -26,6 +26,7 @@ struct Edit {
     DropAxis,
     AllDims,
     DimToOne,
+    DimToOneTrailing,
     DimToOneRefilled,
     DimToTwo,
     DimSmaller,
@@ -173,6 +174,7 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
     for (size_t a = 0; a < shape.size(); ++a)
       if (shape[a] > 1) {
         edits.push_back({Edit::Kind::DimToOne, a, 0, name});
+        edits.push_back({Edit::Kind::DimToOneTrailing, a, 0, name});
         edits.push_back({Edit::Kind::DimToOneRefilled, a, 0, name});
         if (shape[a] > 2) {
           edits.push_back({Edit::Kind::DimToTwo, a, 0, name});
@@ -217,6 +219,8 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "every dim to 1, or halved";
     case Edit::Kind::DimToOne:
       return "dim " + std::to_string(e.first) + " of " + e.name + " to 1";
+    case Edit::Kind::DimToOneTrailing:
+      return "dim " + std::to_string(e.first) + " of " + e.name + " to 1, its last slice";
     case Edit::Kind::DimToOneRefilled:
       return "dim " + std::to_string(e.first) + " of " + e.name + " to 1, fresh values";
     case Edit::Kind::DimToTwo:
@@ -378,9 +382,11 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
     case Edit::Kind::AllDims:
       return shrink::shrinkAllDims(tc);
     case Edit::Kind::DimToOne:
+      return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::One);
+    case Edit::Kind::DimToOneTrailing:
+      return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::One, shrink::Fill::Trailing);
     case Edit::Kind::DimToOneRefilled:
-      return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::One,
-                               e.kind == Edit::Kind::DimToOneRefilled);
+      return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::One, shrink::Fill::Fresh);
     case Edit::Kind::DimToTwo:
       return shrink::shrinkDim(tc, e.name, e.first, shrink::DimTarget::Two);
     case Edit::Kind::DimSmaller:

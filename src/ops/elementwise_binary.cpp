@@ -140,6 +140,7 @@ void registerElementwiseBinary(Registry& reg) {
   reg.add(std::move(binary("Div", 7, numericTypes(), [](auto a, auto b) { return divide(a, b); })
                         .safe({.awayFromZero = 0.01})
                         .domain(ValueDomain::NonZeroIfInteger)
+                        .stability(quotientRepresentable)
                         .gradient([](GradCall& g) {
                           binaryGradient(g, [](double a, double b, double) {
                             return std::pair{1.0 / b, -a / (b * b)};

@@ -1,6 +1,8 @@
 #include "ops/stability.h"
 
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "ops/kernels.h"
 
@@ -82,6 +84,24 @@ void awayFromMultiples(StabilityCall& s) {
                      if (std::fabs(d) < stableMargin(std::fabs(q)))
                        s.tooClose(0, off[0], d >= 0 ? toward : -toward);
                    });
+}
+
+void quotientRepresentable(StabilityCall& s) {
+  const Tensor& a = s.in(0);
+  const Tensor& b = s.in(1);
+  if (!isIntegerDType(a.dtype())) return;
+  visitCompute(a.dtype(), [&]<class T>() {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      auto x = a.span<T>();
+      auto y = b.span<T>();
+      forEachBroadcast(broadcastOf(a.shape(), b.shape()), {&a.shape(), &b.shape()},
+                       [&](int64_t, const std::vector<int64_t>& off) {
+                         if (x[static_cast<size_t>(off[0])] == std::numeric_limits<T>::min() &&
+                             y[static_cast<size_t>(off[1])] == -1)
+                           s.tooClose(0, off[0], 1);
+                       });
+    }
+  });
 }
 
 void noTiesAlongAxis(StabilityCall& s, bool isMax) {

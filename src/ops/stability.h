@@ -27,6 +27,10 @@ void apartFromEachOther(StabilityCall& s);
 // jumps by b (float Mod), and the quotient within +-1e3.
 void awayFromMultiples(StabilityCall& s);
 
+// Integer inputs 0 and 1 (broadcast) never the type's lowest value over -1 (integer Div), whose
+// quotient the type cannot hold: ONNX leaves the result undefined, and CPUs trap on it.
+void quotientRepresentable(StabilityCall& s);
+
 // Along the `axis` attribute of input 0, the largest (isMax) or smallest element apart from the
 // runner-up (ArgMax, ArgMin).
 void noTiesAlongAxis(StabilityCall& s, bool isMax);

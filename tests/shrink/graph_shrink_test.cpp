@@ -213,6 +213,25 @@ TEST(Shrinking, RankGoesToTheSmallestThatKeepsTheFailure) {
   checkValid(r.testCase.model);
 }
 
+TEST(Shrinking, AFailureAtTheEndOfATensorShrinksToThatElement) {
+  // x * w fails only where 100 meets -100, at [7, 1] of [8, 5] (INT64_MIN / -1 in a real
+  // finding): cutting the rows keeps the last one, and the case reaches one element.
+  TestCase tc = fromNodes({{"x", {8, 5}}, {"w", {8, 5}}},
+                          {Node::make("Mul", {"x", "w"}, {"y"}, "mul")}, {{"y", {8, 5}}});
+  tc.inputs.at("x").span<float>()[7 * 5 + 1] = 100;
+  tc.inputs.at("w").span<float>()[7 * 5 + 1] = -100;
+  auto fails = [](const TestCase& c) {
+    const TensorMap out = runReference(c.model, c.inputs);
+    const Tensor& y = out.begin()->second;
+    for (int64_t i = 0; i < y.size(); ++i)
+      if (y.toDouble(i) == -10000) return true;
+    return false;
+  };
+  ShrinkResult r = shrinkGreedily(tc, fails);
+  EXPECT_EQ(elementCount(shapeOf(r.testCase, "x")), 1) << modelToText(r.testCase.model);
+  EXPECT_EQ(elementCount(shapeOf(r.testCase, "w")), 1) << modelToText(r.testCase.model);
+}
+
 TEST(Shrinking, DroppingAnAxisTakesTheOperandsThatShareIt) {
   // x [1, 3] + w [1, 3]: dropping the first axis of x drops the first of w too, and the sum's.
   TestCase tc = fromNodes({{"x", {1, 3}}, {"w", {1, 3}}},
