@@ -27,31 +27,41 @@ void checkFeed(const ValueInfo& declared, const Tensor& given) {
                 " does not match its declared shape");
 }
 
-// Every float element of `t` times (1 + d), d uniform in [-ulps, ulps] times its dtype's machine
-// epsilon (2^-23 for float32), rounded back to the dtype.
-Tensor perturbed(const Tensor& t, Rng& rng, double ulps) {
-  double unit = 0;
-  switch (t.dtype()) {
+double epsilonOf(DType t) {
+  switch (t) {
     case DType::Float16:
-      unit = 0x1.0p-10;
-      break;
+      return 0x1.0p-10;
     case DType::Float32:
-      unit = 0x1.0p-23;
-      break;
+      return 0x1.0p-23;
     case DType::Float64:
-      unit = 0x1.0p-52;
-      break;
+      return 0x1.0p-52;
     default:
-      return t;
+      return 0;
   }
+}
+
+// Every float element x of `t` times (1 + d eps), d uniform in [-ulps, ulps] and eps its dtype's
+// machine epsilon (2^-23 for float32), rounded back to the dtype. With `absolute` (epsilons per
+// element), moved by d eps absolute[i] instead.
+Tensor perturbed(const Tensor& t, Rng& rng, double ulps,
+                 const std::vector<double>* absolute = nullptr) {
+  const double unit = epsilonOf(t.dtype());
+  if (unit == 0) return t;
   Tensor out = t;
   visitCompute(t.dtype(), [&]<class T>() {
-    if constexpr (ops::isFloatLike<T>)
-      for (T& x : out.span<T>())
-        x = ops::fromDouble<T>(ops::toDouble(x) * (1 + rng.real(-ulps, ulps) * unit));
+    if constexpr (ops::isFloatLike<T>) {
+      auto xs = out.span<T>();
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double v = ops::toDouble(xs[i]), d = rng.real(-ulps, ulps) * unit;
+        xs[i] = ops::fromDouble<T>(absolute ? v + d * absolute->at(i) : v * (1 + d));
+      }
+    }
   });
   return out;
 }
+
+std::vector<const Tensor*> nodeInputs(const Node& node, size_t index, const TensorMap& values,
+                                      std::vector<ops::InputFacts>* facts);
 
 TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll, Rng* perturb = nullptr,
               double ulps = 0) {
@@ -88,6 +98,12 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll, Rng* pe
         it->second = perturbed(it->second, *perturb, ulps);
       }
       outs = runNode(node, n, opset, values);
+      if (spec.outputErrorFn && !outs.empty()) {
+        ops::KernelCall call(spec, node, nodeInputs(node, n, values, nullptr), std::move(outs));
+        const std::vector<double> absolute = spec.outputErrorFn(call);
+        outs = std::move(call.outputs());
+        outs[0] = perturbed(outs[0], *perturb, ulps, &absolute);
+      }
       for (auto& [name, t] : exact) values[name] = std::move(t);
     } else {
       outs = runNode(node, n, opset, values);

@@ -204,6 +204,7 @@ void registerElementwiseBinary(Registry& reg) {
           .shapeRule([](auto& r) {
             r.output(0, broadcastDims(r, {0, 1}));
           })
+          .stability(powerAwayFromSteps)
           .kernel([](KernelCall& k) {
             visitCompute(k.in(0).dtype(), [&]<class T>() {
               visitCompute(k.in(1).dtype(), [&]<class U>() {

@@ -245,6 +245,12 @@ struct OpSpec {
   std::function<void(StabilityCall&)> stabilityFn;  // see StabilityCall
   // Value search keeps |Y| within this (Pow); unset: only the global bound.
   std::optional<double> outputBound;
+  // Per element of output 0, the epsilons of absolute error a correct float implementation may
+  // add beyond computing exactly on slightly perturbed inputs (read by runReferencePerturbed):
+  // LogSoftmax's log of a sum >= 1 is off by about one however small the result; a normalization
+  // computed as x a + b is off by |x a| + |b|, however well the result cancels. A product or
+  // quotient downstream turns such an error into a large relative one.
+  std::function<std::vector<double>(KernelCall&)> outputErrorFn;
 
   // --- builder ---
   OpSpec& types(std::string name, std::vector<DType> allowed) {
@@ -323,6 +329,10 @@ struct OpSpec {
   }
   OpSpec& boundedOutput(double bound) {
     outputBound = bound;
+    return *this;
+  }
+  OpSpec& outputError(std::function<std::vector<double>(KernelCall&)> f) {
+    outputErrorFn = std::move(f);
     return *this;
   }
   OpSpec& tolerance(Tolerance t) {

@@ -86,6 +86,30 @@ void awayFromMultiples(StabilityCall& s) {
                    });
 }
 
+void powerAwayFromSteps(StabilityCall& s) {
+  const Tensor& x = s.in(0);
+  const Tensor& y = s.in(1);
+  if (!isIntegerDType(x.dtype()) || !isFloatDType(y.dtype())) return;
+  constexpr double kLargest = 1e3;
+  forEachBroadcast(broadcastOf(x.shape(), y.shape()), {&x.shape(), &y.shape()},
+                   [&](int64_t, const std::vector<int64_t>& off) {
+                     const double base = x.toDouble(off[0]), e = y.toDouble(off[1]);
+                     if (!std::isfinite(e)) return;
+                     if (base == 0) {
+                       if (std::fabs(e) < stableMargin(0)) s.tooClose(1, off[1], e >= 0 ? 1 : -1);
+                       return;
+                     }
+                     if (base <= 1) return;  // 1^y is 1; a negative base's powers are not searched
+                     const double p = std::pow(base, e);  // grows with e
+                     if (p > kLargest) {
+                       s.tooClose(1, off[1], -1);
+                       return;
+                     }
+                     const double d = p - std::nearbyint(p);
+                     if (std::fabs(d) < stableMargin(p)) s.tooClose(1, off[1], d >= 0 ? 1 : -1);
+                   });
+}
+
 void quotientRepresentable(StabilityCall& s) {
   const Tensor& a = s.in(0);
   const Tensor& b = s.in(1);

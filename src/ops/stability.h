@@ -27,6 +27,11 @@ void apartFromEachOther(StabilityCall& s);
 // jumps by b (float Mod), and the quotient within +-1e3.
 void awayFromMultiples(StabilityCall& s);
 
+// Pow with an integer base and a float exponent (the result truncated to the base's type): the
+// exponent away from 0 where the base is 0 (0^y jumps there), and elsewhere away from where the
+// power crosses an integer, within +-1e3.
+void powerAwayFromSteps(StabilityCall& s);
+
 // Integer inputs 0 and 1 (broadcast) never the type's lowest value over -1 (integer Div), whose
 // quotient the type cannot hold: ONNX leaves the result undefined, and CPUs trap on it.
 void quotientRepresentable(StabilityCall& s);

@@ -185,6 +185,31 @@ TEST(ValueSearch, IntegerDivisionOverflowIsNeverStable) {
   }
 }
 
+// An integer base to a float power is truncated: the exponent moves off 0 where the base is 0,
+// and off the exponents where the power crosses an integer (2^1, 3^2).
+TEST(ValueSearch, IntegerPowersMoveOffTheirSteps) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "pow";
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Int64, {3}),
+                    ValueInfo::tensor("b", DType::Float32, {3})};
+  m.graph.nodes = {Node::make("Pow", {"a", "b"}, {"y"}, "pow")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Int64, {3})};
+  TestCase tc{m,
+              {{"a", Tensor::fromVector<int64_t>({3}, {0, 2, 3})},
+               {"b", Tensor::fromVector<float>({3}, {0.0f, 1.0f, 2.0f})}}};
+  const ValueSearchResult r = searchValues(tc);
+  EXPECT_FALSE(r.wasFinite);
+  ASSERT_TRUE(r.finite) << r.violations << " left";
+  const auto a = tc.inputs.at("a").span<int64_t>();
+  const auto b = tc.inputs.at("b").span<float>();
+  EXPECT_GE(std::fabs(b[0]), 1e-4) << "0^b with b at 0";
+  for (size_t i = 1; i < 3; ++i) {
+    const double p = std::pow(static_cast<double>(a[i]), b[i]);
+    EXPECT_GE(std::fabs(p - std::nearbyint(p)), 1e-4 * p) << a[i] << "^" << b[i];
+  }
+}
+
 class Flakiness : public ::testing::TestWithParam<StepCase> {};
 
 TEST_P(Flakiness, SearchMovesInputsOffTheStep) {

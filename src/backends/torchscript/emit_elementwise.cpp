@@ -86,10 +86,12 @@ void addElementwiseEmitters(EmitterTable& t) {
   };
   t["Pow"] = [](NodeEmit& e) {  // the result has the base's dtype
     const std::string f64 = torchDtype(DType::Float64);
-    if (isFloat(e.dtype(0))) {  // a float64 exponent would promote a float32 base
-      e.assign(0, e.dtype(1) == DType::Float64 && e.dtype(0) == DType::Float32
-                      ? "torch.pow(" + e.in(0) + ".to(" + f64 + "), " + e.in(1) + ").to(" +
-                            torchDtype(DType::Float32) + ")"
+    if (isFloat(e.dtype(0))) {
+      // Float types that differ promote by ATen's rules, under which a 0-d float64 base loses to
+      // a float32 exponent: computed in float64, the result takes the base's type.
+      e.assign(0, isFloat(e.dtype(1)) && e.dtype(1) != e.dtype(0)
+                      ? "torch.pow(" + e.in(0) + ".to(" + f64 + "), " + e.in(1) + ".to(" + f64 +
+                            ")).to(" + torchDtype(e.dtype(0)) + ")"
                       : "torch.pow(" + e.in(0) + ", " + e.in(1) + ")");
       return;
     }
