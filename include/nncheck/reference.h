@@ -29,8 +29,10 @@ TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs);
 // Like runReference, with every float data input (not shape operands) of every node multiplied by
 // (1 + d), d drawn uniformly in [-ulps, ulps] times its dtype's epsilon (2^-23 for float32), afresh
 // for each node and element, from `seed`: the inputs a backward-stable float implementation of each
-// op computes exactly. The spread of a few such runs estimates how far a correct engine may be from
-// the reference (nncheck/tolerance.h, roundingAllowance).
+// op computes exactly. An op that declares an absolute output error (LogSoftmax, the
+// normalizations) also has each output element moved by up to `ulps` times that. The spread of a
+// few such runs estimates how far a correct engine may be from the reference
+// (nncheck/tolerance.h, roundingAllowance).
 TensorMap runReferencePerturbed(const Model& model, const TensorMap& inputs, uint64_t seed,
                                 double ulps);
 

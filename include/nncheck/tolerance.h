@@ -15,8 +15,10 @@
 // it (InstanceNormalization then Tan then Sin: a correct float32 engine ends 1.8e-3 away). When
 // outputs differ beyond the tolerance, the properties estimate how far a correct engine may be
 // on each element (roundingAllowance: the spread of reference runs whose every op reads inputs
-// perturbed by a few ulps, as a backward-stable float implementation's op may) and count a
-// difference as a failure only beyond both. An integer or bool element that a perturbed run
+// perturbed by a few ulps, as a backward-stable float implementation's op may, and where an op
+// is not backward stable in any real engine, its output off by its declared absolute error:
+// LogSoftmax, normalizations computed as x a + b) and count a difference as a failure only
+// beyond both. An integer or bool element that a perturbed run
 // changes (a comparison, Floor or ArgMax near a tie) may differ at all. A failure's report shows
 // its error and the estimate.
 //

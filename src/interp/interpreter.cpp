@@ -98,13 +98,15 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll, Rng* pe
         it->second = perturbed(it->second, *perturb, ulps);
       }
       outs = runNode(node, n, opset, values);
+      for (auto& [name, t] : exact) values[name] = std::move(t);
       if (spec.outputErrorFn && !outs.empty()) {
+        // The error's scale at the exact inputs: perturbed ones may hide it (a constant
+        // instance's variance, 0 exactly, becomes the perturbation's).
         ops::KernelCall call(spec, node, nodeInputs(node, n, values, nullptr), std::move(outs));
         const std::vector<double> absolute = spec.outputErrorFn(call);
         outs = std::move(call.outputs());
         outs[0] = perturbed(outs[0], *perturb, ulps, &absolute);
       }
-      for (auto& [name, t] : exact) values[name] = std::move(t);
     } else {
       outs = runNode(node, n, opset, values);
     }

@@ -64,6 +64,26 @@ INSTANTIATE_TEST_SUITE_P(AllLevels, TorchScriptLevels,
                          ::testing::ValuesIn(torchscript::configurations()),
                          [](const auto& info) { return info.param.describe(); });
 
+// ONNX's Pow has its base's type; ATen promotes, and a 0-d float64 base loses to a float32
+// exponent. Found by the 10-minute campaign as a dtype mismatch.
+TEST(TorchScriptBackend, PowHasItsBasesTypeWhateverATenPromotesTo) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("base", DType::Float64, {}),
+                    ValueInfo::tensor("exponent", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Pow", {"base", "exponent"}, {"y"}, "pow")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float64, {2})};
+  const TensorMap in = {{"base", Tensor::fromVector<double>({}, {3.0})},
+                        {"exponent", Tensor::fromVector<float>({2}, {0.5f, 2.0f})}};
+  const TensorMap want = runReference(m, in);
+  for (const Config& c : torchscript::configurations()) {
+    const TensorMap got = torchscript::Backend(c).run(m, in);
+    ASSERT_EQ(got.at("y").dtype(), DType::Float64) << c.key();
+    EXPECT_NEAR(got.at("y").toDouble(0), want.at("y").toDouble(0), 1e-15) << c.key();
+    EXPECT_EQ(got.at("y").toDouble(1), 9.0) << c.key();
+  }
+}
+
 // A Resize whose coordinate mapping ATen has no equivalent for is unsupported, naming the node.
 TEST(TorchScriptBackend, AnInexpressibleNodeIsUnsupportedNamingIt) {
   TestCase tc;
