@@ -30,7 +30,8 @@ TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs);
 // (1 + d), d drawn uniformly in [-ulps, ulps] times its dtype's epsilon (2^-23 for float32), afresh
 // for each node and element, from `seed`: the inputs a backward-stable float implementation of each
 // op computes exactly. An op that declares an absolute output error (LogSoftmax, the
-// normalizations) also has each output element moved by up to `ulps` times that. The spread of a
+// normalizations) also has each output element moved by up to `ulps` times that, up for odd
+// seeds and down for even ones (a Relu downstream sees both sides in two runs). The spread of a
 // few such runs estimates how far a correct engine may be from the reference
 // (nncheck/tolerance.h, roundingAllowance).
 TensorMap runReferencePerturbed(const Model& model, const TensorMap& inputs, uint64_t seed,

@@ -40,11 +40,20 @@ double epsilonOf(DType t) {
   }
 }
 
+// How a perturbed run moves values: relative errors of up to `ulps` epsilons either way, and the
+// ops' absolute output errors (OpSpec::outputError) `ulps` times over in one direction, `side`:
+// odd seeds up, even seeds down, so that a few runs see both sides of an error a one-sided op
+// downstream (Relu) would clip.
+struct Perturbation {
+  Rng rng;
+  double ulps;
+  double side;
+};
+
 // Every float element x of `t` times (1 + d eps), d uniform in [-ulps, ulps] and eps its dtype's
-// machine epsilon (2^-23 for float32), rounded back to the dtype. With `absolute` (epsilons per
-// element), moved by d eps absolute[i] instead.
-Tensor perturbed(const Tensor& t, Rng& rng, double ulps,
-                 const std::vector<double>* absolute = nullptr) {
+// machine epsilon (2^-23 for float32), rounded back to the dtype. With `absolute` (per element),
+// moved by d eps absolute[i] instead, d uniform in [0, ulps] on the perturbation's side.
+Tensor perturbed(const Tensor& t, Perturbation& p, const std::vector<double>* absolute = nullptr) {
   const double unit = epsilonOf(t.dtype());
   if (unit == 0) return t;
   Tensor out = t;
@@ -52,8 +61,10 @@ Tensor perturbed(const Tensor& t, Rng& rng, double ulps,
     if constexpr (ops::isFloatLike<T>) {
       auto xs = out.span<T>();
       for (size_t i = 0; i < xs.size(); ++i) {
-        const double v = ops::toDouble(xs[i]), d = rng.real(-ulps, ulps) * unit;
-        xs[i] = ops::fromDouble<T>(absolute ? v + d * absolute->at(i) : v * (1 + d));
+        const double v = ops::toDouble(xs[i]);
+        xs[i] = ops::fromDouble<T>(absolute
+                                       ? v + p.side * p.rng.real(0, p.ulps) * unit * absolute->at(i)
+                                       : v * (1 + p.rng.real(-p.ulps, p.ulps) * unit));
       }
     }
   });
@@ -63,8 +74,8 @@ Tensor perturbed(const Tensor& t, Rng& rng, double ulps,
 std::vector<const Tensor*> nodeInputs(const Node& node, size_t index, const TensorMap& values,
                                       std::vector<ops::InputFacts>* facts);
 
-TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll, Rng* perturb = nullptr,
-              double ulps = 0) {
+TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
+              Perturbation* perturb = nullptr) {
   checkStructure(model);
   const Graph& g = model.graph;
   const int64_t opset = model.defaultOpset();
@@ -95,7 +106,7 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll, Rng* pe
             spec.inputSpec(i).role != ops::InputRole::Data)
           continue;
         exact[in] = it->second;
-        it->second = perturbed(it->second, *perturb, ulps);
+        it->second = perturbed(it->second, *perturb);
       }
       outs = runNode(node, n, opset, values);
       for (auto& [name, t] : exact) values[name] = std::move(t);
@@ -105,7 +116,7 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll, Rng* pe
         ops::KernelCall call(spec, node, nodeInputs(node, n, values, nullptr), std::move(outs));
         const std::vector<double> absolute = spec.outputErrorFn(call);
         outs = std::move(call.outputs());
-        outs[0] = perturbed(outs[0], *perturb, ulps, &absolute);
+        outs[0] = perturbed(outs[0], *perturb, &absolute);
       }
     } else {
       outs = runNode(node, n, opset, values);
@@ -237,8 +248,8 @@ TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs) {
 
 TensorMap runReferencePerturbed(const Model& model, const TensorMap& inputs, uint64_t seed,
                                 double ulps) {
-  Rng rng(seed);
-  return run(model, inputs, false, &rng, ulps);
+  Perturbation p{Rng(seed), ulps, seed % 2 == 1 ? 1.0 : -1.0};
+  return run(model, inputs, false, &p);
 }
 
 std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,
