@@ -51,6 +51,10 @@ struct CampaignOptions {
   bool learnUnsupported = true;    // lower the weight of ops the engine rejects
   bool coverageGuided = true;      // mutate cases that reached new coverage (when there is any)
   bool markKnownFailures = false;  // save findings with known_failures = their failing configs
+  // Case i runs on engine i mod n, each in its own persistent worker, so every configuration is
+  // tested (a compiler's optimizing levels, not only its first); else all run on the first.
+  // Either way a failure is triaged across all.
+  bool roundRobin = false;
 };
 
 struct CampaignFinding {

@@ -75,6 +75,7 @@ struct CorpusCase {
   std::filesystem::path dir;
   TestCase testCase;
   std::optional<Outcome> kind;  // failure_kind
+  std::string configuration;    // the configuration it failed in; empty: not recorded
   std::map<std::string, Outcome> knownFailures;
   std::string pattern;
   std::string divergingOp;       // first_diverging_node.op; empty: not localized

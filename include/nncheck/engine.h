@@ -35,6 +35,10 @@ struct EngineInfo {
   // What probing starts from (dtypes, opset, weights); empty function: the engine's own
   // capabilities() with every op.
   std::function<Capabilities()> baseCapabilities{};
+  // The configuration that optimizes least (torch: "level=eager"; OpenCV:
+  // "target=cpu,fusion=off"): a failure that passes there belongs to the optimizations alone.
+  // Empty: the engine has none such.
+  std::string baseline{};
 };
 
 class EngineRegistry {

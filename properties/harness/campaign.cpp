@@ -40,15 +40,14 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
   return out;
 }
 
-// Shrinks a judged failure keeping its kind, localizes it, triages it across the engines.
-// Candidates run on `shrinker` (the persistent worker in campaigns: a fork per candidate costs
-// four times the run); the result is confirmed in a fresh process, and if it does not fail
-// there the shrink is redone in fresh processes. `freshes` holds one per engine, the first
-// engine's first.
-CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const Isolated& shrinker,
-                             const std::vector<Isolated>& freshes, const TestCase& tc,
-                             const Verdict& v, const CampaignOptions& o) {
-  const Isolated& fresh = freshes.front();
+// Shrinks a judged failure of engine `at` keeping its kind, localizes it, triages it across the
+// engines. Candidates run on `shrinker` (the persistent worker in campaigns: a fork per
+// candidate costs four times the run); the result is confirmed in a fresh process, and if it
+// does not fail there the shrink is redone in fresh processes. `freshes` holds one per engine.
+CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t at,
+                             const Isolated& shrinker, const std::vector<Isolated>& freshes,
+                             const TestCase& tc, const Verdict& v, const CampaignOptions& o) {
+  const Isolated& fresh = freshes.at(at);
   const Outcome kind = v.outcome;
   auto shrinkOn = [&](const Isolated& engine) {
     return shrinkGreedily(
@@ -72,8 +71,8 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, const I
   FailureInfo& info = f.info;
   info = recordFailure(last, r.testCase, std::move(d));
   info.property = o.property;
-  info.backend = engines.front().backend->name();
-  info.configuration = engines.front().configuration;
+  info.backend = engines[at].backend->name();
+  info.configuration = engines[at].configuration;
   info.nodesBefore = static_cast<int>(tc.model.graph.nodes.size());
   info.shrinkSteps = r.steps;
   info.shrinkSeconds = r.seconds;
@@ -116,7 +115,7 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
   if (v.outcome == Outcome::Unsupported || v.outcome == Outcome::NonFinite)
     throw Error("the case is no test of " + engines.front().backend->name() + ": " + v.message);
   if (!isFailure(v.outcome)) return std::nullopt;
-  return reduceJudged(engines, freshes.front(), freshes, tc, v, o);
+  return reduceJudged(engines, 0, freshes.front(), freshes, tc, v, o);
 }
 
 int CampaignStats::newFindings() const {
@@ -141,9 +140,11 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   CampaignStats stats;
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  const Isolated primary = isolated(*engines.front().backend, o.timeout, Isolation::Persistent);
+  // One persistent worker per engine that runs cases: the first, or each in turn.
+  std::vector<Isolated> workers;
+  for (size_t e = 0; e < (o.roundRobin ? engines.size() : 1); ++e)
+    workers.push_back(isolated(*engines[e].backend, o.timeout, Isolation::Persistent));
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
-  const Isolated& fresh = freshes.front();
   GeneratorConfig cfg = o.generator;
   std::map<std::string, double> initialWeight;
   std::map<std::string, int> shrunkPerKey;
@@ -161,14 +162,19 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
     TestCase tc = o.coverageGuided ? guide.next(cfg, seed) : makeTestCase(cfg, seed);
     ++stats.cases;
+    const size_t at = static_cast<size_t>(i) % workers.size();
+    const Isolated& primary = workers[at];
+    const Isolated& fresh = freshes[at];
     Verdict v = judgeOn(primary, tc);
     if (o.coverageGuided) {
       guide.observe(tc, v.coverage);
       stats.coverage = guide.stats();
     }
-    std::string key;  // failures: the pre-shrink key
+    // Failures: the pre-shrink key, per configuration when several run cases.
+    const std::string keyPrefix = workers.size() > 1 ? engines[at].configuration + " " : "";
+    std::string key;
     if (isFailure(v.outcome)) {
-      key = preShrinkKey(primary, tc, v);
+      key = keyPrefix + preShrinkKey(primary, tc, v);
       // A failure to be shrunk is confirmed in a fresh process first (the worker may carry
       // damage from an earlier case); a repeat is counted as the worker saw it, since a fresh
       // process costs as much as 40 runs on the worker.
@@ -177,7 +183,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         if (!sameFailure(again, v)) {
           ++stats.unconfirmed;
           v = again;
-          if (isFailure(v.outcome)) key = preShrinkKey(primary, tc, v);
+          if (isFailure(v.outcome)) key = keyPrefix + preShrinkKey(primary, tc, v);
         }
       }
     }
@@ -207,7 +213,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         }
         const auto shrinkStart = Clock::now();
         const double failedAt = elapsed();
-        CampaignFinding f = reduceJudged(engines, primary, freshes, tc, v, o);
+        CampaignFinding f = reduceJudged(engines, at, primary, freshes, tc, v, o);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;

@@ -227,6 +227,8 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
          j.value("known_failures", std::map<std::string, std::string>{}))
       c.knownFailures[config] = outcome("known_failures[\"" + config + "\"]", kind);
     c.pattern = j.value("pattern", std::string());
+    if (j.contains("configuration") && j["configuration"].is_string())
+      c.configuration = j["configuration"].get<std::string>();
     c.ops = j.value("ops", std::vector<std::string>{});
     if (j.contains("first_diverging_node") && j["first_diverging_node"].is_object())
       c.divergingOp = j["first_diverging_node"].value("op", std::string());

@@ -1,6 +1,9 @@
 #include "cli/campaign_engines.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "nncheck/engine.h"
 
 namespace nncheck::cli {
 
@@ -13,15 +16,19 @@ CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o) {
     e.owned.push_back(makeEngine(o.selection, c));
     e.list.push_back({c.empty() ? o.selection.backend : c, e.owned.back().get()});
   }
+  const std::string& baseline = engines().at(o.selection.backend).baseline;
+  if (std::find(configs.begin(), configs.end(), baseline) != configs.end()) e.baseline = baseline;
   return e;
 }
 
 void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o) {
   addEngineSelection(cmd, o.selection, "opencv");
   cmd->add_option(
-      "--config", o.configs,
-      "engine configuration, repeatable (e.g. opencv: fusion=on|off,target=cpu|opencl); "
-      "the first is run, every one is triaged; default: all this machine has");
+         "--config", o.configs,
+         "engine configuration, repeatable (e.g. opencv: fusion=on|off,target=cpu|opencl); "
+         "fuzz runs cases on each in turn, reduce on the first; every one triages each "
+         "failure; default: all this machine has")
+      ->allow_extra_args(false);  // one value each time: the case after it stays positional
   cmd->add_option("--timeout", o.timeout, "seconds per engine run before it counts as a hang")
       ->capture_default_str();
 }
@@ -37,7 +44,7 @@ std::string triageText(const std::map<std::string, Outcome>& triage) {
 
 }  // namespace
 
-void printFinding(size_t i, const CampaignFinding& f) {
+void printFinding(size_t i, const CampaignFinding& f, const std::string& baseline) {
   std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
               std::string(outcomeName(f.info.kind)).c_str(), f.info.nodesBefore, f.info.nodesAfter,
               f.hits, f.info.pattern.c_str());
@@ -46,6 +53,12 @@ void printFinding(size_t i, const CampaignFinding& f) {
     std::printf("       first diverging node: %s\n",
                 diverging.substr(0, diverging.find('\n')).c_str());
   std::printf("       configurations: %s\n", triageText(f.info.triage).c_str());
+  if (auto at = f.info.triage.find(baseline); at != f.info.triage.end())
+    std::printf(isFailure(at->second)
+                    ? "       fails at %s too: the engine's kernels or its adapter, not its "
+                      "optimizations\n"
+                    : "       passes at %s: a bug of the optimizing configurations\n",
+                baseline.c_str());
   if (!f.dir.empty())
     std::printf("       saved: %s\n", f.dir.c_str());
   else if (f.fromCorpus)

@@ -1,6 +1,6 @@
 // What nncheck fuzz and nncheck reduce share: the engine options (--backend, --engine-lib,
-// --config, --timeout), the engines they make (one per configuration, the first run, all
-// triaged), and how a finding prints.
+// --config, --timeout), the engines they make (one per configuration; fuzz runs cases on each in
+// turn, reduce on the first; all triage), and how a finding prints.
 //
 //   CampaignEngineOptions o;
 //   addCampaignEngineOptions(cmd, o);
@@ -19,13 +19,14 @@ namespace nncheck::cli {
 
 struct CampaignEngineOptions {
   EngineSelection selection;
-  std::vector<std::string> configs;  // the first runs the campaign; all are triaged
+  std::vector<std::string> configs;  // default: every configuration this machine has
   double timeout = 10;
 };
 
 struct CampaignEngines {
   std::vector<std::unique_ptr<Backend>> owned;
   std::vector<CampaignEngine> list;
+  std::string baseline;  // EngineInfo::baseline, when it is among the configurations
 };
 
 void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o);
@@ -34,7 +35,8 @@ void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o);
 // nncheck::Error naming what is wrong.
 CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o);
 
-// A finding as the summary table's row i and its details.
-void printFinding(size_t i, const CampaignFinding& f);
+// A finding as the summary table's row i and its details; with the engines' baseline, whether
+// it fails there too (the engine's kernels or its adapter) or only where it optimizes.
+void printFinding(size_t i, const CampaignFinding& f, const std::string& baseline);
 
 }  // namespace nncheck::cli

@@ -31,7 +31,8 @@ void addEngineSelection(CLI::App* cmd, EngineSelection& s, const std::string& de
       ->capture_default_str();
   cmd->add_option("--engine-lib", s.libraries,
                   "a shared library of engines to load (repeatable; also NNCHECK_ENGINE_LIBS, "
-                  "separated by ':')");
+                  "separated by ':')")
+      ->allow_extra_args(false);  // one value each time: a positional after it stays one
 }
 
 std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string& config) {
@@ -63,7 +64,8 @@ void addEnginesCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "engines", "List the engines this nncheck can drive, with their configurations.");
   cmd->add_option("--engine-lib", *libraries,
-                  "a shared library of engines to load first (repeatable)");
+                  "a shared library of engines to load first (repeatable)")
+      ->allow_extra_args(false);
   cmd->callback([libraries] {
     try {
       loadLibraries(*libraries);

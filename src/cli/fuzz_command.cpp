@@ -28,6 +28,7 @@ struct FuzzOptions {
   bool failOnNew = false;
   int64_t maxFindings = 0;
   bool noCoverage = false;
+  bool firstConfigOnly = false;
 };
 
 int fuzz(const FuzzOptions& o) {
@@ -55,10 +56,14 @@ int fuzz(const FuzzOptions& o) {
   c.maxFindings = o.maxFindings;
   c.coverageGuided = !o.noCoverage;
   c.markKnownFailures = o.markKnown;
+  c.roundRobin = !o.firstConfigOnly;
   const bool tty = ::isatty(STDERR_FILENO);
+  std::string configs;
+  for (size_t e = 0; e < (c.roundRobin ? engines.list.size() : 1); ++e)
+    configs += (e ? " " : "") + engines.list[e].configuration;
   std::fprintf(stderr, "nncheck fuzz: %s (%s), %d-node models, seed %llu, %s; corpus %s\n",
-               o.engine.selection.backend.c_str(), engines.list.front().configuration.c_str(),
-               o.nodes, static_cast<unsigned long long>(o.seed),
+               o.engine.selection.backend.c_str(), configs.c_str(), o.nodes,
+               static_cast<unsigned long long>(o.seed),
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
                o.corpus.c_str());
@@ -120,7 +125,7 @@ int fuzz(const FuzzOptions& o) {
                 s.unreadableCorpusCases.size(), s.unreadableCorpusCases.front().c_str());
   std::printf("\ndistinct failures: %zu (%d new)\n", s.findings.size(), s.newFindings());
   if (!s.findings.empty()) std::printf("  #  kind     nodes     hits  pattern\n");
-  for (size_t i = 0; i < s.findings.size(); ++i) printFinding(i, s.findings[i]);
+  for (size_t i = 0; i < s.findings.size(); ++i) printFinding(i, s.findings[i], engines.baseline);
   return o.failOnNew && s.newFindings() > 0 ? 1 : 0;
 }
 
@@ -154,6 +159,9 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_flag("--no-coverage", o->noCoverage,
                 "generate every case afresh even when the engine is compiled with "
                 "-fsanitize-coverage (by default cases that reach new edges are mutated)");
+  cmd->add_flag("--first-config-only", o->firstConfigOnly,
+                "run every case on the first configuration, the others only triaging failures "
+                "(by default cases take the configurations in turn, so each is tested)");
   cmd->callback([o] { setExitCode(fuzz(*o)); });
 }
 

@@ -1,5 +1,6 @@
 // nncheck reduce: one case (saved or hand-made) shrunk, localized and triaged against an engine,
 // and saved.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -25,7 +26,15 @@ int reduce(const ReduceOptions& o) {
   try {
     engines = makeCampaignEngines(o.engine);
     c.timeout = secondsOption("--timeout", o.engine.timeout);
-    tc = loadCase(o.caseDir);
+    const CorpusCase saved = loadCorpusCase(o.caseDir);
+    tc = saved.testCase;
+    // A saved failure reduces on the configuration it failed in, unless --config says.
+    if (o.engine.configs.empty()) {
+      const std::string& failedIn = saved.configuration;
+      auto it = std::find_if(engines.list.begin(), engines.list.end(),
+                             [&](const CampaignEngine& e) { return e.configuration == failedIn; });
+      if (it != engines.list.end()) std::rotate(engines.list.begin(), it, it + 1);
+    }
   } catch (const Error& e) {
     std::cerr << "nncheck reduce: error: " << e.what() << "\n";
     return 2;
@@ -45,7 +54,7 @@ int reduce(const ReduceOptions& o) {
                 std::string(outcomeName(f->info.kind)).c_str(), f->info.nodesBefore,
                 f->info.nodesAfter, f->info.shrinkSteps, f->info.shrinkSeconds);
     std::printf("%s\n", f->info.message.c_str());
-    printFinding(0, *f);
+    printFinding(0, *f, engines.baseline);
     std::printf("model:\n%s", modelToText(f->minimized.model).c_str());
   } catch (const Error& e) {
     std::cerr << "nncheck reduce: error: " << e.what() << "\n";

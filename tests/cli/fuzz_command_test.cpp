@@ -36,8 +36,14 @@ TEST_F(FuzzCommand, ACampaignAgainstOpenCVFindsSavesAndSummarizes) {
         // Debian's OpenCV is not compiled with SanitizerCoverage.
         "coverage: none (the engine is not compiled with -fsanitize-coverage)"})
     EXPECT_NE(o.output.find(needle), std::string::npos) << needle << "\n" << o.output;
+  // Each finding says whether the configuration that optimizes least shows it too.
+  EXPECT_TRUE(o.output.find("passes at target=cpu,fusion=off: a bug of the optimizing") !=
+                  std::string::npos ||
+              o.output.find("fails at target=cpu,fusion=off too") != std::string::npos)
+      << o.output;
   auto saved = loadCorpus(corpus_);
   EXPECT_GE(saved.size(), 1u) << o.output;
+  for (const CorpusCase& c : saved) EXPECT_FALSE(c.configuration.empty()) << c.dir;
   // Same seed, same cases: the second run recognizes what the corpus holds. (OpenCV reads
   // uninitialized memory in some kernels, so a shrink may end elsewhere and add a pattern; a
   // pattern is never stored twice.)
@@ -110,6 +116,12 @@ TEST_F(FuzzCommand, ReduceReportsACaseThatIsNoTestInsteadOfAborting) {
   auto o = runCli("reduce " + dir.string() + " --backend reference --corpus " + corpus_.string());
   EXPECT_EQ(o.status, 1) << o.output;
   EXPECT_NE(o.output.find("graph output 'z' is never computed"), std::string::npos) << o.output;
+  // A repeatable option takes one value each time: the case after it is still the case.
+  auto after = runCli("reduce --backend opencv --config target=cpu,fusion=on " + dir.string() +
+                      " --corpus " + corpus_.string());
+  EXPECT_EQ(after.status, 1) << after.output;
+  EXPECT_NE(after.output.find("graph output 'z' is never computed"), std::string::npos)
+      << after.output;
 }
 
 TEST_F(FuzzCommand, ABrokenSavedCaseIsSkippedNotFatal) {

@@ -148,7 +148,8 @@ NNCHECK_REGISTER_ENGINE(opencv) {
             return std::make_unique<Backend>(Config::parse(config));
           },
           .configurations = [] { return configurationKeys(configurations()); },
-          .baseCapabilities = &Backend::baseCapabilities};
+          .baseCapabilities = &Backend::baseCapabilities,
+          .baseline = "target=cpu,fusion=off"};
 }
 
 }  // namespace nncheck::opencv

@@ -235,7 +235,8 @@ NNCHECK_REGISTER_ENGINE(torchscript) {
             return std::make_unique<Backend>(Config::parse(config));
           },
           .configurations = [] { return configurationKeys(configurations()); },
-          .baseCapabilities = &Backend::baseCapabilities};
+          .baseCapabilities = &Backend::baseCapabilities,
+          .baseline = "level=eager"};
 }
 
 }  // namespace nncheck::torchscript

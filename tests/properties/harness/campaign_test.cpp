@@ -76,6 +76,25 @@ TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
   EXPECT_EQ(loadCorpus(corpus_).size(), s.findings.size());
 }
 
+// With the fused configuration second, a campaign on the first alone never sees the bug; in
+// round robin every configuration runs cases, and the finding names the one that failed.
+TEST_F(Campaign, RoundRobinTestsEveryConfigurationNotOnlyTheFirst) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  const std::vector<CampaignEngine> engines = {{"fusion=off", &unfused}, {"fusion=on", &fused}};
+  CampaignOptions o = options(150);
+  o.corpus.clear();
+  const CampaignStats firstOnly = runCampaign(engines, o);
+  EXPECT_TRUE(firstOnly.findings.empty());
+  o.roundRobin = true;
+  const CampaignStats both = runCampaign(engines, o);
+  ASSERT_FALSE(both.findings.empty());
+  for (const CampaignFinding& f : both.findings) {
+    EXPECT_EQ(f.info.configuration, "fusion=on");
+    EXPECT_EQ(f.info.triage, (std::map<std::string, Outcome>{{"fusion=on", Outcome::Mismatch},
+                                                             {"fusion=off", Outcome::Pass}}));
+  }
+}
+
 TEST_F(Campaign, TheReferenceFindsNothing) {
   CampaignStats s = runCampaign({{"", &reference()}}, options(100));
   EXPECT_EQ(s.findings.size(), 0u);
