@@ -90,9 +90,11 @@ std::vector<std::filesystem::path> corpusCaseDirs(const std::filesystem::path& c
 std::vector<CorpusCase> loadCorpus(const std::filesystem::path& corpus);
 CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
 // The ops the known failures of `corpus` point at: the first diverging op of a mismatch, every
-// op of a crash, hang or error. A suite leaves them out of its generated properties, so that it
-// is green while those bugs are open and red on anything new, while the corpus pins them.
-std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus);
+// op of a crash, hang or error; with a configuration, only of the failures known there. A suite
+// leaves them out of its generated properties, so that it is green while those bugs are open
+// and red on anything new, while the corpus pins them.
+std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus,
+                                           const std::string& configuration = "");
 // The one reader of nncheck.json: fills the seed and the recorded fields of `into` from the
 // file's text; throws nncheck::Error naming `origin` (the file) and what is wrong.
 void readCaseMetadata(const std::string& text, const std::filesystem::path& origin,

@@ -265,10 +265,12 @@ std::vector<CorpusCase> loadCorpus(const fs::path& corpus) {
   return out;
 }
 
-std::set<std::string> opsWithKnownFailures(const fs::path& corpus) {
+std::set<std::string> opsWithKnownFailures(const fs::path& corpus,
+                                           const std::string& configuration) {
   std::set<std::string> ops;
   for (const CorpusCase& c : loadCorpus(corpus)) {
     if (c.knownFailures.empty()) continue;
+    if (!configuration.empty() && !c.knownFailures.count(configuration)) continue;
     if (!c.divergingOp.empty())
       ops.insert(c.divergingOp);
     else
