@@ -6,9 +6,10 @@
 // weight in the generator, so the campaign spends its time on what the engine runs. Cases whose
 // reference computes NaN/Inf are skipped (nncheck/tolerance.h). Failures are deduplicated on
 // their minimized pattern (failure kind, ops and wiring, first diverging op): one corpus entry
-// each, with a hit count. The engine runs in a persistent isolated process; every failure is
-// confirmed in a fresh one, and shrinking and triage use fresh ones. When the engine is compiled
-// with SanitizerCoverage, cases are coverage-guided (nncheck/coverage_guide.h).
+// each, with a hit count. The engine runs in a persistent isolated process (with roundRobin,
+// one per configuration, taking the cases in turn); every failure is confirmed in a fresh one,
+// shrunk on the configuration that failed, and triaged across all of them in fresh ones. When the
+// engine is compiled with SanitizerCoverage, cases are coverage-guided (nncheck/coverage_guide.h).
 //
 //   nncheck::CampaignOptions o;
 //   o.generator = nncheck::configFor(cv.capabilities());
