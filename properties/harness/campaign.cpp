@@ -171,10 +171,13 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       stats.coverage = guide.stats();
     }
     // Failures: the pre-shrink key, per configuration when several run cases.
-    const std::string keyPrefix = workers.size() > 1 ? engines[at].configuration + " " : "";
+    auto keyOf = [&](const Verdict& judged) {
+      const std::string key = preShrinkKey(primary, tc, judged);
+      return workers.size() > 1 ? engines[at].configuration + " " + key : key;
+    };
     std::string key;
     if (isFailure(v.outcome)) {
-      key = keyPrefix + preShrinkKey(primary, tc, v);
+      key = keyOf(v);
       // A failure to be shrunk is confirmed in a fresh process first (the worker may carry
       // damage from an earlier case); a repeat is counted as the worker saw it, since a fresh
       // process costs as much as 40 runs on the worker.
@@ -183,7 +186,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         if (!sameFailure(again, v)) {
           ++stats.unconfirmed;
           v = again;
-          if (isFailure(v.outcome)) key = keyPrefix + preShrinkKey(primary, tc, v);
+          if (isFailure(v.outcome)) key = keyOf(v);
         }
       }
     }

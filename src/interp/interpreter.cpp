@@ -71,70 +71,6 @@ Tensor perturbed(const Tensor& t, Perturbation& p, const std::vector<double>* ab
   return out;
 }
 
-std::vector<const Tensor*> nodeInputs(const Node& node, size_t index, const TensorMap& values,
-                                      std::vector<ops::InputFacts>* facts);
-
-TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
-              Perturbation* perturb = nullptr) {
-  checkStructure(model);
-  const Graph& g = model.graph;
-  const int64_t opset = model.defaultOpset();
-  TensorMap values;
-  for (const Initializer& init : g.initializers) values[init.name] = init.value;
-  for (const ValueInfo* in : g.feedInputs()) {
-    auto it = inputs.find(in->name);
-    if (it == inputs.end()) throw Error("input '" + in->name + "' was not given");
-    checkFeed(*in, it->second);
-    values[in->name] = it->second;
-  }
-  for (const auto& [name, t] : inputs)
-    if (!values.count(name) || g.initializer(name))
-      throw Error("'" + name + "' is given but is not a graph input");
-
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    const Node& node = g.nodes[n];
-    std::vector<Tensor> outs;
-    if (perturb) {
-      // The node reads perturbed copies of its data inputs (not shape operands: Resize's
-      // scales are read exactly); later nodes read the values unperturbed, then perturbed afresh.
-      const ops::OpSpec& spec = ops::specFor(node, opset);
-      TensorMap exact;
-      for (size_t i = 0; i < node.inputs.size(); ++i) {
-        const std::string& in = node.inputs[i];
-        auto it = values.find(in);
-        if (in.empty() || it == values.end() || exact.count(in) ||
-            spec.inputSpec(i).role != ops::InputRole::Data)
-          continue;
-        exact[in] = it->second;
-        it->second = perturbed(it->second, *perturb);
-      }
-      outs = runNode(node, n, opset, values);
-      for (auto& [name, t] : exact) values[name] = std::move(t);
-      if (spec.outputErrorFn && !outs.empty()) {
-        // The error's scale at the exact inputs: perturbed ones may hide it (a constant
-        // instance's variance, 0 exactly, becomes the perturbation's).
-        ops::KernelCall call(spec, node, nodeInputs(node, n, values, nullptr), std::move(outs));
-        const std::vector<double> absolute = spec.outputErrorFn(call);
-        outs = std::move(call.outputs());
-        outs[0] = perturbed(outs[0], *perturb, &absolute);
-      }
-    } else {
-      outs = runNode(node, n, opset, values);
-    }
-    for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
-  }
-
-  if (keepAll) return values;
-  TensorMap out;
-  for (const ValueInfo& o : g.outputs) {
-    auto it = values.find(o.name);
-    if (it == values.end()) throw Error("graph output '" + o.name + "' is never computed");
-    out[o.name] = it->second;
-  }
-  return out;
-}
-
 }  // namespace
 
 namespace {
@@ -216,6 +152,71 @@ std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset,
   std::vector<const Tensor*> ins = nodeInputs(node, index, values, &facts);
   return runKernel(spec, node, index, values, std::move(ins), ops::inferNode(spec, node, facts));
 }
+
+namespace {
+
+TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
+              Perturbation* perturb = nullptr) {
+  checkStructure(model);
+  const Graph& g = model.graph;
+  const int64_t opset = model.defaultOpset();
+  TensorMap values;
+  for (const Initializer& init : g.initializers) values[init.name] = init.value;
+  for (const ValueInfo* in : g.feedInputs()) {
+    auto it = inputs.find(in->name);
+    if (it == inputs.end()) throw Error("input '" + in->name + "' was not given");
+    checkFeed(*in, it->second);
+    values[in->name] = it->second;
+  }
+  for (const auto& [name, t] : inputs)
+    if (!values.count(name) || g.initializer(name))
+      throw Error("'" + name + "' is given but is not a graph input");
+
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    std::vector<Tensor> outs;
+    if (perturb) {
+      // The node reads perturbed copies of its data inputs (not shape operands: Resize's
+      // scales are read exactly); later nodes read the values unperturbed, then perturbed afresh.
+      const ops::OpSpec& spec = ops::specFor(node, opset);
+      TensorMap exact;
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const std::string& in = node.inputs[i];
+        auto it = values.find(in);
+        if (in.empty() || it == values.end() || exact.count(in) ||
+            spec.inputSpec(i).role != ops::InputRole::Data)
+          continue;
+        exact[in] = it->second;
+        it->second = perturbed(it->second, *perturb);
+      }
+      outs = runNode(node, n, opset, values);
+      for (auto& [name, t] : exact) values[name] = std::move(t);
+      if (spec.outputErrorFn && !outs.empty()) {
+        // The error's scale at the exact inputs: perturbed ones may hide it (a constant
+        // instance's variance, 0 exactly, becomes the perturbation's).
+        ops::KernelCall call(spec, node, nodeInputs(node, n, values, nullptr), std::move(outs));
+        const std::vector<double> absolute = spec.outputErrorFn(call);
+        outs = std::move(call.outputs());
+        outs[0] = perturbed(outs[0], *perturb, &absolute);
+      }
+    } else {
+      outs = runNode(node, n, opset, values);
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
+  }
+
+  if (keepAll) return values;
+  TensorMap out;
+  for (const ValueInfo& o : g.outputs) {
+    auto it = values.find(o.name);
+    if (it == values.end()) throw Error("graph output '" + o.name + "' is never computed");
+    out[o.name] = it->second;
+  }
+  return out;
+}
+
+}  // namespace
 
 TensorMap RepeatedRun::allValues(const TensorMap& inputs) {
   const Graph& g = model_.graph;
