@@ -13,6 +13,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libopencv-dnn-dev
   libtorch-dev
+  libmlir-19-dev mlir-19-tools llvm-19-dev
   libonnx-testdata
 )
 

@@ -1,0 +1,75 @@
+// MLIR's TOSA path as an engine (nncheck::mlir, built when CMake finds MLIR 19): each ONNX model
+// is emitted once as a TOSA function (with arith and math ops on tensors where TOSA has no exact
+// op), parsed and verified by MLIR, lowered by a pass pipeline through linalg, loops and LLVM,
+// JIT-compiled and run in process. The configurations are pass pipelines: a difference between
+// two of them on the same emitted TOSA is a compiler bug by definition.
+//
+//   nncheck::mlir::Backend tosa(nncheck::mlir::Config::parse("fusion=off,llvm=O0"));
+//   nncheck::TensorMap out = tosa.run(model, inputs);   // throws nncheck::Unsupported
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "nncheck/backend.h"
+
+namespace nncheck::mlir {
+
+// How linalg's ops become loops.
+enum class Loops {
+  Scf,         // convert-linalg-to-loops
+  Affine,      // affine loops, fused by affine-loop-fusion, then scalar replacement
+  Tiled,       // affine loops tiled by affine-loop-tile (tile size 4)
+  Vectorized,  // affine loops vectorized by affine-super-vectorize (width 4)
+};
+
+struct Config {
+  bool fusion = true;        // linalg-fuse-elementwise-ops
+  bool canonicalize = true;  // canonicalize after the TOSA lowering and after fusion
+  Loops loops = Loops::Scf;
+  int llvmOpt = 3;  // LLVM's optimization level of the JIT, 0 or 3
+
+  // "fusion=on,canonicalize=on,loops=scf,llvm=O3", what parse() reads back.
+  std::string key() const;
+  // Items separated by ',' (any subset, in any order): fusion=on|off, canonicalize=on|off,
+  // loops=scf|affine|tiled|vectorized, llvm=O0|O3; throws nncheck::Error naming what is wrong.
+  static Config parse(const std::string& text);
+  // The pass pipeline this configuration runs on the module, as mlir-opt's --pass-pipeline
+  // takes it inside builtin.module(...).
+  std::string pipeline() const;
+  bool operator==(const Config&) const = default;
+};
+
+// GoogleTest prints a TEST_P parameter with this: the key.
+inline void PrintTo(const Config& c, std::ostream* os) { *os << c.key(); }
+
+class Jit;  // MLIR's context and JIT, kept out of this header
+
+// The pipelines campaigns and the example suite run, the least optimizing first (the reference
+// point of triage): everything off at LLVM -O0; everything on at -O3; then each optimization
+// alone switched away from the full pipeline.
+std::vector<Config> configurations();
+
+class Backend final : public nncheck::Backend {
+ public:
+  explicit Backend(Config config = {});
+  ~Backend() override;
+  std::string name() const override;
+  // Measured: the ops of mlir_capabilities.inc (rebuilt by `nncheck probe --backend mlir
+  // --write-table`), weighted by the share of single-op models the engine ran.
+  Capabilities capabilities() const override;
+  // float32, float64, int64, int32 and bool; opset 14; weights may be computed values.
+  static Capabilities baseCapabilities();
+  // Unsupported when the emission cannot express a node exactly in TOSA; MLIR's diagnostics
+  // (a verifier, a pass or the JIT failing) become an nncheck::Error naming the stage.
+  TensorMap run(const Model& model, const TensorMap& inputs) override;
+  const Config& config() const { return config_; }
+
+ private:
+  Config config_;
+  std::unique_ptr<Jit> jit_;  // made by the first run(), in the process that runs the engine
+};
+
+}  // namespace nncheck::mlir

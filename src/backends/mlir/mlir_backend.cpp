@@ -1,0 +1,178 @@
+// The MLIR engine: configurations as pass pipelines, and the engine's registration. Emission is
+// in translate.cpp and emit_*.cpp; parsing, lowering and the JIT in jit.cpp.
+#include <cstdlib>
+#include <sstream>
+
+#include "mlir/jit.h"
+#include "mlir/translate.h"
+#include "nncheck/engine.h"
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
+#include "nncheck/mlir.h"
+
+namespace nncheck::mlir {
+namespace {
+
+constexpr std::pair<Loops, const char*> kLoops[] = {{Loops::Scf, "scf"},
+                                                    {Loops::Affine, "affine"},
+                                                    {Loops::Tiled, "tiled"},
+                                                    {Loops::Vectorized, "vectorized"}};
+
+const char* onOff(bool b) { return b ? "on" : "off"; }
+
+const char* loopsName(Loops l) {
+  for (auto [loops, name] : kLoops)
+    if (loops == l) return name;
+  return "?";
+}
+
+}  // namespace
+
+std::string Config::key() const {
+  return std::string("fusion=") + onOff(fusion) + ",canonicalize=" + onOff(canonicalize) +
+         ",loops=" + loopsName(loops) + ",llvm=O" + std::to_string(llvmOpt);
+}
+
+Config Config::parse(const std::string& text) {
+  Config c;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string k = item.substr(0, eq), v = eq == std::string::npos ? "" : item.substr(eq + 1);
+    bool known = true;
+    if ((k == "fusion" || k == "canonicalize") && (v == "on" || v == "off")) {
+      (k == "fusion" ? c.fusion : c.canonicalize) = v == "on";
+    } else if (k == "llvm" && (v == "O0" || v == "O3")) {
+      c.llvmOpt = v == "O0" ? 0 : 3;
+    } else if (k == "loops") {
+      known = false;
+      for (auto [loops, name] : kLoops)
+        if (v == name) {
+          c.loops = loops;
+          known = true;
+        }
+    } else {
+      known = false;
+    }
+    if (!known)
+      throw Error("mlir configuration '" + text + "': cannot read '" + item +
+                  "' (expected fusion=on|off, canonicalize=on|off, "
+                  "loops=scf|affine|tiled|vectorized, llvm=O0|O3)");
+  }
+  return c;
+}
+
+std::string Config::pipeline() const {
+  std::string p =
+      "func.func(tosa-optional-decompositions,tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
+      "tosa-to-tensor,convert-elementwise-to-linalg)";
+  if (canonicalize) p += ",canonicalize";
+  if (fusion) p += ",func.func(linalg-fuse-elementwise-ops)";
+  if (canonicalize && fusion) p += ",canonicalize";
+  p +=
+      ",convert-tensor-to-linalg,eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-deallocation-pipeline,convert-bufferization-to-memref";
+  switch (loops) {
+    case Loops::Scf:
+      p += ",func.func(convert-linalg-to-loops)";
+      break;
+    case Loops::Affine:
+      p += ",func.func(convert-linalg-to-affine-loops,affine-loop-fusion,affine-scalrep)";
+      break;
+    case Loops::Tiled:
+      p += ",func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=4})";
+      break;
+    case Loops::Vectorized:
+      p +=
+          ",func.func(convert-linalg-to-affine-loops,affine-super-vectorize{virtual-vector-size=4})";
+      break;
+  }
+  p +=
+      ",lower-affine,convert-vector-to-scf,convert-scf-to-cf,convert-vector-to-llvm,"
+      "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,"
+      "arith-expand,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
+      "convert-cf-to-llvm,reconcile-unrealized-casts";
+  return p;
+}
+
+std::vector<Config> configurations() {
+  const Config full;
+  std::vector<Config> out{{.fusion = false, .canonicalize = false, .llvmOpt = 0}, full};
+  Config c = full;
+  c.fusion = false;
+  out.push_back(c);
+  c = full;
+  c.canonicalize = false;
+  out.push_back(c);
+  for (Loops l : {Loops::Affine, Loops::Tiled, Loops::Vectorized}) {
+    c = full;
+    c.loops = l;
+    out.push_back(c);
+  }
+  c = full;
+  c.llvmOpt = 0;
+  out.push_back(c);
+  return out;
+}
+
+Backend::Backend(Config config) : config_(config) {}
+
+Backend::~Backend() = default;
+
+std::string Backend::name() const { return "mlir (" + config_.key() + ")"; }
+
+Capabilities Backend::baseCapabilities() {
+  Capabilities caps;
+  caps.dtypes = {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool};
+  caps.opset = 14;
+  caps.weightsMustBeInitializers = false;
+  return caps;
+}
+
+// Measured: the ops of mlir_capabilities.inc (rebuilt by `nncheck probe --backend mlir
+// --write-table`), weighted by the share of single-op models the engine ran.
+Capabilities Backend::capabilities() const {
+  static const std::vector<std::pair<std::string, double>> kProbed = {
+#include "mlir/mlir_capabilities.inc"
+  };
+  return baseCapabilities().withProbedOps(kProbed);
+}
+
+TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
+  const Program program = translate(model);  // Unsupported passes through
+  std::vector<const Tensor*> args;
+  for (const Port& in : program.inputs) {
+    auto it = inputs.find(in.name);
+    if (it == inputs.end()) throw Error("mlir: no value given for input '" + in.name + "'");
+    if (it->second.dtype() != in.dtype || it->second.shape() != in.shape)
+      throw Error("mlir: input '" + in.name + "' is " + tensorType(it->second.dtype(), it->second.shape()) +
+                  ", the model declares " + tensorType(in.dtype, in.shape));
+    args.push_back(&it->second);
+  }
+  // For looking at what was emitted: the last program, in MLIR's text form.
+  if (const char* dump = std::getenv("NNCHECK_MLIR_DUMP")) writeFileAtomic(dump, program.text);
+  if (!jit_) jit_ = std::make_unique<Jit>();
+  std::vector<Tensor> outs = jit_->run(program, config_.pipeline(), config_.llvmOpt, args);
+  TensorMap out;
+  for (size_t i = 0; i < outs.size(); ++i) out[program.outputs[i].name] = std::move(outs[i]);
+  return out;
+}
+
+NNCHECK_REGISTER_ENGINE(mlir) {
+  return {.name = "mlir",
+          .description =
+              "MLIR 19's TOSA path, JIT-compiled in process; configurations are pass pipelines "
+              "(fusion=on|off,canonicalize=on|off,loops=scf|affine|tiled|vectorized,llvm=O0|O3)",
+          .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
+            return std::make_unique<Backend>(Config::parse(config));
+          },
+          .configurations = [] { return configurationKeys(configurations()); },
+          .baseCapabilities = &Backend::baseCapabilities,
+          .baseline = Config{.fusion = false, .canonicalize = false, .llvmOpt = 0}.key()};
+}
+
+}  // namespace nncheck::mlir
