@@ -193,6 +193,14 @@ std::map<std::string, InputFacts> inferModel(const Model& model) {
   return facts;
 }
 
+std::map<std::string, InputFacts> inferStaticModel(const Model& model, const std::string& engine) {
+  try {
+    return inferModel(model);
+  } catch (const UnknownShapeOperand& e) {
+    throw Unsupported("shape operand", engine + " compiles static shapes: " + e.what());
+  }
+}
+
 std::map<std::string, InputFacts> refreshOutputTypes(Model& model) {
   std::map<std::string, InputFacts> facts = inferModel(model);
   for (ValueInfo& o : model.graph.outputs)

@@ -49,6 +49,10 @@ std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
 // graph order. Throws like inferNode.
 std::map<std::string, InputFacts> inferModel(const Model& model);
 
+// inferModel for an engine that compiles static shapes: a shape operand not known before running
+// (a graph input) is Unsupported, naming `engine` and the node.
+std::map<std::string, InputFacts> inferStaticModel(const Model& model, const std::string& engine);
+
 // Recomputes every graph output's declared type with inferModel, after an edit changed shapes;
 // returns the facts. Throws like inferNode when a node no longer holds.
 std::map<std::string, InputFacts> refreshOutputTypes(Model& model);

@@ -36,6 +36,13 @@ class ShapeError : public Error {
   using Error::Error;
 };
 
+// A shape operand (Reshape's shape, Slice's starts) whose value is not known where the rule runs,
+// such as a graph input in static inference: engines that compile static shapes do not take it.
+class UnknownShapeOperand : public ShapeError {
+ public:
+  using ShapeError::ShapeError;
+};
+
 // The rule cannot hold for these concrete choices (ranks, structural attributes): a generator
 // tries other choices; a concrete check reports it like a ShapeError.
 class Infeasible : public ShapeError {
@@ -171,8 +178,9 @@ class Rule {
   template <class T>
   const T& known(const std::optional<T>& v, size_t i) const {
     if (!v)
-      throw ShapeError(context() + ": input " + std::to_string(i) +
-                       " is a shape operand whose value is not known (make it an initializer)");
+      throw UnknownShapeOperand(context() + ": input " + std::to_string(i) +
+                                " is a shape operand whose value is not known (make it an "
+                                "initializer)");
     return *v;
   }
 

@@ -291,7 +291,7 @@ const EmitterTable& emitters() {
 
 Program translate(const Model& model) {
   const Graph& g = model.graph;
-  const std::map<std::string, ops::InputFacts> facts = ops::inferModel(model);
+  const std::map<std::string, ops::InputFacts> facts = ops::inferStaticModel(model, "mlir");
   auto checkShape = [](const std::string& name, const Shape& shape) {
     for (int64_t d : shape)
       if (d == 0)

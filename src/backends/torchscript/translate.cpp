@@ -135,7 +135,7 @@ int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
 
 Script translate(const Model& model) {
   const Graph& g = model.graph;
-  const std::map<std::string, ops::InputFacts> facts = ops::inferModel(model);
+  const std::map<std::string, ops::InputFacts> facts = ops::inferStaticModel(model, "torchscript");
   Script s;
   std::map<std::string, std::string> expr;  // ONNX value -> TorchScript expression
   std::string params;
