@@ -58,5 +58,20 @@ TEST(ProbeCommand, TorchsCompiledCapabilityTableMatchesAFreshProbe) {
 }
 #endif
 
+#ifdef NNCHECK_HAS_MLIR_ENGINE
+TEST(ProbeCommand, MlirsCompiledCapabilityTableMatchesAFreshProbe) {
+  // And for MLIR's TOSA path: what the emission expresses and Debian's MLIR 19 runs, probed at
+  // the default pipeline.
+  testing::TempDir tmp("probe");
+  const std::string table = (tmp.path() / "table.inc").string();
+  auto o = runCli("probe --backend mlir --write-table " + table);
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_EQ(readFile(table),
+            readFile(NNCHECK_SOURCE_DIR "/src/backends/mlir/mlir_capabilities.inc"))
+      << "rebuild it: nncheck probe --backend mlir --write-table "
+         "src/backends/mlir/mlir_capabilities.inc";
+}
+#endif
+
 }  // namespace
 }  // namespace nncheck

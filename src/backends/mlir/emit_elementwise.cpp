@@ -74,14 +74,14 @@ Value select(NodeEmit& e, const Value& c, const Value& a, const Value& b) {
   Body& body = e.body();
   const size_t r = std::max({c.rank(), a.rank(), b.rank()});
   const Shape shape = broadcastShape(broadcastShape(c.shape, a.shape), b.shape);
-  return body.op("tosa.select", {body.toRank(c, r), body.toRank(a, r), body.toRank(b, r)},
-                 a.dtype, shape);
+  return body.op("tosa.select", {body.toRank(c, r), body.toRank(a, r), body.toRank(b, r)}, a.dtype,
+                 shape);
 }
 
 // x < 0 ? scale * expm1(x) : x, for Elu (scale alpha, x >= 0 kept) and Selu.
 Value expm1Below0(NodeEmit& e, const Value& x, double scale, bool keepZero) {
-  const Value neg = e.binary("tosa.mul", e.pointwise("math.expm1", {x}, x.dtype),
-                             e.splatLike(scale, x), x.dtype);
+  const Value neg =
+      e.binary("tosa.mul", e.pointwise("math.expm1", {x}, x.dtype), e.splatLike(scale, x), x.dtype);
   const Value keep = keepZero ? e.binary("tosa.greater_equal", x, e.splatLike(0, x), DType::Bool)
                               : e.binary("tosa.greater", x, e.splatLike(0, x), DType::Bool);
   return e.body().op("tosa.select", {keep, x, neg}, x.dtype, x.shape);
@@ -94,8 +94,8 @@ Value divideIntegers(NodeEmit& e, const Value& a, const Value& b, const std::str
   const Shape shape = broadcastShape(a.shape, b.shape);
   const Value fa = body.broadcastTo(a, shape), fb = body.broadcastTo(b, shape);
   const Value minusOne = e.binary("tosa.equal", fb, e.splatLike(-1, fb), DType::Bool);
-  const Value safe = body.op("tosa.select", {minusOne, body.broadcastTo(e.splatLike(1, fb), shape), fb},
-                             fb.dtype, shape);
+  const Value safe = body.op(
+      "tosa.select", {minusOne, body.broadcastTo(e.splatLike(1, fb), shape), fb}, fb.dtype, shape);
   const Value q = body.op(op, {fa, safe}, a.dtype, shape);
   if (op == "arith.remsi") return q;  // x rem 1 = 0 = x rem -1
   return body.op("tosa.select", {minusOne, e.unary("tosa.negate", fa), q}, a.dtype, shape);
@@ -115,8 +115,9 @@ Value floatToInteger(NodeEmit& e, const Value& f, DType t) {
                e.binary("tosa.minimum", whole, e.splatLike(std::nextafter(limit, 0.0), f), f.dtype),
                e.splatLike(-limit, f), f.dtype);
   const Value i = e.pointwise("arith.fptosi", {inRange}, t);
-  return e.body().op("tosa.select", {big, e.body().broadcastTo(e.splat(t, limit, i.rank()), i.shape), i},
-                     t, i.shape);
+  return e.body().op("tosa.select",
+                     {big, e.body().broadcastTo(e.splat(t, limit, i.rank()), i.shape), i}, t,
+                     i.shape);
 }
 
 void addElementwiseEmitters(EmitterTable& t) {
@@ -136,13 +137,22 @@ void addElementwiseEmitters(EmitterTable& t) {
     e.assign(0, select(e, e.binary("tosa.greater", x, zero, DType::Bool),
                        e.body().broadcastTo(e.splatLike(1, x), x.shape), rest));
   };
-  for (auto [op, tosa] : {std::pair{"Sigmoid", "tosa.sigmoid"}, {"Tanh", "tosa.tanh"},
-                          {"Exp", "tosa.exp"}, {"Log", "tosa.log"}, {"Sin", "tosa.sin"},
-                          {"Cos", "tosa.cos"}, {"Erf", "tosa.erf"}, {"Floor", "tosa.floor"},
-                          {"Ceil", "tosa.ceil"}, {"Reciprocal", "tosa.reciprocal"}})
+  for (auto [op, tosa] : {std::pair{"Sigmoid", "tosa.sigmoid"},
+                          {"Tanh", "tosa.tanh"},
+                          {"Exp", "tosa.exp"},
+                          {"Log", "tosa.log"},
+                          {"Sin", "tosa.sin"},
+                          {"Cos", "tosa.cos"},
+                          {"Erf", "tosa.erf"},
+                          {"Floor", "tosa.floor"},
+                          {"Ceil", "tosa.ceil"},
+                          {"Reciprocal", "tosa.reciprocal"}})
     t[op] = floatUnary(tosa);
-  for (auto [op, math] : {std::pair{"Sqrt", "math.sqrt"}, {"Tan", "math.tan"},
-                          {"Asin", "math.asin"}, {"Acos", "math.acos"}, {"Atan", "math.atan"},
+  for (auto [op, math] : {std::pair{"Sqrt", "math.sqrt"},
+                          {"Tan", "math.tan"},
+                          {"Asin", "math.asin"},
+                          {"Acos", "math.acos"},
+                          {"Atan", "math.atan"},
                           {"Round", "math.roundeven"}})
     t[op] = mathUnary(math);
   t["Not"] = tosaUnary("tosa.logical_not", {DType::Bool});
@@ -168,9 +178,9 @@ void addElementwiseEmitters(EmitterTable& t) {
   t["HardSigmoid"] = [](NodeEmit& e) {  // max(0, min(1, alpha x + beta))
     e.requireTypes(kFloats);
     const Value x = e.in(0);
-    const Value z = e.binary("tosa.add",
-                             e.binary("tosa.mul", x, e.splatLike(e.attrFloat("alpha", 0.2f), x), x.dtype),
-                             e.splatLike(e.attrFloat("beta", 0.5f), x), x.dtype);
+    const Value z = e.binary(
+        "tosa.add", e.binary("tosa.mul", x, e.splatLike(e.attrFloat("alpha", 0.2f), x), x.dtype),
+        e.splatLike(e.attrFloat("beta", 0.5f), x), x.dtype);
     const Value hi = e.binary("tosa.minimum", z, e.splatLike(1, x), x.dtype);
     e.assign(0, e.binary("tosa.maximum", hi, e.splatLike(0, x), x.dtype));
   };
@@ -204,8 +214,9 @@ void addElementwiseEmitters(EmitterTable& t) {
     const Value fb = body.broadcastTo(b, r.shape);
     const Value zero = e.splatLike(0, r);
     const Value nonzero = e.unary("tosa.logical_not", e.binary("tosa.equal", r, zero, DType::Bool));
-    const Value differ = e.binary("tosa.logical_xor", e.binary("tosa.greater", zero, r, DType::Bool),
-                                  e.binary("tosa.greater", zero, fb, DType::Bool), DType::Bool);
+    const Value differ =
+        e.binary("tosa.logical_xor", e.binary("tosa.greater", zero, r, DType::Bool),
+                 e.binary("tosa.greater", zero, fb, DType::Bool), DType::Bool);
     const Value fix = e.binary("tosa.logical_and", nonzero, differ, DType::Bool);
     e.assign(0, body.op("tosa.select", {fix, e.binary("tosa.add", r, fb, r.dtype), r}, r.dtype,
                         r.shape));

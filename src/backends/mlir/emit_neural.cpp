@@ -75,13 +75,15 @@ std::vector<int64_t> tosaPads(const Window& w) {
   return p;
 }
 
-Value convolve(NodeEmit& e, const Value& x, const Value& weight, const Value& bias,
-               const Window& w, bool depthwise) {
+Value convolve(NodeEmit& e, const Value& x, const Value& weight, const Value& bias, const Window& w,
+               bool depthwise) {
   Shape out{x.shape[0]};
   out.insert(out.end(), w.out.begin(), w.out.end());
   out.push_back(bias.shape[0]);
   const bool threeD = w.kernel.size() == 3;
-  const std::string op = depthwise ? "tosa.depthwise_conv2d" : threeD ? "tosa.conv3d" : "tosa.conv2d";
+  const std::string op = depthwise ? "tosa.depthwise_conv2d"
+                         : threeD  ? "tosa.conv3d"
+                                   : "tosa.conv2d";
   return e.body().op(op, {x, weight, bias}, x.dtype, out,
                      "dilation = " + ints(w.dilations) + ", pad = " + ints(tosaPads(w)) +
                          ", stride = " + ints(w.strides));
@@ -101,8 +103,8 @@ void emitConv(NodeEmit& e) {
   if (weight.rank() == 3) weight = b.reshape(weight, {m, cg, 1, weight.shape[2]});
   if (group == c && cg == 1 && group > 1 && weight.rank() == 4) {
     // [M, 1, KH, KW] as [KH, KW, C, M / C]: output channel c * (M / C) + j is ONNX's too.
-    const Value dw = b.transpose(b.reshape(weight, {c, mg, weight.shape[2], weight.shape[3]}),
-                                 {2, 3, 0, 1});
+    const Value dw =
+        b.transpose(b.reshape(weight, {c, mg, weight.shape[2], weight.shape[3]}), {2, 3, 0, 1});
     return e.assign(0, channelsFirst(e, convolve(e, in, dw, bias, w, true)));
   }
   const Value ohwi = b.transpose(weight, toChannelsLast(weight.rank()));
@@ -204,13 +206,11 @@ Value affine(NodeEmit& e, const Value& x, const Value& scale, const Value& bias,
   Shape channel(x.rank(), 1);
   channel[1] = x.shape[1];
   auto perChannel = [&](const Value& v) { return b.reshape(v, channel); };
-  const Value root =
-      e.pointwise("math.sqrt", {e.binary("tosa.add", perChannel(var), e.splatLike(eps, x), x.dtype)},
-                  x.dtype);
+  const Value root = e.pointwise(
+      "math.sqrt", {e.binary("tosa.add", perChannel(var), e.splatLike(eps, x), x.dtype)}, x.dtype);
   const Value a = e.pointwise("arith.divf", {perChannel(scale), root}, x.dtype);
   const Value shift = e.binary("tosa.sub", perChannel(bias),
-                               e.binary("tosa.mul", perChannel(mean), a, x.dtype),
-                               x.dtype);
+                               e.binary("tosa.mul", perChannel(mean), a, x.dtype), x.dtype);
   return e.binary("tosa.add", e.binary("tosa.mul", x, a, x.dtype), shift, x.dtype);
 }
 
@@ -219,7 +219,8 @@ void emitBatchNormalization(NodeEmit& e) {
   if (e.attrInt("training_mode", 0) != 0) e.unsupported("training_mode");
   for (size_t i = 1; i < 5; ++i)
     if (e.dtype(i) != e.dtype(0)) e.unsupported("parameters of another float type than X");
-  e.assign(0, affine(e, e.in(0), e.in(1), e.in(2), e.in(3), e.in(4), e.attrFloat("epsilon", 1e-5f)));
+  e.assign(0,
+           affine(e, e.in(0), e.in(1), e.in(2), e.in(3), e.in(4), e.attrFloat("epsilon", 1e-5f)));
 }
 
 void emitInstanceNormalization(NodeEmit& e) {
@@ -238,9 +239,9 @@ void emitInstanceNormalization(NodeEmit& e) {
   Body& b = e.body();
   Shape channel(x.rank(), 1);
   channel[1] = x.shape[1];
-  const Value root =
-      e.pointwise("math.sqrt", {e.binary("tosa.add", var, e.splatLike(e.attrFloat("epsilon", 1e-5f), x), x.dtype)},
-                  x.dtype);
+  const Value root = e.pointwise(
+      "math.sqrt",
+      {e.binary("tosa.add", var, e.splatLike(e.attrFloat("epsilon", 1e-5f), x), x.dtype)}, x.dtype);
   const Value a = e.pointwise("arith.divf", {b.reshape(e.in(1), channel), root}, x.dtype);
   const Value shift = e.binary("tosa.sub", b.reshape(e.in(2), channel),
                                e.binary("tosa.mul", mu, a, x.dtype), x.dtype);
@@ -268,7 +269,8 @@ Value matmul(NodeEmit& e, Value a, Value b) {
   Body& body = e.body();
   if (a.rank() == 1) a = body.reshape(a, {1, a.shape[0]});
   if (b.rank() == 1) b = body.reshape(b, {b.shape[0], 1});
-  const Shape batchA(a.shape.begin(), a.shape.end() - 2), batchB(b.shape.begin(), b.shape.end() - 2);
+  const Shape batchA(a.shape.begin(), a.shape.end() - 2),
+      batchB(b.shape.begin(), b.shape.end() - 2);
   const Shape batch = broadcastShape(batchA, batchB);
   int64_t n = 1;
   for (int64_t d : batch) n *= d;

@@ -30,7 +30,8 @@ Value concat(NodeEmit& e, const std::vector<Value>& parts, int64_t axis) {
   if (parts.size() == 1) return parts[0];
   Shape shape = parts[0].shape;
   shape[static_cast<size_t>(axis)] = 0;
-  for (const Value& p : parts) shape[static_cast<size_t>(axis)] += p.shape[static_cast<size_t>(axis)];
+  for (const Value& p : parts)
+    shape[static_cast<size_t>(axis)] += p.shape[static_cast<size_t>(axis)];
   return e.body().op("tosa.concat", parts, parts[0].dtype, shape, axisAttr(axis));
 }
 
@@ -244,7 +245,8 @@ Emitter reduce(const std::string& op) {
     }
     if (op == "mean") {  // the kernel divides in float64 and converts back
       const Value sum = isFloat(y.dtype) ? y : e.body().cast(y, DType::Float64);
-      const Value mean = e.pointwise("arith.divf", {sum, e.splatLike(double(count), sum)}, sum.dtype);
+      const Value mean =
+          e.pointwise("arith.divf", {sum, e.splatLike(double(count), sum)}, sum.dtype);
       y = isFloat(y.dtype) ? mean : floatToInteger(e, mean, y.dtype);
     }
     e.assign(0, e.body().reshape(y, e.outShape(0)));

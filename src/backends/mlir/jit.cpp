@@ -78,8 +78,8 @@ struct Jit::State {
   ::mlir::MLIRContext& freshContext() {
     if (!context || runs >= kRunsPerContext) {
       context.reset();
-      context = std::make_unique<::mlir::MLIRContext>(registry,
-                                                      ::mlir::MLIRContext::Threading::DISABLED);
+      context =
+          std::make_unique<::mlir::MLIRContext>(registry, ::mlir::MLIRContext::Threading::DISABLED);
       runs = 0;
     }
     ++runs;
@@ -103,8 +103,8 @@ std::vector<Tensor> Jit::run(const Program& program, const std::string& pipeline
   ::mlir::ScopedDiagnosticHandler handler(&ctx, [&](::mlir::Diagnostic& d) {
     std::string where;
     if (auto loc = ::mlir::dyn_cast<::mlir::FileLineColLoc>(d.getLocation()))
-      where = "line " + std::to_string(loc.getLine()) + " (" +
-              lineOf(program.text, loc.getLine()) + "): ";
+      where = "line " + std::to_string(loc.getLine()) + " (" + lineOf(program.text, loc.getLine()) +
+              "): ";
     diagnostics += (diagnostics.empty() ? "" : "; ") + where + d.str();
     return ::mlir::success();
   });
@@ -181,7 +181,8 @@ std::vector<Tensor> Jit::run(const Program& program, const std::string& pipeline
       }
     }
     const auto allocated = static_cast<uintptr_t>(d[0]);
-    if (allocated && allocated != kGlobalAllocated && !ours.count(allocated)) owned.insert(allocated);
+    if (allocated && allocated != kGlobalAllocated && !ours.count(allocated))
+      owned.insert(allocated);
     outs.push_back(std::move(out));
   }
   for (uintptr_t p : owned) std::free(reinterpret_cast<void*>(p));

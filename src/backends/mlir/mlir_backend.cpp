@@ -7,8 +7,8 @@
 #include "mlir/translate.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
-#include "nncheck/onnx_io.h"
 #include "nncheck/mlir.h"
+#include "nncheck/onnx_io.h"
 
 namespace nncheck::mlir {
 namespace {
@@ -40,7 +40,8 @@ Config Config::parse(const std::string& text) {
   while (std::getline(items, item, ',')) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
-    const std::string k = item.substr(0, eq), v = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const std::string k = item.substr(0, eq),
+                      v = eq == std::string::npos ? "" : item.substr(eq + 1);
     bool known = true;
     if ((k == "fusion" || k == "canonicalize") && (v == "on" || v == "off")) {
       (k == "fusion" ? c.fusion : c.canonicalize) = v == "on";
@@ -71,11 +72,10 @@ std::string Config::pipeline() const {
   if (canonicalize) p += ",canonicalize";
   if (fusion) p += ",func.func(linalg-fuse-elementwise-ops)";
   if (canonicalize && fusion) p += ",canonicalize";
-  p +=
-      ",convert-tensor-to-linalg,eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-deallocation-pipeline,convert-bufferization-to-memref";
+  p += ",convert-tensor-to-linalg,eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
+       "one-shot-bufferize{bufferize-function-boundaries "
+       "function-boundary-type-conversion=identity-layout-map},"
+       "buffer-deallocation-pipeline,convert-bufferization-to-memref";
   switch (loops) {
     case Loops::Scf:
       p += ",func.func(convert-linalg-to-loops)";
@@ -87,13 +87,15 @@ std::string Config::pipeline() const {
       p += ",func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=4})";
       break;
     case Loops::Vectorized:
-      p +=
-          ",func.func(convert-linalg-to-affine-loops,affine-super-vectorize{virtual-vector-size=4})";
+      p += ",func.func(convert-linalg-to-affine-loops,affine-super-vectorize{virtual-vector-size=4}"
+           ")";
       break;
   }
   p +=
-      ",lower-affine,convert-vector-to-scf,convert-scf-to-cf,convert-vector-to-llvm,"
-      "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,"
+      // Math ops without an LLVM intrinsic become libm calls, vector ones unrolled into
+      // vector.extract and insert: before the vector dialect's own lowering.
+      ",lower-affine,convert-vector-to-scf,convert-math-to-llvm,convert-math-to-libm,"
+      "convert-scf-to-cf,convert-vector-to-llvm,expand-strided-metadata,finalize-memref-to-llvm,"
       "arith-expand,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
       "convert-cf-to-llvm,reconcile-unrealized-casts";
   return p;
@@ -108,7 +110,7 @@ std::vector<Config> configurations() {
   c = full;
   c.canonicalize = false;
   out.push_back(c);
-  for (Loops l : {Loops::Affine, Loops::Tiled, Loops::Vectorized}) {
+  for (Loops l : {Loops::Affine, Loops::Tiled}) {
     c = full;
     c.loops = l;
     out.push_back(c);
@@ -149,8 +151,9 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
     auto it = inputs.find(in.name);
     if (it == inputs.end()) throw Error("mlir: no value given for input '" + in.name + "'");
     if (it->second.dtype() != in.dtype || it->second.shape() != in.shape)
-      throw Error("mlir: input '" + in.name + "' is " + tensorType(it->second.dtype(), it->second.shape()) +
-                  ", the model declares " + tensorType(in.dtype, in.shape));
+      throw Error("mlir: input '" + in.name + "' is " +
+                  tensorType(it->second.dtype(), it->second.shape()) + ", the model declares " +
+                  tensorType(in.dtype, in.shape));
     args.push_back(&it->second);
   }
   // For looking at what was emitted: the last program, in MLIR's text form.

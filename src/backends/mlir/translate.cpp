@@ -19,7 +19,8 @@ std::string dims(const Shape& shape) {
 
 std::string typeList(const std::vector<Value>& vs) {
   std::string s;
-  for (size_t i = 0; i < vs.size(); ++i) s += (i ? ", " : "") + tensorType(vs[i].dtype, vs[i].shape);
+  for (size_t i = 0; i < vs.size(); ++i)
+    s += (i ? ", " : "") + tensorType(vs[i].dtype, vs[i].shape);
   return s;
 }
 
@@ -272,9 +273,7 @@ Value NodeEmit::pointwise(const std::string& op, const std::vector<Value>& opera
 
 Value NodeEmit::splatLike(double v, const Value& like) { return splat(like.dtype, v, like.rank()); }
 
-Value NodeEmit::splat(DType t, double v, size_t rank) {
-  return body_.splat(t, v, Shape(rank, 1));
-}
+Value NodeEmit::splat(DType t, double v, size_t rank) { return body_.splat(t, v, Shape(rank, 1)); }
 
 const EmitterTable& emitters() {
   static const EmitterTable table = [] {
