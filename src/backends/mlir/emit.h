@@ -41,6 +41,9 @@ class Body {
   // v broadcast to `shape` the ONNX way: leading 1s, then tosa.tile of the 1-sized dims.
   Value broadcastTo(const Value& v, const Shape& shape);
   Value transpose(const Value& v, const std::vector<int64_t>& perm);
+  // v padded with `fill` (a rank-0 value; zeros if null): pads per axis, all begins then all
+  // ends as ONNX's Pad lists them, each >= 0.
+  Value pad(const Value& v, const std::vector<int64_t>& pads, const Value* fill = nullptr);
   Value slice(const Value& v, const Shape& start, const Shape& size);
   Value cast(const Value& v, DType t);  // tosa.cast; the caller handles its rounding
   const std::vector<std::string>& lines() const { return lines_; }

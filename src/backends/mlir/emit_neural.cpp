@@ -27,20 +27,26 @@ std::vector<int64_t> toChannelsFirst(size_t rank) {
 // The window, with a 1-D window made 2-D (H = 1) and the end pads trimmed to what the output
 // reads: TOSA wants (in + pads - extent) to divide by the stride, and rows no window reads do not
 // change the result. A negative end pad becomes a crop of the input (`crop` per spatial axis).
+// `cropsAll`: along some axis no window reaches the input past its leading padding, so the crop
+// would leave nothing.
 struct Window {
   Shape kernel, strides, dilations, padsBegin, padsEnd, out, crop;
+  bool cropsAll = false;
 };
 
-Window windowOf(NodeEmit& e, const Shape& in) {
+// `in` is the input's shape; with `beginPadded`, it holds the leading padding already.
+Window windowOf(NodeEmit& e, const Shape& in, bool beginPadded = false) {
   const ops::WindowGeometry g = ops::windowGeometry(e.node(), e.opset(), e.inputFacts());
   Window w{g.kernel, g.strides, g.dilations, g.padsBegin, g.padsEnd, g.out, {}};
   const size_t n = w.kernel.size();
   w.crop.assign(n, 0);
   for (size_t a = 0; a < n; ++a) {
+    if (beginPadded) w.padsBegin[a] = 0;
     const int64_t extent = (w.kernel[a] - 1) * w.dilations[a] + 1;
     const int64_t end = (w.out[a] - 1) * w.strides[a] + extent - in[a + 2] - w.padsBegin[a];
     w.padsEnd[a] = std::max<int64_t>(end, 0);
     w.crop[a] = std::max<int64_t>(-end, 0);
+    w.cropsAll = w.cropsAll || w.crop[a] >= in[a + 2];
   }
   if (n == 1) {  // as 2-D with H = 1
     for (Shape* s : {&w.kernel, &w.strides, &w.dilations, &w.out}) s->insert(s->begin(), 1);
@@ -93,9 +99,16 @@ void emitConv(NodeEmit& e) {
   e.requireTypes(kFloats);
   if (e.rank(0) < 3 || e.rank(0) > 5) e.unsupported("rank " + std::to_string(e.rank(0)));
   Body& b = e.body();
-  const Value x = e.in(0);
+  Value x = e.in(0);
   Value weight = e.in(1);
-  const Window w = windowOf(e, x.shape);
+  Window w = windowOf(e, x.shape);
+  if (w.cropsAll) {  // the leading zeros a window reads become part of the input
+    const ops::WindowGeometry g = ops::windowGeometry(e.node(), e.opset(), e.inputFacts());
+    std::vector<int64_t> pads(2 * x.rank(), 0);
+    for (size_t a = 0; a < g.padsBegin.size(); ++a) pads[a + 2] = g.padsBegin[a];
+    x = b.pad(x, pads);
+    w = windowOf(e, x.shape, true);
+  }
   const int64_t group = e.attrInt("group", 1);
   const int64_t c = x.shape[1], m = weight.shape[0], cg = c / group, mg = m / group;
   const Value bias = e.has(2) ? e.in(2) : b.splat(x.dtype, 0, {m});
@@ -138,31 +151,24 @@ Emitter pool(bool max) {
     if (e.rank(0) != 3 && e.rank(0) != 4) e.unsupported("rank " + std::to_string(e.rank(0)));
     if (e.outputCount() > 1 && e.wantsOutput(1)) e.unsupported("the Indices output");
     Window w = windowOf(e, e.shape(0));
+    if (w.cropsAll) e.unsupported("a window reads only padding");
     for (int64_t d : w.dilations)
       if (d != 1) e.unsupported("dilations (TOSA's pools have none)");
     Body& b = e.body();
     Value in = channelsLast(e, e.in(0), w);
     if (!max && e.attrInt("count_include_pad", 0) != 0) {
       const ops::WindowGeometry g = ops::windowGeometry(e.node(), e.opset(), e.inputFacts());
-      Shape explicitEnd = g.padsEnd, explicitBegin = g.padsBegin;
-      if (explicitEnd.size() == 1) {
-        explicitEnd.insert(explicitEnd.begin(), 0);
-        explicitBegin.insert(explicitBegin.begin(), 0);
-      }
-      std::vector<int64_t> rows{0, 0};
-      Shape s = in.shape;
+      Shape explicitEnd = g.padsEnd;
+      if (explicitEnd.size() == 1) explicitEnd.insert(explicitEnd.begin(), 0);
+      std::vector<int64_t> pads(8, 0);  // NHWC: begins, then ends
       for (size_t a = 0; a < 2; ++a) {
         const int64_t end = std::min(explicitEnd[a], w.padsEnd[a]);
-        rows.push_back(w.padsBegin[a]);
-        rows.push_back(end);
-        s[a + 1] += w.padsBegin[a] + end;
+        pads[a + 1] = w.padsBegin[a];
+        pads[a + 5] = end;
         w.padsEnd[a] -= end;
         w.padsBegin[a] = 0;
       }
-      rows.push_back(0);
-      rows.push_back(0);
-      const Value padding = b.constant(Tensor::fromVector<int64_t>({4, 2}, rows));
-      in = b.op("tosa.pad", {in, padding}, in.dtype, s);
+      in = b.pad(in, pads);
     }
     Shape out{in.shape[0], w.out[0], w.out[1], in.shape[3]};
     std::string props = "kernel = " + ints(w.kernel) + ", pad = " + ints(tosaPads(w)) +

@@ -35,26 +35,6 @@ Value concat(NodeEmit& e, const std::vector<Value>& parts, int64_t axis) {
   return e.body().op("tosa.concat", parts, parts[0].dtype, shape, axisAttr(axis));
 }
 
-// v padded with a constant: pads per axis, begins then ends, each >= 0.
-Value padConstant(NodeEmit& e, const Value& v, const std::vector<int64_t>& pads,
-                  const Value* fill) {
-  const size_t r = v.rank();
-  std::vector<int64_t> rows;
-  Shape shape = v.shape;
-  bool any = false;
-  for (size_t a = 0; a < r; ++a) {
-    rows.push_back(pads[a]);
-    rows.push_back(pads[a + r]);
-    shape[a] += pads[a] + pads[a + r];
-    any = any || pads[a] || pads[a + r];
-  }
-  if (!any) return v;
-  const Value padding = e.body().constant(Tensor::fromVector<int64_t>({int64_t(r), 2}, rows));
-  std::vector<Value> operands{v, padding};
-  if (fill) operands.push_back(*fill);
-  return e.body().op("tosa.pad", operands, v.dtype, shape);
-}
-
 std::vector<int64_t> allAxes(int64_t rank) {
   std::vector<int64_t> a(static_cast<size_t>(rank));
   std::iota(a.begin(), a.end(), 0);
@@ -140,7 +120,7 @@ void emitPad(NodeEmit& e) {
     for (size_t i = 0; i < 2 * r; ++i) grow[i] = std::max<int64_t>(pads[i], 0);
     Value fill;
     if (e.has(2)) fill = e.body().reshape(e.in(2), {});
-    x = padConstant(e, x, grow, e.has(2) ? &fill : nullptr);
+    x = e.body().pad(x, grow, e.has(2) ? &fill : nullptr);
     Shape start(r, 0), size = x.shape;
     for (size_t a = 0; a < r; ++a) {
       start[a] = std::max<int64_t>(-pads[a], 0);
@@ -214,7 +194,7 @@ void emitCumSum(NodeEmit& e) {
   auto shiftIn = [&](const Value& v, int64_t s) {  // v moved s places along the axis
     std::vector<int64_t> pads(2 * r, 0);
     pads[static_cast<size_t>(axis)] = s;
-    return padConstant(e, sliceAxis(e, v, axis, 0, n - s), pads, nullptr);
+    return e.body().pad(sliceAxis(e, v, axis, 0, n - s), pads);
   };
   Value y = rev ? reverse(e, e.in(0), axis) : e.in(0);
   for (int64_t s = 1; s < n; s *= 2) y = e.binary("tosa.add", y, shiftIn(y, s), y.dtype);
@@ -233,6 +213,8 @@ Emitter reduce(const std::string& op) {
     if (axes.empty() && e.attrInt("noop_with_empty_axes", 0) != 0)
       return e.assign(0, e.body().op("tosa.identity", {y}, y.dtype, y.shape));
     if (axes.empty()) axes = allAxes(e.rank(0));
+    // The kernel sums integers in int64 (wrapping) before it divides for the mean.
+    if (op == "mean" && !isFloat(y.dtype)) y = e.body().cast(y, DType::Int64);
     int64_t count = 1;
     for (int64_t& a : axes) a = normAxis(a, e.rank(0));
     std::sort(axes.begin(), axes.end());
@@ -247,7 +229,7 @@ Emitter reduce(const std::string& op) {
       const Value sum = isFloat(y.dtype) ? y : e.body().cast(y, DType::Float64);
       const Value mean =
           e.pointwise("arith.divf", {sum, e.splatLike(double(count), sum)}, sum.dtype);
-      y = isFloat(y.dtype) ? mean : floatToInteger(e, mean, y.dtype);
+      y = isFloat(y.dtype) ? mean : floatToInteger(e, mean, e.dtype(0));
     }
     e.assign(0, e.body().reshape(y, e.outShape(0)));
   };

@@ -15,6 +15,7 @@
 #include <mlir/Pass/PassRegistry.h>
 #include <mlir/Target/LLVMIR/Dialect/All.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -97,7 +98,8 @@ Jit::Jit() : state_(std::make_unique<State>()) {
 Jit::~Jit() = default;
 
 std::vector<Tensor> Jit::run(const Program& program, const std::string& pipeline, int llvmOpt,
-                             const std::vector<const Tensor*>& inputs) {
+                             const std::vector<const Tensor*>& inputs, JitTimes* times) {
+  const auto start = std::chrono::steady_clock::now();
   ::mlir::MLIRContext& ctx = state_->freshContext();
   std::string diagnostics;
   ::mlir::ScopedDiagnosticHandler handler(&ctx, [&](::mlir::Diagnostic& d) {
@@ -134,6 +136,11 @@ std::vector<Tensor> Jit::run(const Program& program, const std::string& pipeline
   auto engine = ::mlir::ExecutionEngine::create(*module, options);
   if (!engine)
     throw Error("mlir: the JIT failed: " + llvm::toString(engine.takeError()) + " " + diagnostics);
+  // The JIT compiles on the first lookup of a symbol.
+  auto forward = (*engine)->lookupPacked("_mlir_ciface_forward");
+  if (!forward)
+    throw Error("mlir: the JIT failed: " + llvm::toString(forward.takeError()) + " " + diagnostics);
+  const auto compiled = std::chrono::steady_clock::now();
 
   // The compiled code may write into its arguments' buffers: give it copies.
   std::vector<Tensor> args;
@@ -149,8 +156,7 @@ std::vector<Tensor> Jit::run(const Program& program, const std::string& pipeline
   void* resultPointer = results.data();
   std::vector<void*> packed{&resultPointer};
   for (void*& p : argPointers) packed.push_back(&p);
-  if (llvm::Error e = (*engine)->invokePacked("_mlir_ciface_forward", packed))
-    throw Error("mlir: calling @forward failed: " + llvm::toString(std::move(e)));
+  (*forward)(packed.data());
 
   std::vector<Tensor> outs;
   std::set<uintptr_t> owned;  // buffers the call allocated, freed once each
@@ -186,6 +192,11 @@ std::vector<Tensor> Jit::run(const Program& program, const std::string& pipeline
     outs.push_back(std::move(out));
   }
   for (uintptr_t p : owned) std::free(reinterpret_cast<void*>(p));
+  if (times) {
+    const auto end = std::chrono::steady_clock::now();
+    times->compileSeconds = std::chrono::duration<double>(compiled - start).count();
+    times->callSeconds = std::chrono::duration<double>(end - compiled).count();
+  }
   return outs;
 }
 

@@ -15,6 +15,12 @@
 
 namespace nncheck::mlir {
 
+// Where a run's time went, for benchmarks.
+struct JitTimes {
+  double compileSeconds = 0;  // parse and verify, the pipeline, LLVM's optimization and codegen
+  double callSeconds = 0;     // @forward, and reading its results
+};
+
 class Jit {
  public:
   Jit();
@@ -22,7 +28,7 @@ class Jit {
   // The program's outputs, in order. Throws nncheck::Error naming the stage (parse, a pass, the
   // JIT, the call) and MLIR's diagnostics.
   std::vector<Tensor> run(const Program& program, const std::string& pipeline, int llvmOpt,
-                          const std::vector<const Tensor*>& inputs);
+                          const std::vector<const Tensor*>& inputs, JitTimes* times = nullptr);
 
  private:
   struct State;

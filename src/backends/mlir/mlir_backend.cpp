@@ -91,13 +91,15 @@ std::string Config::pipeline() const {
            ")";
       break;
   }
-  p +=
-      // Math ops without an LLVM intrinsic become libm calls, vector ones unrolled into
-      // vector.extract and insert: before the vector dialect's own lowering.
-      ",lower-affine,convert-vector-to-scf,convert-math-to-llvm,convert-math-to-libm,"
-      "convert-scf-to-cf,convert-vector-to-llvm,expand-strided-metadata,finalize-memref-to-llvm,"
-      "arith-expand,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
-      "convert-cf-to-llvm,reconcile-unrealized-casts";
+  const bool vectors = loops == Loops::Vectorized;
+  p += ",lower-affine";
+  if (vectors) p += ",convert-vector-to-scf";
+  // Math ops without an LLVM intrinsic become libm calls (vector ones unrolled into
+  // vector.extract and insert, lowered after); the rest goes through the one conversion pass of
+  // every dialect (convert-to-llvm), half the time of the dialects' passes one after another.
+  p += ",convert-math-to-llvm,convert-math-to-libm,convert-scf-to-cf";
+  if (vectors) p += ",convert-vector-to-llvm";
+  p += ",expand-strided-metadata,convert-to-llvm,reconcile-unrealized-casts";
   return p;
 }
 

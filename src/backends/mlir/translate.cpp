@@ -176,6 +176,23 @@ Value Body::transpose(const Value& v, const std::vector<int64_t>& perm) {
   return op("tosa.transpose", {v, perms}, v.dtype, shape);
 }
 
+Value Body::pad(const Value& v, const std::vector<int64_t>& pads, const Value* fill) {
+  const size_t r = v.rank();
+  std::vector<int64_t> rows;
+  Shape shape = v.shape;
+  bool any = false;
+  for (size_t a = 0; a < r; ++a) {
+    rows.push_back(pads[a]);
+    rows.push_back(pads[a + r]);
+    shape[a] += pads[a] + pads[a + r];
+    any = any || pads[a] || pads[a + r];
+  }
+  if (!any) return v;
+  std::vector<Value> operands{v, constant(Tensor::fromVector<int64_t>({int64_t(r), 2}, rows))};
+  if (fill) operands.push_back(*fill);
+  return op("tosa.pad", operands, v.dtype, shape);
+}
+
 Value Body::slice(const Value& v, const Shape& start, const Shape& size) {
   if (size == v.shape) return v;
   return op("tosa.slice", {v}, v.dtype, size,
