@@ -32,6 +32,10 @@ struct EngineInfo {
   std::function<std::unique_ptr<Backend>(const std::string& configuration)> make{};
   // Every configuration this machine can run, the default first; empty function: {""}.
   std::function<std::vector<std::string>()> configurations{};
+  // The canonical text of a configuration, as `configurations` spells it (MLIR's "loops=affine"
+  // is "fusion=on,canonicalize=on,loops=affine,llvm=O3"), so that a corpus records one name per
+  // configuration whatever a user typed; throws like `make`. Empty function: the text as given.
+  std::function<std::string(const std::string& configuration)> key{};
   // What probing starts from (dtypes, opset, weights); empty function: the engine's own
   // capabilities() with every op.
   std::function<Capabilities()> baseCapabilities{};
@@ -52,6 +56,7 @@ class EngineRegistry {
 
   std::unique_ptr<Backend> make(const std::string& name, const std::string& configuration) const;
   std::vector<std::string> configurations(const std::string& name) const;
+  std::string key(const std::string& name, const std::string& configuration) const;
   Capabilities baseCapabilities(const std::string& name) const;
 
   // What NNCHECK_REGISTER_ENGINE calls at static initialization, where nothing may throw (a

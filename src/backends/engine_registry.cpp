@@ -68,6 +68,11 @@ std::vector<std::string> EngineRegistry::configurations(const std::string& name)
   return out;
 }
 
+std::string EngineRegistry::key(const std::string& name, const std::string& configuration) const {
+  const EngineInfo& e = at(name);
+  return e.key ? e.key(configuration) : configuration;
+}
+
 Capabilities EngineRegistry::baseCapabilities(const std::string& name) const {
   const EngineInfo& e = at(name);
   if (e.baseCapabilities) return e.baseCapabilities();

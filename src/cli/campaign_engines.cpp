@@ -12,8 +12,9 @@ CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o) {
   std::vector<std::string> configs =
       o.configs.empty() ? engineConfigurations(o.selection) : o.configs;
   if (configs.empty()) configs = {""};
-  for (const std::string& c : configs) {
+  for (std::string& c : configs) {
     e.owned.push_back(makeEngine(o.selection, c));
+    c = engines().key(o.selection.backend, c);  // as the corpus and the baseline name it
     e.list.push_back({c.empty() ? o.selection.backend : c, e.owned.back().get()});
   }
   const std::string& baseline = engines().at(o.selection.backend).baseline;

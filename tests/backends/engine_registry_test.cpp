@@ -19,6 +19,17 @@ TEST(EngineRegistry, TheReferenceIsRegisteredWithoutConfigurations) {
   EXPECT_THROW(engines().make("reference", "fusion=off"), Error);
 }
 
+// A configuration's canonical text comes from the engine, so a corpus names each configuration
+// one way; an engine without a key function keeps the text as given.
+TEST(EngineRegistry, ConfigurationsHaveOneCanonicalName) {
+  EXPECT_EQ(engines().key("reference", "anything"), "anything");
+#ifdef NNCHECK_HAS_MLIR_ENGINE
+  EXPECT_EQ(engines().key("mlir", "llvm=O0,loops=tiled"),
+            "fusion=on,canonicalize=on,loops=tiled,llvm=O0");
+  EXPECT_THROW(engines().key("mlir", "loops=spiral"), Error);
+#endif
+}
+
 TEST(EngineRegistry, AnUnknownNameListsTheRegisteredOnes) {
   try {
     engines().make("nosuch", "");

@@ -176,6 +176,7 @@ NNCHECK_REGISTER_ENGINE(mlir) {
             return std::make_unique<Backend>(Config::parse(config));
           },
           .configurations = [] { return configurationKeys(configurations()); },
+          .key = [](const std::string& config) { return Config::parse(config).key(); },
           .baseCapabilities = &Backend::baseCapabilities,
           .baseline = Config{.fusion = false, .canonicalize = false, .llvmOpt = 0}.key()};
 }

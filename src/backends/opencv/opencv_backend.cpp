@@ -148,6 +148,7 @@ NNCHECK_REGISTER_ENGINE(opencv) {
             return std::make_unique<Backend>(Config::parse(config));
           },
           .configurations = [] { return configurationKeys(configurations()); },
+          .key = [](const std::string& config) { return Config::parse(config).key(); },
           .baseCapabilities = &Backend::baseCapabilities,
           .baseline = "target=cpu,fusion=off"};
 }

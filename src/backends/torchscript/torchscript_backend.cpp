@@ -235,6 +235,7 @@ NNCHECK_REGISTER_ENGINE(torchscript) {
             return std::make_unique<Backend>(Config::parse(config));
           },
           .configurations = [] { return configurationKeys(configurations()); },
+          .key = [](const std::string& config) { return Config::parse(config).key(); },
           .baseCapabilities = &Backend::baseCapabilities,
           .baseline = "level=eager"};
 }

@@ -126,6 +126,32 @@ TEST(MlirBackend, ArgMaxOverAnAxisOfSizeOneCompiles) {
   EXPECT_EQ(got.outputs.at("y"), Tensor(DType::Int64, {2, 1, 3}));
 }
 
+// Found by the campaign as a verifier error: a window that reads only the leading padding left
+// TOSA's conv2d an empty input once the unread columns were cropped.
+TEST(MlirBackend, ConvWhoseWindowReadsOnlyPaddingComputesZeros) {
+  const Model m =
+      singleNode("Conv",
+                 {ValueInfo::tensor("x", DType::Float32, {1, 1, 1, 1}),
+                  ValueInfo::tensor("w", DType::Float32, {1, 1, 1, 1})},
+                 DType::Float32, {1, 1, 1, 1},
+                 {Attribute::ofInts("pads", {0, 1, 0, 0}), Attribute::ofInts("strides", {1, 3})});
+  const TensorMap in = {{"x", Tensor::fromVector<float>({1, 1, 1, 1}, {2})},
+                        {"w", Tensor::fromVector<float>({1, 1, 1, 1}, {3})}};
+  EXPECT_EQ(runReference(m, in).at("y"), Tensor(DType::Float32, {1, 1, 1, 1}));
+  EXPECT_EQ(mlir::Backend().run(m, in).at("y"), Tensor(DType::Float32, {1, 1, 1, 1}));
+}
+
+// Found by the campaign: the kernel sums int32 in int64 before dividing, so a sum past int32's
+// range must not wrap.
+TEST(MlirBackend, IntegerReduceMeanSumsInInt64) {
+  const Model m = singleNode("ReduceMean", {ValueInfo::tensor("x", DType::Int32, {2})},
+                             DType::Int32, {}, {Attribute::ofInt("keepdims", 0)});
+  const TensorMap in = {{"x", Tensor::fromVector<int32_t>({2}, {2000000000, 2000000001})}};
+  const Tensor want = Tensor::fromVector<int32_t>({}, {2000000000});
+  EXPECT_EQ(runReference(m, in).at("y"), want);
+  EXPECT_EQ(mlir::Backend().run(m, in).at("y"), want);
+}
+
 TEST(MlirBackend, MlirsDiagnosticsNameTheStageAndTheLine) {
   const Model m =
       singleNode("Relu", {ValueInfo::tensor("x", DType::Float32, {2})}, DType::Float32, {2});
