@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/node_reading.h"
 #include "nncheck/graph.h"
 #include "ops/infer.h"
 
@@ -60,40 +61,24 @@ std::string i64Array(const std::vector<int64_t>& v);
 bool isFloat(DType t);
 bool isInteger(DType t);  // signed integers (bool is not)
 
-class NodeEmit {
+class NodeEmit : public NodeReading {
  public:
   NodeEmit(const Node& node, int64_t opset, std::vector<Value> in,
            std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
            std::vector<bool> wanted, Body& body, std::vector<Value>& results);
 
-  const Node& node() const { return node_; }
-  int64_t opset() const { return opset_; }
-  const std::vector<ops::InputFacts>& inputFacts() const { return facts_; }
   size_t inputCount() const { return in_.size(); }
   bool has(size_t i) const { return i < in_.size() && !in_[i].ssa.empty(); }
   const Value& in(size_t i) const;  // Unsupported when absent
   DType dtype(size_t i) const { return in(i).dtype; }
   const Shape& shape(size_t i) const { return in(i).shape; }
   int64_t rank(size_t i) const { return static_cast<int64_t>(shape(i).size()); }
-  const Tensor* constant(size_t i) const;
-  // Input i's contents as integers; Unsupported when they are not known before running.
-  std::vector<int64_t> constInts(size_t i) const;
 
-  size_t outputCount() const { return outs_.size(); }
   // Whether the graph reads output k (unread outputs need not be emitted).
   bool wantsOutput(size_t k) const { return wanted_.at(k); }
-  DType outDtype(size_t k) const { return outs_.at(k).dtype; }
-  const Shape& outShape(size_t k) const { return outs_.at(k).shape; }
-
-  int64_t attrInt(const char* name, int64_t fallback) const;
-  float attrFloat(const char* name, float fallback) const;
-  std::string attrString(const char* name, const std::string& fallback) const;
-  std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
 
   // Output k is v; an Error (the emitter's bug) when v's type is not the output's.
   void assign(size_t k, const Value& v);
-  // Unsupported naming the node and why.
-  [[noreturn]] void unsupported(const std::string& why) const;
   // Unsupported unless every input present has one of these dtypes.
   void requireTypes(const std::vector<DType>& allowed) const;
 
@@ -109,10 +94,7 @@ class NodeEmit {
   Value splat(DType t, double v, size_t rank);   // shape [1] * rank
 
  private:
-  const Node& node_;
-  int64_t opset_;
   std::vector<Value> in_;
-  std::vector<ops::InputFacts> facts_, outs_;
   std::vector<bool> wanted_;
   Body& body_;
   std::vector<Value>& results_;

@@ -209,11 +209,8 @@ Value Body::cast(const Value& v, DType t) {
 NodeEmit::NodeEmit(const Node& node, int64_t opset, std::vector<Value> in,
                    std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
                    std::vector<bool> wanted, Body& body, std::vector<Value>& results)
-    : node_(node),
-      opset_(opset),
+    : NodeReading(node, opset, std::move(facts), std::move(outs), "mlir"),
       in_(std::move(in)),
-      facts_(std::move(facts)),
-      outs_(std::move(outs)),
       wanted_(std::move(wanted)),
       body_(body),
       results_(results) {}
@@ -223,44 +220,12 @@ const Value& NodeEmit::in(size_t i) const {
   return in_[i];
 }
 
-const Tensor* NodeEmit::constant(size_t i) const { return has(i) ? facts_[i].value : nullptr; }
-
-std::vector<int64_t> NodeEmit::constInts(size_t i) const {
-  const Tensor* t = constant(i);
-  if (!t) unsupported("input " + std::to_string(i) + " is computed, not an initializer");
-  return t->toInt64s();
-}
-
-int64_t NodeEmit::attrInt(const char* name, int64_t fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->i : fallback;
-}
-
-float NodeEmit::attrFloat(const char* name, float fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->f : fallback;
-}
-
-std::string NodeEmit::attrString(const char* name, const std::string& fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->s : fallback;
-}
-
-std::vector<int64_t> NodeEmit::attrInts(const char* name, std::vector<int64_t> fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->ints : fallback;
-}
-
 void NodeEmit::assign(size_t k, const Value& v) {
   if (v.dtype != outDtype(k) || v.shape != outShape(k))
-    throw Error("mlir: " + node_.opType + " node '" + node_.name + "': output " +
+    throw Error("mlir: " + node().opType + " node '" + node().name + "': output " +
                 std::to_string(k) + " was emitted as " + tensorType(v.dtype, v.shape) +
                 ", the rules infer " + tensorType(outDtype(k), outShape(k)));
   results_.at(k) = v;
-}
-
-void NodeEmit::unsupported(const std::string& why) const {
-  throw Unsupported("mlir", "mlir: " + node_.opType + " node '" + node_.name + "': " + why);
 }
 
 void NodeEmit::requireTypes(const std::vector<DType>& allowed) const {

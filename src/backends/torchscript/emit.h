@@ -10,53 +10,35 @@
 #include <string>
 #include <vector>
 
+#include "backends/node_reading.h"
 #include "nncheck/graph.h"
 #include "ops/infer.h"
 
 namespace nncheck::torchscript {
 
-class NodeEmit {
+class NodeEmit : public NodeReading {
  public:
   NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
            std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
            std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps);
 
-  const Node& node() const { return node_; }
-  int64_t opset() const { return opset_; }
-  const std::vector<ops::InputFacts>& inputFacts() const { return facts_; }
   size_t inputCount() const { return in_.size(); }
   bool has(size_t i) const { return i < in_.size() && !in_[i].empty(); }
   const std::string& in(size_t i) const;  // the expression of input i
   DType dtype(size_t i) const { return facts(i).dtype; }
   const Shape& shape(size_t i) const { return facts(i).shape; }
   int64_t rank(size_t i) const { return static_cast<int64_t>(shape(i).size()); }
-  const Tensor* constant(size_t i) const { return facts(i).value; }
-  // Input i's contents as integers; Unsupported when they are not known before running.
-  std::vector<int64_t> constInts(size_t i) const;
 
-  size_t outputCount() const { return outNames_.size(); }
-  DType outDtype(size_t k) const { return outs_.at(k).dtype; }
-  const Shape& outShape(size_t k) const { return outs_.at(k).shape; }
   const std::string& out(size_t k) const { return outNames_.at(k); }
-
-  int64_t attrInt(const char* name, int64_t fallback) const;
-  float attrFloat(const char* name, float fallback) const;
-  std::string attrString(const char* name, const std::string& fallback) const;
-  std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
 
   // Output k = expr.
   void assign(size_t k, const std::string& expr);
   // A fresh local holding expr; returns its name.
   std::string let(const std::string& expr);
-  // Unsupported naming the node and why.
-  [[noreturn]] void unsupported(const std::string& why) const;
 
  private:
   const ops::InputFacts& facts(size_t i) const;
-  const Node& node_;
-  int64_t opset_;
   std::vector<std::string> in_;
-  std::vector<ops::InputFacts> facts_, outs_;
   std::vector<std::string> outNames_;
   std::vector<std::string>& lines_;
   int& temps_;

@@ -75,23 +75,42 @@ void emitConv(NodeEmit& e) {
 
 void emitConvTranspose(NodeEmit& e) {
   const ops::WindowGeometry w = window(e);
-  const Shape outPad = e.attrInts("output_padding", Shape(w.kernel.size(), 0));
+  const size_t n = w.kernel.size();
+  const Shape outPad = e.attrInts("output_padding", Shape(n, 0));
+  // Past ATen's full size (an output_shape beyond it), positions only the bias reaches.
+  Shape extend(n, 0);
+  bool extended = false;
+  for (size_t a = 0; a < n; ++a) {
+    const int64_t full =
+        (e.shape(0)[a + 2] - 1) * w.strides[a] + outPad[a] + (w.kernel[a] - 1) * w.dilations[a] + 1;
+    extend[a] = std::max<int64_t>(w.padsBegin[a] + w.out[a] - full, 0);
+    extended = extended || extend[a] > 0;
+  }
   const std::string bias = e.has(2) ? e.in(2) : "None";
   const std::string head = "torch.conv_transpose" + nd(e) + "(" + e.in(0) + ", " + e.in(1) + ", ";
   const std::string tail =
       ", " + std::to_string(e.attrInt("group", 1)) + ", " + pyInts(w.dilations) + ")";
-  if (w.padsBegin == w.padsEnd) {
+  if (w.padsBegin == w.padsEnd && !extended) {
     e.assign(0, head + bias + ", " + pyInts(w.strides) + ", " + pyInts(w.padsBegin) + ", " +
                     pyInts(outPad) + tail);
     return;
   }
-  // Uneven pads: the full output, then cut.
-  const std::string full = e.let(head + bias + ", " + pyInts(w.strides) + ", " +
-                                 pyInts(Shape(w.kernel.size(), 0)) + ", " + pyInts(outPad) + tail);
+  // Uneven pads: the full output without the bias, zeros where it is extended, cut, then the
+  // bias.
+  std::string full = e.let(head + "None, " + pyInts(w.strides) + ", " + pyInts(Shape(n, 0)) + ", " +
+                           pyInts(outPad) + tail);
+  if (extended)
+    full = e.let("torch.constant_pad_nd(" + full + ", " + padList(Shape(n, 0), extend) + ", 0.0)");
   std::string cut = full + "[:, :";
-  for (size_t a = 0; a < w.kernel.size(); ++a)
+  for (size_t a = 0; a < n; ++a)
     cut += ", " + std::to_string(w.padsBegin[a]) + ":" + std::to_string(w.padsBegin[a] + w.out[a]);
-  e.assign(0, cut + "]");
+  cut += "]";
+  if (e.has(2)) {
+    std::vector<int64_t> channel(static_cast<size_t>(e.rank(0)), 1);
+    channel[1] = -1;
+    cut += " + torch.reshape(" + e.in(2) + ", " + pyInts(channel) + ")";
+  }
+  e.assign(0, cut);
 }
 
 void emitMaxPool(NodeEmit& e) {

@@ -11,11 +11,8 @@ namespace nncheck::torchscript {
 NodeEmit::NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
                    std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
                    std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps)
-    : node_(node),
-      opset_(opset),
+    : NodeReading(node, opset, std::move(facts), std::move(outs), "torchscript"),
       in_(std::move(in)),
-      facts_(std::move(facts)),
-      outs_(std::move(outs)),
       outNames_(std::move(outNames)),
       lines_(lines),
       temps_(temps) {}
@@ -27,33 +24,7 @@ const std::string& NodeEmit::in(size_t i) const {
 
 const ops::InputFacts& NodeEmit::facts(size_t i) const {
   if (!has(i)) unsupported("input " + std::to_string(i) + " is absent");
-  return facts_[i];
-}
-
-std::vector<int64_t> NodeEmit::constInts(size_t i) const {
-  const Tensor* t = constant(i);
-  if (!t) unsupported("input " + std::to_string(i) + " is computed, not an initializer");
-  return t->toInt64s();
-}
-
-int64_t NodeEmit::attrInt(const char* name, int64_t fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->i : fallback;
-}
-
-float NodeEmit::attrFloat(const char* name, float fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->f : fallback;
-}
-
-std::string NodeEmit::attrString(const char* name, const std::string& fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->s : fallback;
-}
-
-std::vector<int64_t> NodeEmit::attrInts(const char* name, std::vector<int64_t> fallback) const {
-  const Attribute* a = node_.attribute(name);
-  return a ? a->ints : fallback;
+  return inputFacts()[i];
 }
 
 void NodeEmit::assign(size_t k, const std::string& expr) {
@@ -64,11 +35,6 @@ std::string NodeEmit::let(const std::string& expr) {
   const std::string name = "_t" + std::to_string(temps_++);
   lines_.push_back(name + " = " + expr);
   return name;
-}
-
-void NodeEmit::unsupported(const std::string& why) const {
-  throw Unsupported("torchscript",
-                    "torchscript: " + node_.opType + " node '" + node_.name + "': " + why);
 }
 
 const EmitterTable& emitters() {

@@ -84,6 +84,29 @@ TEST(TorchScriptBackend, PowHasItsBasesTypeWhateverATenPromotesTo) {
   }
 }
 
+// ONNX's node test test_convtranspose_output_shape: an output_shape past ATen's full size
+// appends positions only the bias reaches (it came out 9x7 instead of 10x8).
+TEST(TorchScriptBackend, ConvTransposeExtendsToAnOutputShapePastTheFullSize) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 1, 3, 3}),
+                    ValueInfo::tensor("w", DType::Float32, {1, 2, 3, 3}),
+                    ValueInfo::tensor("b", DType::Float32, {2})};
+  Node n = Node::make("ConvTranspose", {"x", "w", "b"}, {"y"}, "deconv");
+  n.attributes = {Attribute::ofInts("strides", {3, 2}), Attribute::ofInts("output_shape", {10, 8})};
+  m.graph.nodes = {n};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 2, 10, 8})};
+  std::vector<float> x(9), w(18);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 4;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) - 2;
+  const TensorMap in = {{"x", Tensor::fromVector<float>({1, 1, 3, 3}, x)},
+                        {"w", Tensor::fromVector<float>({1, 2, 3, 3}, w)},
+                        {"b", Tensor::fromVector<float>({2}, {0.5f, -1})}};
+  const TensorMap want = runReference(m, in);
+  for (const Config& c : torchscript::configurations())
+    EXPECT_EQ(torchscript::Backend(c).run(m, in).at("y"), want.at("y")) << c.key();
+}
+
 // A Resize whose coordinate mapping ATen has no equivalent for is unsupported, naming the node.
 TEST(TorchScriptBackend, AnInexpressibleNodeIsUnsupportedNamingIt) {
   TestCase tc;

@@ -1,0 +1,51 @@
+// What an engine's translation of one node reads, whatever IR it writes: the node, its opset,
+// the static facts of its inputs and outputs (every shape known), parameters that must be known
+// before running (Reshape's shape, Slice's starts), and attributes with ONNX's defaults. The
+// TorchScript and MLIR emitters both build on it.
+//
+//   NodeReading n(node, 14, inputs, outputs, "mlir");
+//   int64_t axis = n.attrInt("axis", 0);
+//   std::vector<int64_t> pads = n.constInts(1);   // Unsupported when computed
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nncheck/graph.h"
+#include "ops/infer.h"
+
+namespace nncheck {
+
+class NodeReading {
+ public:
+  NodeReading(const Node& node, int64_t opset, std::vector<ops::InputFacts> inputs,
+              std::vector<ops::InputFacts> outputs, std::string engine);
+
+  const Node& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+  const std::vector<ops::InputFacts>& inputFacts() const { return inputs_; }
+  size_t outputCount() const { return outputs_.size(); }
+  DType outDtype(size_t k) const { return outputs_.at(k).dtype; }
+  const Shape& outShape(size_t k) const { return outputs_.at(k).shape; }
+
+  // Input i's contents when known before running (an initializer), else null.
+  const Tensor* constant(size_t i) const;
+  // Input i's contents as integers; Unsupported when they are not known before running.
+  std::vector<int64_t> constInts(size_t i) const;
+
+  int64_t attrInt(const char* name, int64_t fallback) const;
+  float attrFloat(const char* name, float fallback) const;
+  std::string attrString(const char* name, const std::string& fallback) const;
+  std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
+
+  // nncheck::Unsupported naming the engine, the op, the node and why.
+  [[noreturn]] void unsupported(const std::string& why) const;
+
+ private:
+  const Node& node_;
+  int64_t opset_;
+  std::vector<ops::InputFacts> inputs_, outputs_;
+  std::string engine_;
+};
+
+}  // namespace nncheck
