@@ -9,8 +9,6 @@ namespace {
 
 const std::vector<DType> kFloats{DType::Float32, DType::Float64};
 
-std::string ints(const std::vector<int64_t>& v) { return i64Array(v); }
-
 // NC... -> N...C and back.
 std::vector<int64_t> toChannelsLast(size_t rank) {
   std::vector<int64_t> p{0};
@@ -91,8 +89,8 @@ Value convolve(NodeEmit& e, const Value& x, const Value& weight, const Value& bi
                          : threeD  ? "tosa.conv3d"
                                    : "tosa.conv2d";
   return e.body().op(op, {x, weight, bias}, x.dtype, out,
-                     "dilation = " + ints(w.dilations) + ", pad = " + ints(tosaPads(w)) +
-                         ", stride = " + ints(w.strides));
+                     "dilation = " + i64Array(w.dilations) + ", pad = " + i64Array(tosaPads(w)) +
+                         ", stride = " + i64Array(w.strides));
 }
 
 void emitConv(NodeEmit& e) {
@@ -171,8 +169,8 @@ Emitter pool(bool max) {
       in = b.pad(in, pads);
     }
     Shape out{in.shape[0], w.out[0], w.out[1], in.shape[3]};
-    std::string props = "kernel = " + ints(w.kernel) + ", pad = " + ints(tosaPads(w)) +
-                        ", stride = " + ints(w.strides);
+    std::string props = "kernel = " + i64Array(w.kernel) + ", pad = " + i64Array(tosaPads(w)) +
+                        ", stride = " + i64Array(w.strides);
     if (!max) props = "acc_type = f32, " + props;
     e.assign(0, channelsFirst(e, b.op(max ? "tosa.max_pool2d" : "tosa.avg_pool2d", {in}, in.dtype,
                                       out, props)));
@@ -290,8 +288,8 @@ Value matmul(NodeEmit& e, Value a, Value b) {
   return body.op("tosa.matmul", {flat(a, m, k), flat(b, k, cols)}, a.dtype, {n, m, cols});
 }
 
-void emitMatMul(NodeEmit& e) {
-  e.requireTypes(kFloats);
+void emitMatMul(NodeEmit& e) {  // integers wrap, as the kernel's modular sums
+  e.requireTypes({DType::Float32, DType::Float64, DType::Int32, DType::Int64});
   e.assign(0, e.body().reshape(matmul(e, e.in(0), e.in(1)), e.outShape(0)));
 }
 
