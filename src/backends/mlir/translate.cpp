@@ -1,7 +1,6 @@
 #include "mlir/translate.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 
 #include "mlir/emit.h"
