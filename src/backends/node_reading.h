@@ -48,4 +48,7 @@ class NodeReading {
   std::string engine_;
 };
 
+// Axis a of a rank-r tensor, negative counted from the end, as ONNX normalizes it.
+inline int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+
 }  // namespace nncheck

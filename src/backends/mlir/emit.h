@@ -46,6 +46,10 @@ class Body {
   // ends as ONNX's Pad lists them, each >= 0.
   Value pad(const Value& v, const std::vector<int64_t>& pads, const Value* fill = nullptr);
   Value slice(const Value& v, const Shape& start, const Shape& size);
+  // Elements [from, from + n) of v along axis.
+  Value sliceAxis(const Value& v, int64_t axis, int64_t from, int64_t n);
+  // A TOSA reduction (tosa.reduce_sum, _max, ...) over each of the axes, each kept as size 1.
+  Value reduce(const std::string& op, Value v, const std::vector<int64_t>& axes);
   Value cast(const Value& v, DType t);  // tosa.cast; the caller handles its rounding
   const std::vector<std::string>& lines() const { return lines_; }
 
@@ -112,8 +116,5 @@ void addShapeEmitters(EmitterTable& t);   // reshaping, slicing, indexing, reduc
 // A float value as integer type t the way nncheck's kernels convert (ops/kernels.h fromDouble):
 // truncated toward zero, NaN as 0, saturated at t's limits.
 Value floatToInteger(NodeEmit& e, const Value& f, DType t);
-
-// Axis a of a rank-r tensor, negative counted from the end, as ONNX normalizes it.
-int64_t normAxis(int64_t a, int64_t rank);
 
 }  // namespace nncheck::mlir

@@ -121,15 +121,9 @@ void emitConv(NodeEmit& e) {
   const Value ohwi = b.transpose(weight, toChannelsLast(weight.rank()));
   std::vector<Value> parts;
   for (int64_t g = 0; g < group; ++g) {
-    auto part = [&](const Value& v, size_t axis, int64_t from, int64_t n) {
-      Shape start(v.rank(), 0), size = v.shape;
-      start[axis] = from;
-      size[axis] = n;
-      return b.slice(v, start, size);
-    };
-    const Value xg = group == 1 ? in : part(in, in.rank() - 1, g * cg, cg);
-    const Value wg = group == 1 ? ohwi : part(ohwi, 0, g * mg, mg);
-    const Value bg = group == 1 ? bias : part(bias, 0, g * mg, mg);
+    const Value xg = group == 1 ? in : b.sliceAxis(in, int64_t(in.rank()) - 1, g * cg, cg);
+    const Value wg = group == 1 ? ohwi : b.sliceAxis(ohwi, 0, g * mg, mg);
+    const Value bg = group == 1 ? bias : b.sliceAxis(bias, 0, g * mg, mg);
     parts.push_back(convolve(e, xg, wg, bg, w, false));
   }
   Value y = parts[0];
@@ -177,45 +171,42 @@ Emitter pool(bool max) {
   };
 }
 
-// The sum over the given axes, each kept as size 1.
-Value sumOver(NodeEmit& e, Value v, const std::vector<int64_t>& axes, const std::string& op) {
-  for (int64_t a : axes) {
-    Shape s = v.shape;
-    s[static_cast<size_t>(a)] = 1;
-    v = e.body().op(op, {v}, v.dtype, s, "axis = " + std::to_string(a) + " : i32");
-  }
-  return v;
-}
-
 std::vector<int64_t> spatialAxes(size_t rank) {
   std::vector<int64_t> a;
   for (size_t i = 2; i < rank; ++i) a.push_back(int64_t(i));
   return a;
 }
 
-void emitGlobalAveragePool(NodeEmit& e) {
-  e.requireTypes(kFloats);
-  const Value x = e.in(0);
+// The float mean over the spatial axes, each kept as size 1: the sum divided by the count.
+Value spatialMean(NodeEmit& e, const Value& x) {
   double count = 1;
   for (size_t a = 2; a < x.rank(); ++a) count *= double(x.shape[a]);
-  const Value sum = sumOver(e, x, spatialAxes(x.rank()), "tosa.reduce_sum");
-  e.assign(0, e.pointwise("arith.divf", {sum, e.splatLike(count, sum)}, x.dtype));
+  const Value sum = e.body().reduce("tosa.reduce_sum", x, spatialAxes(x.rank()));
+  return e.pointwise("arith.divf", {sum, e.splatLike(count, sum)}, x.dtype);
 }
 
-// y = x a + b per channel, a = scale / sqrt(var + eps), b = bias - mean a: the form ATen and
-// fused convolutions compute, whose rounding the op's outputError describes.
+void emitGlobalAveragePool(NodeEmit& e) {
+  e.requireTypes(kFloats);
+  e.assign(0, spatialMean(e, e.in(0)));
+}
+
+// y = x a + b, a = scale / sqrt(var + eps), b = bias - mean a, with the parameters shaped to
+// broadcast against x per channel: the form ATen and fused convolutions compute, whose rounding
+// the ops' outputError describes.
 Value affine(NodeEmit& e, const Value& x, const Value& scale, const Value& bias, const Value& mean,
              const Value& var, double eps) {
-  Body& b = e.body();
+  const Value root =
+      e.pointwise("math.sqrt", {e.binary("tosa.add", var, e.splatLike(eps, x), x.dtype)}, x.dtype);
+  const Value a = e.pointwise("arith.divf", {scale, root}, x.dtype);
+  const Value shift = e.binary("tosa.sub", bias, e.binary("tosa.mul", mean, a, x.dtype), x.dtype);
+  return e.binary("tosa.add", e.binary("tosa.mul", x, a, x.dtype), shift, x.dtype);
+}
+
+// A [C] parameter as [1, C, 1, ...], to broadcast against x.
+Value perChannel(NodeEmit& e, const Value& p, const Value& x) {
   Shape channel(x.rank(), 1);
   channel[1] = x.shape[1];
-  auto perChannel = [&](const Value& v) { return b.reshape(v, channel); };
-  const Value root = e.pointwise(
-      "math.sqrt", {e.binary("tosa.add", perChannel(var), e.splatLike(eps, x), x.dtype)}, x.dtype);
-  const Value a = e.pointwise("arith.divf", {perChannel(scale), root}, x.dtype);
-  const Value shift = e.binary("tosa.sub", perChannel(bias),
-                               e.binary("tosa.mul", perChannel(mean), a, x.dtype), x.dtype);
-  return e.binary("tosa.add", e.binary("tosa.mul", x, a, x.dtype), shift, x.dtype);
+  return e.body().reshape(p, channel);
 }
 
 void emitBatchNormalization(NodeEmit& e) {
@@ -223,33 +214,21 @@ void emitBatchNormalization(NodeEmit& e) {
   if (e.attrInt("training_mode", 0) != 0) e.unsupported("training_mode");
   for (size_t i = 1; i < 5; ++i)
     if (e.dtype(i) != e.dtype(0)) e.unsupported("parameters of another float type than X");
-  e.assign(0,
-           affine(e, e.in(0), e.in(1), e.in(2), e.in(3), e.in(4), e.attrFloat("epsilon", 1e-5f)));
+  const Value x = e.in(0);
+  e.assign(0, affine(e, x, perChannel(e, e.in(1), x), perChannel(e, e.in(2), x),
+                     perChannel(e, e.in(3), x), perChannel(e, e.in(4), x),
+                     e.attrFloat("epsilon", 1e-5f)));
 }
 
+// Mean and variance over each instance's spatial axes ([N, C, 1, ...]), then the same affine.
 void emitInstanceNormalization(NodeEmit& e) {
   e.requireTypes(kFloats);
   const Value x = e.in(0);
-  const std::vector<int64_t> axes = spatialAxes(x.rank());
-  double count = 1;
-  for (int64_t a : axes) count *= double(x.shape[static_cast<size_t>(a)]);
-  auto mean = [&](const Value& v) {
-    const Value s = sumOver(e, v, axes, "tosa.reduce_sum");
-    return e.pointwise("arith.divf", {s, e.splatLike(count, s)}, x.dtype);
-  };
-  const Value mu = mean(x);  // [N, C, 1, ...]
+  const Value mu = spatialMean(e, x);
   const Value d = e.binary("tosa.sub", x, mu, x.dtype);
-  const Value var = mean(e.binary("tosa.mul", d, d, x.dtype));
-  Body& b = e.body();
-  Shape channel(x.rank(), 1);
-  channel[1] = x.shape[1];
-  const Value root = e.pointwise(
-      "math.sqrt",
-      {e.binary("tosa.add", var, e.splatLike(e.attrFloat("epsilon", 1e-5f), x), x.dtype)}, x.dtype);
-  const Value a = e.pointwise("arith.divf", {b.reshape(e.in(1), channel), root}, x.dtype);
-  const Value shift = e.binary("tosa.sub", b.reshape(e.in(2), channel),
-                               e.binary("tosa.mul", mu, a, x.dtype), x.dtype);
-  e.assign(0, e.binary("tosa.add", e.binary("tosa.mul", x, a, x.dtype), shift, x.dtype));
+  const Value var = spatialMean(e, e.binary("tosa.mul", d, d, x.dtype));
+  e.assign(0, affine(e, x, perChannel(e, e.in(1), x), perChannel(e, e.in(2), x), mu, var,
+                     e.attrFloat("epsilon", 1e-5f)));
 }
 
 // Softmax and LogSoftmax along one axis (opset 13): x - max, then exp / sum or - log(sum).
@@ -259,9 +238,9 @@ Emitter softmax(bool log) {
     if (e.opset() < 13) e.unsupported("Softmax before opset 13 flattens at the axis");
     const Value x = e.in(0);
     const int64_t axis = normAxis(e.attrInt("axis", -1), e.rank(0));
-    const Value d = e.binary("tosa.sub", x, sumOver(e, x, {axis}, "tosa.reduce_max"), x.dtype);
+    const Value d = e.binary("tosa.sub", x, e.body().reduce("tosa.reduce_max", x, {axis}), x.dtype);
     const Value ex = e.unary("tosa.exp", d);
-    const Value sum = sumOver(e, ex, {axis}, "tosa.reduce_sum");
+    const Value sum = e.body().reduce("tosa.reduce_sum", ex, {axis});
     e.assign(0, log ? e.binary("tosa.sub", d, e.unary("tosa.log", sum), x.dtype)
                     : e.pointwise("arith.divf", {ex, sum}, x.dtype));
   };

@@ -18,14 +18,6 @@ Value reverse(NodeEmit& e, const Value& v, int64_t axis) {
   return e.body().op("tosa.reverse", {v}, v.dtype, v.shape, axisAttr(axis));
 }
 
-// Elements [from, from + n) of v along axis.
-Value sliceAxis(NodeEmit& e, const Value& v, int64_t axis, int64_t from, int64_t n) {
-  Shape start(v.rank(), 0), size = v.shape;
-  start[static_cast<size_t>(axis)] = from;
-  size[static_cast<size_t>(axis)] = n;
-  return e.body().slice(v, start, size);
-}
-
 Value concat(NodeEmit& e, const std::vector<Value>& parts, int64_t axis) {
   if (parts.size() == 1) return parts[0];
   Shape shape = parts[0].shape;
@@ -69,7 +61,7 @@ void emitSplit(NodeEmit& e) {
   int64_t from = 0;
   for (size_t k = 0; k < e.outputCount(); ++k) {
     const int64_t n = e.outShape(k).at(static_cast<size_t>(axis));
-    if (e.wantsOutput(k)) e.assign(k, sliceAxis(e, e.in(0), axis, from, n));
+    if (e.wantsOutput(k)) e.assign(k, e.body().sliceAxis(e.in(0), axis, from, n));
     from += n;
   }
 }
@@ -140,10 +132,11 @@ void emitPad(NodeEmit& e) {
       return m >= n ? period - m : m;
     };
     std::vector<Value> parts;
-    for (int64_t i = -b; i < 0; ++i) parts.push_back(sliceAxis(e, x, int64_t(a), source(i), 1));
+    for (int64_t i = -b; i < 0; ++i)
+      parts.push_back(e.body().sliceAxis(x, int64_t(a), source(i), 1));
     parts.push_back(x);
     for (int64_t i = n; i < n + end; ++i)
-      parts.push_back(sliceAxis(e, x, int64_t(a), source(i), 1));
+      parts.push_back(e.body().sliceAxis(x, int64_t(a), source(i), 1));
     x = concat(e, parts, int64_t(a));
   }
   e.assign(0, x);
@@ -194,7 +187,7 @@ void emitCumSum(NodeEmit& e) {
   auto shiftIn = [&](const Value& v, int64_t s) {  // v moved s places along the axis
     std::vector<int64_t> pads(2 * r, 0);
     pads[static_cast<size_t>(axis)] = s;
-    return e.body().pad(sliceAxis(e, v, axis, 0, n - s), pads);
+    return e.body().pad(e.body().sliceAxis(v, axis, 0, n - s), pads);
   };
   Value y = rev ? reverse(e, e.in(0), axis) : e.in(0);
   for (int64_t s = 1; s < n; s *= 2) y = e.binary("tosa.add", y, shiftIn(y, s), y.dtype);
@@ -219,12 +212,8 @@ Emitter reduce(const std::string& op) {
     for (int64_t& a : axes) a = normAxis(a, e.rank(0));
     std::sort(axes.begin(), axes.end());
     axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-    for (int64_t a : axes) {
-      Shape s = y.shape;
-      count *= s[static_cast<size_t>(a)];
-      s[static_cast<size_t>(a)] = 1;
-      y = e.body().op(op == "mean" ? "tosa.reduce_sum" : op, {y}, y.dtype, s, axisAttr(a));
-    }
+    for (int64_t a : axes) count *= y.shape[static_cast<size_t>(a)];
+    y = e.body().reduce(op == "mean" ? "tosa.reduce_sum" : op, y, axes);
     if (op == "mean") {  // the kernel divides in float64 and converts back
       const Value sum = isFloat(y.dtype) ? y : e.body().cast(y, DType::Float64);
       const Value mean =

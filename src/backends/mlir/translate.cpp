@@ -95,8 +95,6 @@ std::string i64Array(const std::vector<int64_t>& v) {
 bool isFloat(DType t) { return t == DType::Float32 || t == DType::Float64; }
 bool isInteger(DType t) { return t == DType::Int32 || t == DType::Int64; }
 
-int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
-
 Shape broadcastShape(const Shape& a, const Shape& b) {
   Shape out(std::max(a.size(), b.size()), 1);
   for (size_t i = 0; i < out.size(); ++i) {
@@ -196,6 +194,22 @@ Value Body::slice(const Value& v, const Shape& start, const Shape& size) {
   if (size == v.shape) return v;
   return op("tosa.slice", {v}, v.dtype, size,
             "size = " + i64Array(size) + ", start = " + i64Array(start));
+}
+
+Value Body::sliceAxis(const Value& v, int64_t axis, int64_t from, int64_t n) {
+  Shape start(v.rank(), 0), size = v.shape;
+  start[static_cast<size_t>(axis)] = from;
+  size[static_cast<size_t>(axis)] = n;
+  return slice(v, start, size);
+}
+
+Value Body::reduce(const std::string& name, Value v, const std::vector<int64_t>& axes) {
+  for (int64_t a : axes) {
+    Shape s = v.shape;
+    s[static_cast<size_t>(a)] = 1;
+    v = op(name, {v}, v.dtype, s, "axis = " + std::to_string(a) + " : i32");
+  }
+  return v;
 }
 
 Value Body::cast(const Value& v, DType t) {

@@ -61,7 +61,4 @@ std::string torchDtype(DType t);  // "6" (ScalarType::Float); Unsupported otherw
 // fromDouble): truncated, saturated at t's limits, NaN as 0. ATen's cast wraps instead. Assigns
 // output k.
 void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t);
-// Axis a of a rank-r tensor, negative counted from the end, as ONNX normalizes it.
-int64_t normAxis(int64_t a, int64_t rank);
-
 }  // namespace nncheck::torchscript

@@ -97,8 +97,6 @@ void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t) {
                   ".0, " + lo + ", " + v + ".to(" + torchDtype(t) + ")))");
 }
 
-int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
-
 Script translate(const Model& model) {
   const Graph& g = model.graph;
   const std::map<std::string, ops::InputFacts> facts = ops::inferStaticModel(model, "torchscript");
