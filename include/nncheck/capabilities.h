@@ -19,7 +19,7 @@ namespace nncheck {
 struct Capabilities {
   std::vector<std::string> ops;  // empty: any registered op
   std::vector<DType> dtypes;     // empty: the generator's defaults
-  int64_t opset = 14;
+  int64_t opset = 17;
   bool weightsMustBeInitializers = true;
   // Relative frequency per op, e.g. the share of an op's models the engine accepts (see
   // nncheck/probe.h), so the generator spends little on what the engine mostly rejects.

@@ -29,7 +29,7 @@ struct GeneratorConfig {
   std::vector<std::string> denyOps;  // never these
   // Dtypes of the values flowing through the graph (shape operands are int64 regardless).
   std::vector<DType> dtypes = {DType::Float32, DType::Int64, DType::Bool};
-  int64_t opset = 14;
+  int64_t opset = 17;
   int64_t maxElements = 65536;  // per tensor
   int64_t maxRank = 5;
   int64_t minDim = 1, maxDim = 8;     // dims of graph inputs

@@ -1,4 +1,5 @@
-// Cast, Clip and Where: elementwise ops whose extra operands are not plain broadcast peers.
+// Cast, CastLike, Clip, Where, Identity and Dropout (inference): elementwise ops whose extra
+// operands are not plain broadcast peers.
 #include <cmath>
 
 #include "ops/gradients.h"
@@ -25,6 +26,28 @@ To convert(From v) {
     return fromDouble<To>(toDouble(v));
 }
 
+// Cast's kernel: output 0 takes input 0's values in its own dtype.
+void castKernel(KernelCall& k) {
+  visitCompute(k.in(0).dtype(), [&]<class From>() {
+    visitCompute(k.out(0).dtype(), [&]<class To>() {
+      auto x = k.in(0).span<From>();
+      auto y = k.out(0).span<To>();
+      for (size_t i = 0; i < x.size(); ++i) y[i] = convert<From, To>(x[i]);
+    });
+  });
+}
+
+// A float cast to an integer truncates, to bool tests for 0: steps where an engine's last-ulp
+// difference upstream flips the result.
+void castStability(StabilityCall& s) {
+  const DType to = s.kernel().hasAttr("to") ? static_cast<DType>(s.kernel().attrInt("to"))
+                                            : s.in(1).dtype();  // CastLike
+  if (to == DType::Bool)
+    awayFromZero(s);
+  else if (isIntegerDType(to))
+    awayFromSteps(s, 0.0);
+}
+
 }  // namespace
 
 void registerCastClipWhere(Registry& reg) {
@@ -42,24 +65,8 @@ void registerCastClipWhere(Registry& reg) {
             return a;
           }())
           .shapeRule([](auto& r) { r.output(0, r.dims(0), static_cast<DType>(r.attrInt("to"))); })
-          // A float cast to an integer truncates, to bool tests for 0: steps where an
-          // engine's last-ulp difference upstream flips the result.
-          .stability([](StabilityCall& s) {
-            const auto to = static_cast<DType>(s.kernel().attrInt("to"));
-            if (to == DType::Bool)
-              awayFromZero(s);
-            else if (isIntegerDType(to))
-              awayFromSteps(s, 0.0);
-          })
-          .kernel([](KernelCall& k) {
-            visitCompute(k.in(0).dtype(), [&]<class From>() {
-              visitCompute(k.out(0).dtype(), [&]<class To>() {
-                auto x = k.in(0).span<From>();
-                auto y = k.out(0).span<To>();
-                for (size_t i = 0; i < x.size(); ++i) y[i] = convert<From, To>(x[i]);
-              });
-            });
-          })));
+          .stability(castStability)
+          .kernel(castKernel)));
 
   reg.add(std::move(OpSpec("Clip", 11)
                         // Inside [min, max] the identity; outside, a small slope (a proxy), so
@@ -152,6 +159,62 @@ void registerCastClipWhere(Registry& reg) {
                                                        : y[static_cast<size_t>(o[2])];
                                              });
                           });
+                        })));
+
+  // CastLike: Cast to the dtype of its second input, whose values do not matter.
+  reg.add(std::move(OpSpec("CastLike", 15)
+                        .gradient(passThroughGradient)
+                        .types("T1", allComputeTypes())
+                        .types("T2", allComputeTypes())
+                        .input("input", "T1")
+                        .input("target_type", "T2")
+                        .sampleShape([](SampleContext&) { return Shape{1}; })
+                        .output("output")
+                        .shapeRule([](auto& r) { r.output(0, r.dims(0), r.dtype(1)); })
+                        .stability(castStability)
+                        .kernel(castKernel)));
+
+  reg.add(std::move(OpSpec("Identity", 1)
+                        .gradient(passThroughGradient)
+                        .types("T", allComputeTypes())
+                        .input("input", "T")
+                        .output("output")
+                        .shapeRule(sameShapeAsInput0)
+                        .kernel([](KernelCall& k) { k.out(0) = k.in(0); })));
+
+  // Dropout in inference: the identity, with a mask of all true. Training mode drops at random,
+  // which no reference can match, so only its ratio-0 form (the identity again) is computed.
+  reg.add(std::move(OpSpec("Dropout", 12)
+                        .gradient(passThroughGradient)
+                        .types("T", floatTypes())
+                        .types("T1", floatTypes())
+                        .types("T2", boolTypes())
+                        .input("data", "T")
+                        .optionalInput("ratio", "T1")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .optionalInput("training_mode", "T2")
+                        .notGenerated()
+                        .output("output")
+                        .optionalOutput("mask")
+                        .attr(withSampling(intAttr("seed", 0, 0, 0), AttrSampling::Never))
+                        .shapeRule([](auto& r) {
+                          for (size_t i = 1; i < 3; ++i)
+                            if (r.has(i))
+                              r.check(r.rank(i) == 0, "ratio and training_mode are scalars");
+                          r.output(0, r.dims(0));
+                          r.output(1, r.dims(0), DType::Bool);
+                        })
+                        .kernel([](KernelCall& k) {
+                          const bool training = k.has(2) && k.in(2).toDouble(0) != 0;
+                          const double ratio = k.has(1) ? k.in(1).toDouble(0) : 0.5;
+                          if (training && ratio != 0)
+                            throw Unsupported(
+                                "value", "Dropout '" + k.node().name +
+                                             "': training mode with a nonzero ratio is random");
+                          k.out(0) = k.in(0);
+                          if (k.outputCount() > 1)
+                            std::fill_n(k.out(1).span<bool>().begin(), k.out(1).size(), true);
                         })));
 }
 

@@ -1,5 +1,5 @@
 // Elementwise binary and variadic ops with numpy broadcasting: arithmetic, comparisons,
-// logic, Max/Min and PRelu.
+// logic, Max/Min, Sum/Mean and PRelu.
 #include <cmath>
 
 #include "ops/gradients.h"
@@ -96,6 +96,48 @@ OpSpec variadicExtreme(std::string type, Pick pick) {
                   });
             });
           }));
+}
+
+// Sum and Mean of any number of float inputs, broadcast, accumulated in double.
+OpSpec variadicSum(std::string type, bool mean) {
+  return std::move(OpSpec(std::move(type), 8)
+                       .types("T", floatTypes())
+                       .variadicInput("data_0", "T")
+                       .output("sum")
+                       .shapeRule(broadcastRule)
+                       .gradient([mean](GradCall& g) {
+                         const std::vector<double>* dy = g.dOut(0);
+                         if (!dy) return;
+                         const KernelCall& k = g.kernel();
+                         const double scale =
+                             mean ? 1.0 / static_cast<double>(k.inputCount()) : 1.0;
+                         std::vector<const Shape*> shapes;
+                         for (size_t i = 0; i < k.inputCount(); ++i)
+                           shapes.push_back(&k.in(i).shape());
+                         forEachBroadcast(g.out(0).shape(), shapes,
+                                          [&](int64_t i, const std::vector<int64_t>& o) {
+                                            for (size_t j = 0; j < o.size(); ++j)
+                                              if (std::vector<double>* dx = g.dIn(j))
+                                                (*dx)[static_cast<size_t>(o[j])] +=
+                                                    (*dy)[static_cast<size_t>(i)] * scale;
+                                          });
+                       })
+                       .kernel([mean](KernelCall& k) {
+                         std::vector<const Shape*> shapes;
+                         for (size_t i = 0; i < k.inputCount(); ++i)
+                           shapes.push_back(&k.in(i).shape());
+                         visitCompute(k.in(0).dtype(), [&]<class T>() {
+                           auto y = k.out(0).span<T>();
+                           forEachBroadcast(k.out(0).shape(), shapes,
+                                            [&](int64_t i, const std::vector<int64_t>& o) {
+                                              double acc = 0;
+                                              for (size_t j = 0; j < o.size(); ++j)
+                                                acc += k.in(j).toDouble(o[j]);
+                                              if (mean) acc /= static_cast<double>(o.size());
+                                              y[static_cast<size_t>(i)] = fromDouble<T>(acc);
+                                            });
+                         });
+                       }));
 }
 
 template <class A>
@@ -221,6 +263,8 @@ void registerElementwiseBinary(Registry& reg) {
             });
           })));
 
+  reg.add(variadicSum("Sum", false));
+  reg.add(variadicSum("Mean", true));
   reg.add(variadicExtreme("Max", [](auto a, auto b) { return a >= b ? a : b; }));
   reg.add(variadicExtreme("Min", [](auto a, auto b) { return a <= b ? a : b; }));
 
@@ -239,6 +283,18 @@ void registerElementwiseBinary(Registry& reg) {
                         .stability(apartFromEachOther)));
   reg.add(std::move(comparison(
                         "Less", 9, numericTypes(), [](auto a, auto b) { return a < b; },
+                        [](double, double) {
+                          return std::pair{-1.0, 1.0};
+                        })
+                        .stability(apartFromEachOther)));
+  reg.add(std::move(comparison(
+                        "GreaterOrEqual", 12, numericTypes(), [](auto a, auto b) { return a >= b; },
+                        [](double, double) {
+                          return std::pair{1.0, -1.0};
+                        })
+                        .stability(apartFromEachOther)));
+  reg.add(std::move(comparison(
+                        "LessOrEqual", 12, numericTypes(), [](auto a, auto b) { return a <= b; },
                         [](double, double) {
                           return std::pair{-1.0, 1.0};
                         })

@@ -1,4 +1,5 @@
-// Elementwise unary ops: one entry each; the output has the input's shape and dtype.
+// Elementwise unary ops: one entry each; the output has the input's shape (and dtype, but for the
+// predicates IsNaN and IsInf).
 #include <cmath>
 
 #include "ops/gradients.h"
@@ -38,6 +39,28 @@ OpSpec typedUnary(std::string type, int64_t minVersion, std::vector<DType> dtype
                        .output("Y")
                        .shapeRule(sameShapeAsInput0)
                        .kernel([f](KernelCall& k) { mapUnary<AllowBool>(k, f); }));
+}
+
+// A float predicate (IsNaN, IsInf): a bool of the input's shape; make(k) gives the test.
+template <class Make>
+OpSpec floatPredicate(std::string type, int64_t minVersion, std::vector<AttrSpec> attrs,
+                      Make make) {
+  OpSpec s(std::move(type), minVersion);
+  s.types("T1", floatTypes()).input("X", "T1").output("Y");
+  for (auto& a : attrs) s.attr(std::move(a));
+  s.shapeRule([](auto& r) { r.output(0, r.dims(0), DType::Bool); });
+  s.kernel([make](KernelCall& k) {
+    auto test = make(k);
+    auto y = k.out(0).span<bool>();
+    for (int64_t i = 0; i < k.in(0).size(); ++i)
+      y[static_cast<size_t>(i)] = test(k.in(0).toDouble(i));
+  });
+  return s;
+}
+
+OpSpec float32Only(OpSpec s) {
+  s.typeVars.at(0).allowed = {DType::Float32};
+  return s;
 }
 
 // The gradient of a unary op from its derivative d(x, y).
@@ -204,6 +227,91 @@ void registerElementwiseUnary(Registry& reg) {
                     }).gradient(derivative([](double x, double) {
     return 1.1283791670955126 * std::exp(-x * x);
   }))));
+  // Hyperbolic functions and their inverses; Cosh and Sinh overflow float16 past 10.
+  reg.add(std::move(floatUnary("Sinh", 9, [](double x) { return std::sinh(x); })
+                        .safe({.lo = -10, .hi = 10})
+                        .gradient(derivative([](double x, double) { return std::cosh(x); }))));
+  reg.add(std::move(floatUnary("Cosh", 9, [](double x) { return std::cosh(x); })
+                        .safe({.lo = -10, .hi = 10})
+                        .gradient(derivative([](double x, double) { return std::sinh(x); }))));
+  reg.add(std::move(
+      floatUnary("Asinh", 9, [](double x) {
+        return std::asinh(x);
+      }).gradient(derivative([](double x, double) { return 1.0 / std::sqrt(x * x + 1); }))));
+  reg.add(std::move(
+      floatUnary("Acosh", 9, [](double x) { return std::acosh(x); })
+          .safe({.lo = 1.001})
+          .gradient(derivative([](double x, double) { return 1.0 / std::sqrt(x * x - 1); }))));
+  reg.add(std::move(floatUnary("Atanh", 9, [](double x) { return std::atanh(x); })
+                        .safe({.lo = -0.999, .hi = 0.999})
+                        .gradient(derivative([](double x, double) { return 1.0 / (1 - x * x); }))));
+  reg.add(std::move(floatUnary("Softsign", 1, [](double x) {
+                      return x / (1 + std::fabs(x));
+                    }).gradient(derivative([](double x, double) {
+    return 1.0 / ((1 + std::fabs(x)) * (1 + std::fabs(x)));
+  }))));
+  // HardSwish: x hardsigmoid(x) with alpha 1/6, beta 1/2; flat at 0 below -3 (a proxy slope).
+  reg.add(
+      std::move(floatUnary("HardSwish", 14,
+                           [](double x) { return x * std::max(0.0, std::min(1.0, x / 6 + 0.5)); })
+                    .gradient(derivative([](double x, double) {
+                                return x < -3 ? 0.01 : x > 3 ? 1.0 : x / 3 + 0.5;
+                              }),
+                              GradientKind::Proxy)));
+  // Celu is declared for float32 alone (tensor(float) in ONNX).
+  reg.add(float32Only(
+      floatUnaryWithAttrs("Celu", 12, {floatAttr("alpha", 1.0f, 0.5, 2.0)},
+                          [](const KernelCall& k) {
+                            double a = k.attrFloat("alpha");
+                            return [a](double x) {
+                              return std::max(0.0, x) + std::min(0.0, a * std::expm1(x / a));
+                            };
+                          })
+          .gradient([](GradCall& g) {
+            double a = g.kernel().attrFloat("alpha");
+            unaryGradient(g, [a](double x, double) { return x > 0 ? 1.0 : std::exp(x / a); });
+          })));
+  // Shrink and ThresholdedRelu jump at their thresholds: values keep off them, and the flat
+  // parts get a small proxy slope.
+  reg.add(std::move(
+      floatUnaryWithAttrs(
+          "Shrink", 9, {floatAttr("bias", 0.0f, 0.0, 1.0), floatAttr("lambd", 0.5f, 0.0, 1.0)},
+          [](const KernelCall& k) {
+            double b = k.attrFloat("bias"), l = k.attrFloat("lambd");
+            return [b, l](double x) { return x < -l ? x + b : x > l ? x - b : 0.0; };
+          })
+          .stability([](StabilityCall& s) {
+            const double l = s.kernel().attrFloat("lambd");
+            awayFromPoints(s, {-l, l});
+          })
+          .gradient(
+              [](GradCall& g) {
+                double l = g.kernel().attrFloat("lambd");
+                unaryGradient(g, [l](double x, double) { return std::fabs(x) > l ? 1.0 : 0.1; });
+              },
+              GradientKind::Proxy)));
+  reg.add(std::move(
+      floatUnaryWithAttrs("ThresholdedRelu", 10, {floatAttr("alpha", 1.0f, 0.0, 2.0)},
+                          [](const KernelCall& k) {
+                            double a = k.attrFloat("alpha");
+                            return [a](double x) { return x > a ? x : 0.0; };
+                          })
+          .stability([](StabilityCall& s) { awayFromPoints(s, {s.kernel().attrFloat("alpha")}); })
+          .gradient(
+              [](GradCall& g) {
+                double a = g.kernel().attrFloat("alpha");
+                unaryGradient(g, [a](double x, double) { return x > a ? 1.0 : 0.1; });
+              },
+              GradientKind::Proxy)));
+  reg.add(floatPredicate("IsNaN", 9, {},
+                         [](const KernelCall&) { return [](double x) { return std::isnan(x); }; }));
+  reg.add(floatPredicate(
+      "IsInf", 10,
+      {intChoiceAttr("detect_negative", 1, {0, 1}), intChoiceAttr("detect_positive", 1, {0, 1})},
+      [](const KernelCall& k) {
+        bool neg = k.attrInt("detect_negative") != 0, pos = k.attrInt("detect_positive") != 0;
+        return [neg, pos](double x) { return std::isinf(x) && (x > 0 ? pos : neg); };
+      }));
   reg.add(
       std::move(typedUnary<true>("Not", 1, boolTypes(), [](bool x) {
                   return !x;

@@ -1,4 +1,5 @@
-// Reductions (ReduceSum/Mean/Max/Min/Prod), ArgMax/ArgMin and CumSum. Float sums accumulate
+// Reductions (ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare), ArgMax/ArgMin and
+// CumSum. Float sums accumulate
 // in double; integer sums wrap in int64 like numpy.
 #include <algorithm>
 #include <cmath>
@@ -63,7 +64,7 @@ std::vector<int64_t> reductionMap(const Shape& in, const std::vector<int64_t>& a
   return map;
 }
 
-enum class Reduce { Sum, Mean, Max, Min, Prod };
+enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
 // Distinct axes of input 0, some of them negative, at least one.
 Tensor sampleAxesSubset(SampleContext& c) {
@@ -85,6 +86,14 @@ void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) 
   std::vector<Acc> acc(n, init);
   std::vector<int64_t> count(n, 0);
   auto map = reductionMap(k.in(0).shape(), axes);
+  // LogSumExp sums exp(x - the group's largest x), which cannot overflow.
+  std::vector<double> shift(kind == Reduce::LogSumExp ? n : 0, -INFINITY);
+  if (kind == Reduce::LogSumExp)
+    for (size_t i = 0; i < x.size(); ++i)
+      shift[static_cast<size_t>(map[i])] =
+          std::max(shift[static_cast<size_t>(map[i])], toDouble(x[i]));
+  for (double& m : shift)
+    if (!std::isfinite(m)) m = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     size_t o = static_cast<size_t>(map[i]);
     Acc v;
@@ -93,9 +102,22 @@ void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) 
     else
       v = static_cast<int64_t>(x[i]);
     ++count[o];
+    if constexpr (std::is_integral_v<Acc>) {
+      if (kind == Reduce::L1 && v < 0) v = wrapSub<Acc>(0, v);
+      if (kind == Reduce::L2 || kind == Reduce::SumSquare) v = wrapMul(v, v);
+    } else {
+      if (kind == Reduce::L1) v = std::fabs(v);
+      if (kind == Reduce::L2 || kind == Reduce::SumSquare) v = v * v;
+      if (kind == Reduce::LogSumExp) v = std::exp(v - shift[o]);
+    }
     switch (kind) {
       case Reduce::Sum:
       case Reduce::Mean:
+      case Reduce::L1:
+      case Reduce::L2:
+      case Reduce::LogSum:
+      case Reduce::LogSumExp:
+      case Reduce::SumSquare:
         if constexpr (std::is_integral_v<Acc>)
           acc[o] = wrapAdd(acc[o], v);
         else
@@ -126,6 +148,11 @@ void reduceKernel(KernelCall& k, const std::vector<int64_t>& axes, Reduce kind) 
     }
   }
   for (size_t o = 0; o < n; ++o) {
+    if constexpr (std::is_floating_point_v<Acc>) {
+      if (kind == Reduce::L2) acc[o] = std::sqrt(acc[o]);
+      if (kind == Reduce::LogSum) acc[o] = std::log(acc[o]);
+      if (kind == Reduce::LogSumExp) acc[o] = std::log(acc[o]) + shift[o];
+    }
     if (kind == Reduce::Mean) {
       double m = count[o] ? static_cast<double>(acc[o]) / static_cast<double>(count[o]) : NAN;
       y[o] = fromDouble<T>(m);
@@ -171,9 +198,12 @@ void productsInRange(StabilityCall& s, const std::vector<int64_t>& axes) {
   }
 }
 
-OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsInput) {
+OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsInput,
+                 std::vector<DType> dtypes = numericTypes()) {
   OpSpec s(std::move(type), minVersion);
-  s.types("T", numericTypes()).input("data", "T");
+  s.types("T", std::move(dtypes)).input("data", "T");
+  if (kind == Reduce::LogSum) s.safe({.lo = 0.01});   // a sum of positives has a logarithm
+  if (kind == Reduce::LogSumExp) s.safe({.hi = 10});  // as Exp: engines may not shift
   if (axesAsInput) {
     s.types("tensor(int64)", {DType::Int64});
     s.optionalInput("axes", "tensor(int64)", InputRole::AxesValues);
@@ -227,6 +257,22 @@ OpSpec reduction(std::string type, int64_t minVersion, Reduce kind, bool axesAsI
           break;
         case Reduce::Prod:
           if (xe != 0) (*dx)[e] += up * y.toDouble(static_cast<int64_t>(o)) / xe;
+          break;
+        case Reduce::L1:
+          (*dx)[e] += up * (xe < 0 ? -1.0 : 1.0);
+          break;
+        case Reduce::L2:
+          if (const double ye = y.toDouble(static_cast<int64_t>(o)); ye != 0)
+            (*dx)[e] += up * xe / ye;
+          break;
+        case Reduce::LogSum:
+          (*dx)[e] += up * std::exp(-y.toDouble(static_cast<int64_t>(o)));
+          break;
+        case Reduce::LogSumExp:
+          (*dx)[e] += up * std::exp(xe - y.toDouble(static_cast<int64_t>(o)));
+          break;
+        case Reduce::SumSquare:
+          (*dx)[e] += up * 2 * xe;
           break;
       }
     }
@@ -286,6 +332,12 @@ void registerReductions(Registry& reg) {
   reg.add(reduction("ReduceMax", 11, Reduce::Max, false));
   reg.add(reduction("ReduceMin", 11, Reduce::Min, false));
   reg.add(reduction("ReduceProd", 11, Reduce::Prod, false));
+  reg.add(reduction("ReduceL1", 11, Reduce::L1, false));
+  reg.add(reduction("ReduceSumSquare", 11, Reduce::SumSquare, false));
+  // Integer L2 and logarithms truncate a float result: left to the float types.
+  reg.add(reduction("ReduceL2", 11, Reduce::L2, false, floatTypes()));
+  reg.add(reduction("ReduceLogSum", 11, Reduce::LogSum, false, floatTypes()));
+  reg.add(reduction("ReduceLogSumExp", 11, Reduce::LogSumExp, false, floatTypes()));
   reg.add(std::move(
       argExtreme<true>("ArgMax").stability([](StabilityCall& s) { noTiesAlongAxis(s, true); })));
   reg.add(std::move(

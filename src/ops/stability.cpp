@@ -46,6 +46,16 @@ void awayFromZero(StabilityCall& s) {
   }
 }
 
+void awayFromPoints(StabilityCall& s, const std::vector<double>& points) {
+  const Tensor& x = s.in(0);
+  if (!isFloatDType(x.dtype())) return;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const double v = x.toDouble(i);
+    for (double p : points)
+      if (std::fabs(v - p) < stableMargin(std::fabs(p))) s.tooClose(0, i, v >= p ? 1 : -1);
+  }
+}
+
 void apartFromEachOther(StabilityCall& s) {
   const KernelCall& k = s.kernel();
   const Tensor& a = s.in(0);

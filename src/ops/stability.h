@@ -19,6 +19,10 @@ void awayFromSteps(StabilityCall& s, double offset);
 // Input 0 away from 0 (Cast to bool, where any nonzero is true).
 void awayFromZero(StabilityCall& s);
 
+// Input 0 away from each of `points`, where the op jumps (Shrink at +-lambd, ThresholdedRelu at
+// alpha).
+void awayFromPoints(StabilityCall& s, const std::vector<double>& points);
+
 // Inputs 0 and 1 (broadcast) apart from each other (Less, Greater, Equal), unless they are the
 // same value.
 void apartFromEachOther(StabilityCall& s);

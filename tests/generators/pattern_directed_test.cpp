@@ -131,7 +131,7 @@ TEST(Mutation, RepeatedMutationReachesAPatternGenerationRarelyMakes) {
   int found = 0;
   for (uint64_t chain = 0; chain < 40 && !found; ++chain) {
     TestCase tc = makeTestCase(cfg, chain);
-    for (uint64_t step = 0; step < 30; ++step) {
+    for (uint64_t step = 0; step < 60; ++step) {
       TestCase next = mutateTestCase(cfg, tc, chain * 100 + step);
       // Keep a mutant that still holds a Transpose (a crude stand-in for "new coverage").
       if (pairsIn(next.model, "Transpose", "Transpose") > 0) {

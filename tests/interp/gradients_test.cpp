@@ -1,9 +1,10 @@
 // Reverse-mode gradients against finite differences, for every op of the registry that declares
-// an exact gradient, on generated single-op float64 models.
+// an exact gradient, on generated single-op float64 models (float32 for ops declared for it alone).
 #include "interp/gradients.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/rng.h"
@@ -27,7 +28,21 @@ struct Loss {
   }
 };
 
-void setElement(Tensor& t, int64_t i, double v) { t.span<double>()[static_cast<size_t>(i)] = v; }
+void setElement(Tensor& t, int64_t i, double v) {
+  if (t.dtype() == DType::Float32)
+    t.span<float>()[static_cast<size_t>(i)] = static_cast<float>(v);
+  else
+    t.span<double>()[static_cast<size_t>(i)] = v;
+}
+
+// float64 where the op admits it; ops ONNX declares for float32 alone (Celu) are checked in
+// float32 with coarser steps.
+DType checkedDType(const std::string& op) {
+  const ops::OpSpec& spec = *ops::Registry::instance().find(op);
+  const std::vector<DType>& data = spec.typeVar(spec.inputs.at(0).typeVar)->allowed;
+  return std::find(data.begin(), data.end(), DType::Float64) == data.end() ? DType::Float32
+                                                                           : DType::Float64;
+}
 
 // The central difference with step h of L with respect to element i of the value `name` (a
 // graph input or an initializer).
@@ -67,7 +82,11 @@ TEST_P(Gradient, MatchesFiniteDifferences) {
   GeneratorConfig cfg;
   cfg.nodes = 1;
   cfg.ops = {GetParam()};
-  cfg.dtypes = {DType::Float64};
+  const DType dtype = checkedDType(GetParam());
+  const double h = dtype == DType::Float64 ? 1e-6 : 1e-3;
+  const double coarse = dtype == DType::Float64 ? 1e-4 : 1e-2;
+  const double rtol = dtype == DType::Float64 ? 1e-5 : 1e-3;
+  cfg.dtypes = {dtype};
   if (needsBoolOperand(GetParam())) cfg.dtypes.push_back(DType::Bool);
   int checked = 0;
   for (uint64_t seed = 0; seed < 16; ++seed) {
@@ -75,9 +94,10 @@ TEST_P(Gradient, MatchesFiniteDifferences) {
     // Odd seeds move every float value into [0.1, 0.9], inside Log's, Sqrt's, Pow's and Asin's
     // domains; even seeds keep the signs (the negative branches of Relu-like ops).
     if (seed % 2) {
-      auto squash = [](Tensor& t) {
-        if (t.dtype() != DType::Float64) return;
-        for (double& x : t.span<double>()) x = 0.1 + 0.8 * std::fabs(std::fmod(x, 1.0));
+      auto squash = [dtype](Tensor& t) {
+        if (t.dtype() != dtype) return;  // not a shape operand (Resize's float32 scales)
+        for (int64_t i = 0; i < t.size(); ++i)
+          setElement(t, i, 0.1 + 0.8 * std::fabs(std::fmod(t.toDouble(i), 1.0)));
       };
       for (auto& [name, t] : tc.inputs) squash(t);
       for (Initializer& w : tc.model.graph.initializers) squash(w.value);  // shape operands: int64
@@ -94,16 +114,16 @@ TEST_P(Gradient, MatchesFiniteDifferences) {
     }
     Gradients grads = backpropagate(tc.model, values, seeds);
     for (const auto& [name, g] : grads) {
-      if (loss.weights.count(name)) continue;                   // an output
-      if (values.at(name).dtype() != DType::Float64) continue;  // a bool's gradient: a proxy
+      if (loss.weights.count(name)) continue;          // an output
+      if (values.at(name).dtype() != dtype) continue;  // a bool's gradient: a proxy
       for (int64_t i = 0; i < static_cast<int64_t>(g.size()) && i < 6; ++i) {
-        const double fd = finiteDifference(loss, tc, name, i, 1e-6);
-        const double fdCoarse = finiteDifference(loss, tc, name, i, 1e-4);
+        const double fd = finiteDifference(loss, tc, name, i, h);
+        const double fdCoarse = finiteDifference(loss, tc, name, i, coarse);
         // Off the domain, or at a kink (the two steps disagree): no derivative to compare with.
         if (!std::isfinite(fd) || !std::isfinite(g[static_cast<size_t>(i)]) ||
             std::fabs(fd - fdCoarse) > 1e-3 * (1 + std::fabs(fd)))
           continue;
-        EXPECT_NEAR(g[static_cast<size_t>(i)], fd, 1e-5 * (1 + std::fabs(fd)))
+        EXPECT_NEAR(g[static_cast<size_t>(i)], fd, rtol * (1 + std::fabs(fd)))
             << GetParam() << " seed " << seed << ": d/d " << name << "[" << i << "]\n"
             << modelToText(tc.model);
         ++checked;
