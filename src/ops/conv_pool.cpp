@@ -1,6 +1,6 @@
-// Conv, ConvTranspose, MaxPool, AveragePool and GlobalAveragePool over any number of spatial
-// dims. The window geometry (kernel, strides, dilations, pads under auto_pad, output dims) is
-// written once, generically: shape rules constrain it and kernels read its concrete values.
+// Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool over any number of
+// spatial dims. The window geometry (kernel, strides, dilations, pads under auto_pad, output dims)
+// is written once, generically: shape rules constrain it and kernels read its concrete values.
 #include <cmath>
 
 #include "ops/gradients.h"
@@ -506,6 +506,63 @@ void averagePoolGradient(GradCall& g) {
       });
 }
 
+// GlobalAveragePool and GlobalMaxPool: one value per (n, c) over all spatial elements.
+OpSpec globalPool(std::string type, bool isMax) {
+  // Each (n, c) block of X, as (count, elements per block).
+  auto blocks = [](const Shape& xs) {
+    const int64_t nc = xs[0] * xs[1];
+    return std::pair{nc, elementCount(xs) / std::max<int64_t>(nc, 1)};
+  };
+  return std::move(
+      OpSpec(std::move(type), 1)
+          // Average: each element takes 1/size of its block's dY; max: the first largest takes it.
+          .gradient([isMax, blocks](GradCall& g) {
+            std::vector<double>* dx = g.dIn(0);
+            const std::vector<double>* dy = g.dOut(0);
+            if (!dx || !dy || dy->empty()) return;
+            const auto [nc, inner] = blocks(g.in(0).shape());
+            for (int64_t i = 0; i < nc; ++i) {
+              const double up = (*dy)[static_cast<size_t>(i)];
+              for (int64_t j = 0; j < inner; ++j) {
+                const int64_t e = i * inner + j;
+                if (!isMax) {
+                  (*dx)[static_cast<size_t>(e)] += up / static_cast<double>(inner);
+                } else if (g.in(0).toDouble(e) == g.out(0).toDouble(i)) {
+                  (*dx)[static_cast<size_t>(e)] += up;
+                  break;
+                }
+              }
+            }
+          })
+          .types("T", floatTypes())
+          .input("X", "T")
+          .output("Y")
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
+            auto out = r.dims(0);
+            for (size_t a = 2; a < out.size(); ++a) out[a] = r.lit(1);
+            r.output(0, out);
+          })
+          .kernel([isMax, blocks](KernelCall& k) {
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              const auto [nc, inner] = blocks(k.in(0).shape());
+              auto x = k.in(0).span<T>();
+              auto y = k.out(0).span<T>();
+              for (int64_t i = 0; i < nc; ++i) {
+                double acc = isMax ? -INFINITY : 0;
+                for (int64_t j = 0; j < inner; ++j) {
+                  const double v = toDouble(x[static_cast<size_t>(i * inner + j)]);
+                  acc = !isMax                             ? acc + v
+                        : std::isnan(v) || std::isnan(acc) ? NAN
+                                                           : std::max(acc, v);
+                }
+                if (!isMax) acc = inner ? acc / static_cast<double>(inner) : NAN;
+                y[static_cast<size_t>(i)] = fromDouble<T>(acc);
+              }
+            });
+          }));
+}
+
 }  // namespace
 
 void registerConvPool(Registry& reg) {
@@ -640,41 +697,8 @@ void registerConvPool(Registry& reg) {
                         .kernel(averagePoolKernel)
                         .gradient(averagePoolGradient)));
 
-  reg.add(std::move(OpSpec("GlobalAveragePool", 1)
-                        // Each element of a channel takes 1/size of the channel's dY.
-                        .gradient([](GradCall& g) {
-                          std::vector<double>* dx = g.dIn(0);
-                          const std::vector<double>* dy = g.dOut(0);
-                          if (!dx || !dy || dy->empty()) return;
-                          const size_t per = dx->size() / dy->size();
-                          for (size_t e = 0; e < dx->size(); ++e)
-                            (*dx)[e] += (*dy)[e / per] / static_cast<double>(per);
-                        })
-                        .types("T", floatTypes())
-                        .input("X", "T")
-                        .output("Y")
-                        .shapeRule([](auto& r) {
-                          r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
-                          auto out = r.dims(0);
-                          for (size_t a = 2; a < out.size(); ++a) out[a] = r.lit(1);
-                          r.output(0, out);
-                        })
-                        .kernel([](KernelCall& k) {
-                          visitCompute(k.in(0).dtype(), [&]<class T>() {
-                            const Shape& xs = k.in(0).shape();
-                            const int64_t NC = xs[0] * xs[1],
-                                          inner = elementCount(xs) / std::max<int64_t>(NC, 1);
-                            auto x = k.in(0).span<T>();
-                            auto y = k.out(0).span<T>();
-                            for (int64_t i = 0; i < NC; ++i) {
-                              double s = 0;
-                              for (int64_t j = 0; j < inner; ++j)
-                                s += toDouble(x[static_cast<size_t>(i * inner + j)]);
-                              y[static_cast<size_t>(i)] =
-                                  fromDouble<T>(inner ? s / static_cast<double>(inner) : NAN);
-                            }
-                          });
-                        })));
+  reg.add(globalPool("GlobalAveragePool", false));
+  reg.add(globalPool("GlobalMaxPool", true));
 }
 
 WindowGeometry windowGeometry(const Node& node, int64_t opset,

@@ -16,4 +16,25 @@ Shape broadcastStrides(const Shape& in, const Shape& out) {
   return s;
 }
 
+std::vector<int64_t> reductionMap(const Shape& in, const std::vector<int64_t>& axes) {
+  Shape kept = in;
+  for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
+  Shape keptStrides = stridesOf(kept);
+  for (int64_t a : axes) keptStrides[static_cast<size_t>(a)] = 0;
+  std::vector<int64_t> map(static_cast<size_t>(elementCount(in)));
+  Shape idx(in.size(), 0);
+  int64_t off = 0;
+  for (size_t i = 0; i < map.size(); ++i) {
+    map[i] = off;
+    for (size_t a = in.size(); a-- > 0;) {
+      ++idx[a];
+      off += keptStrides[a];
+      if (idx[a] < in[a]) break;
+      off -= keptStrides[a] * idx[a];
+      idx[a] = 0;
+    }
+  }
+  return map;
+}
+
 }  // namespace nncheck::ops

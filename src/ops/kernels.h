@@ -87,6 +87,10 @@ T wrapMul(T a, T b) {
 // Row-major strides of a shape.
 Shape stridesOf(const Shape& shape);
 
+// For each element of a tensor of shape `in`, the linear index of the element it reduces into
+// when `axes` (normalized) are reduced with keepdims: its group (Reduce*, normalizations).
+std::vector<int64_t> reductionMap(const Shape& in, const std::vector<int64_t>& axes);
+
 // Strides of `in` seen from an output of shape `out` under numpy broadcasting (0 where the
 // input is broadcast).
 Shape broadcastStrides(const Shape& in, const Shape& out);

@@ -42,28 +42,6 @@ std::vector<I> reducedDims(Rule<I>& r, const std::vector<int64_t>& axes, bool ke
   return out;
 }
 
-// For each input element, the linear index of the output element it reduces into.
-std::vector<int64_t> reductionMap(const Shape& in, const std::vector<int64_t>& axes) {
-  Shape kept = in;
-  for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
-  Shape keptStrides = stridesOf(kept);
-  for (int64_t a : axes) keptStrides[static_cast<size_t>(a)] = 0;
-  std::vector<int64_t> map(static_cast<size_t>(elementCount(in)));
-  Shape idx(in.size(), 0);
-  int64_t off = 0;
-  for (size_t i = 0; i < map.size(); ++i) {
-    map[i] = off;
-    for (size_t a = in.size(); a-- > 0;) {
-      ++idx[a];
-      off += keptStrides[a];
-      if (idx[a] < in[a]) break;
-      off -= keptStrides[a] * idx[a];
-      idx[a] = 0;
-    }
-  }
-  return map;
-}
-
 enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
 // Distinct axes of input 0, some of them negative, at least one.

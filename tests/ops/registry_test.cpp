@@ -101,6 +101,17 @@ TEST(Registry, HoldsEveryRequiredOpWithRuleKernelAndDeclaredTypes) {
   }
 }
 
+// A type variable is bound by the inputs that use it (an output's dtype is its rule's), and the
+// generator draws a dtype for each: one no input uses cannot be drawn.
+TEST(Registry, EveryTypeVariableIsUsedByAnInput) {
+  for (const auto& spec : Registry::instance().all())
+    for (const TypeVarSpec& t : spec->typeVars) {
+      bool used = false;
+      for (const InputSpec& in : spec->inputs) used |= in.typeVar == t.name;
+      EXPECT_TRUE(used) << spec->type << ": type variable " << t.name << " has no input";
+    }
+}
+
 // The same generic rule, run with int64 and with z3 variables pinned to the same values, gives
 // the same output shapes on every registered node test; with the pins dropped the constraints
 // stay satisfiable. This is the proof that one text serves both checking and generating.
