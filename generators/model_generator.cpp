@@ -465,13 +465,16 @@ void Builder::commit(Candidate& c, bool backward, int placeholder) {
     }
     if (in.leafIsInitializer && !in.valuesFixed) {
       const ops::InputSpec& is = spec.inputSpec(i);
-      int64_t bound = 0;
-      if (is.domain == ValueDomain::Indices)
-        bound =
-            ops::indexBound(c.node, c.inputs[0].existing >= 0
-                                        ? values_[static_cast<size_t>(c.inputs[0].existing)].shape
-                                        : c.inputs[0].leaf.shape);
-      in.leaf.data = randomTensor(valueRng, in.leaf.dtype, in.leaf.shape, is.domain, bound);
+      in.leaf.data = randomTensor(valueRng, in.leaf.dtype, in.leaf.shape, is.domain);
+      if (is.domain == ValueDomain::Indices) {
+        std::vector<Shape> shapes;
+        for (const InputChoice& other : c.inputs)
+          shapes.push_back(!other.present ? Shape{}
+                           : other.existing >= 0
+                               ? values_[static_cast<size_t>(other.existing)].shape
+                               : other.leaf.shape);
+        ops::makeIndicesValid(spec, i, c.node, shapes, in.leaf.data);
+      }
     }
     c.node.inputs.push_back(in.leaf.name);
     values_.push_back(in.leaf);
@@ -548,7 +551,7 @@ bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
   Rng valueRng = rng_.fork(static_cast<uint64_t>(counter_));
   for (Value& v : values_)
     if (v.kind == Value::Kind::Input && !v.hasData) {
-      v.data = randomTensor(valueRng, v.dtype, v.shape, ValueDomain::Any, 0);
+      v.data = randomTensor(valueRng, v.dtype, v.shape, ValueDomain::Any);
       v.hasData = true;
     }
   // A short search: when it fails, another node is usually cheaper than a longer search.
@@ -810,13 +813,18 @@ TestCase Builder::mutate(const TestCase& parent) {
       if (values_[v].kind == Value::Kind::Computed) computed.push_back(static_cast<int>(v));
     if (!computed.empty()) insertAimed("", rng_.pick(computed));
   } else if (kind == M::InsertBefore) {
-    std::vector<std::pair<size_t, size_t>> edges;  // (reader, input) of a value not a weight
+    // (reader, input) of a value not a weight, read as plain data: a node computing indices or
+    // a divisor would break what the reader needs of its values.
+    std::vector<std::pair<size_t, size_t>> edges;
     for (size_t i = 0; i < nodes_.size(); ++i)
-      for (size_t k = 0; k < nodes_[i].inputs.size(); ++k)
+      for (size_t k = 0; k < nodes_[i].inputs.size(); ++k) {
+        const ops::InputSpec& is = ops::specFor(nodes_[i], cfg_.opset).inputSpec(k);
+        if (is.role != InputRole::Data || is.domain != ValueDomain::Any) continue;
         if (const Value* v =
                 nodes_[i].inputs[k].empty() ? nullptr : valueNamed(nodes_[i].inputs[k]);
             v && v->kind != Value::Kind::Initializer)
           edges.emplace_back(i, k);
+      }
     if (!edges.empty()) {
       const auto [reader, input] = rng_.pick(edges);
       std::string& edge = nodes_[reader].inputs[input];
@@ -922,7 +930,7 @@ TensorMap randomInputs(const Model& model, uint64_t seed) {
   for (const ValueInfo* in : model.graph.feedInputs()) {
     auto shape = in->shape();
     if (!shape) throw Error("randomInputs: input '" + in->name + "' has no fully known shape");
-    out[in->name] = randomTensor(rng, in->dtype, *shape, ValueDomain::Any, 0);
+    out[in->name] = randomTensor(rng, in->dtype, *shape, ValueDomain::Any);
   }
   return out;
 }

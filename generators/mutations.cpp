@@ -34,6 +34,7 @@ bool withinLimits(const GeneratorConfig& cfg, Model& m) {
 std::optional<TestCase> finished(const GeneratorConfig& cfg, TestCase tc) {
   try {
     if (!withinLimits(cfg, tc.model)) return std::nullopt;
+    ops::makeIndexOperandsValid(tc.model, tc.inputs);  // an attribute or dim they index changed
   } catch (const Error&) {
     return std::nullopt;  // a rule no longer holds
   }
@@ -43,7 +44,7 @@ std::optional<TestCase> finished(const GeneratorConfig& cfg, TestCase tc) {
 }
 
 // What a leaf's first reader expects of its values, for a leaf refilled at a new shape.
-// Indices are drawn small and wrapped into their axis by GraphEncoding::apply.
+// Indices are drawn small and made valid by GraphEncoding::apply.
 ops::ValueDomain domainOf(const Model& m, const std::string& leaf) {
   for (const Node& n : m.graph.nodes)
     for (size_t i = 0; i < n.inputs.size(); ++i)
@@ -144,13 +145,13 @@ std::optional<TestCase> resolveNumbers(const GeneratorConfig& cfg, const TestCas
 
   TestCase out = e->apply(s.get_model(), parent, [&](const Tensor& old, const Shape& shape) {
     if (shape == old.shape()) return old;
-    return randomTensor(rng, old.dtype(), shape, ops::ValueDomain::Any, 0);
+    return randomTensor(rng, old.dtype(), shape, ops::ValueDomain::Any);
   });
   // Leaves refilled at a new shape take their reader's domain (Positive, NonZeroIfInteger).
   auto refill = [&](const std::string& name, Tensor& t, const Tensor& before) {
     if (t.shape() == before.shape()) return;
     const ops::ValueDomain d = domainOf(out.model, name);
-    if (d != ops::ValueDomain::Any) t = randomTensor(rng, t.dtype(), t.shape(), d, 0);
+    if (d != ops::ValueDomain::Any) t = randomTensor(rng, t.dtype(), t.shape(), d);
   };
   for (auto& [name, t] : out.inputs) refill(name, t, parent.inputs.at(name));
   for (Initializer& w : out.model.graph.initializers)

@@ -9,9 +9,9 @@
 namespace nncheck {
 
 // Random contents: floats uniform in [-1, 1] (Positive: [0.1, 2]), integers in [-5, 5]
-// (NonZeroIfInteger: without 0; Indices: in [-bound, bound)), bools uniform.
-Tensor randomTensor(Rng& rng, DType dtype, const Shape& shape, ops::ValueDomain domain,
-                    int64_t bound);
+// (NonZeroIfInteger: without 0; Indices: in [-16, 15], for ops::makeIndicesValid to move into
+// range), bools uniform.
+Tensor randomTensor(Rng& rng, DType dtype, const Shape& shape, ops::ValueDomain domain);
 
 // The same values in another compute dtype.
 Tensor castTensor(const Tensor& t, DType to);

@@ -81,7 +81,7 @@ TestCase solved(const TestCase& tc, const solver::GraphEncoding& e, const z3::mo
   return e.apply(model, tc, [&](const Tensor& old, const Shape& shape) {
     if (fill != Fill::Fresh || shape == old.shape())
       return corner(old, shape, fill == Fill::Trailing);
-    return randomTensor(rng, old.dtype(), shape, ops::ValueDomain::Any, 0);
+    return randomTensor(rng, old.dtype(), shape, ops::ValueDomain::Any);
   });
 }
 

@@ -70,7 +70,7 @@ void registerIndexing(Registry& reg) {
           .types("Tind", indexTypes())
           .input("data", "T")
           .input("indices", "Tind")
-          .domain(ValueDomain::Indices)
+          .indices()
           .sampleShape([](SampleContext& c) {
             Shape s;
             for (int64_t r = c.rng.uniform(0, 2); r > 0; --r) s.push_back(c.rng.uniform(1, 4));

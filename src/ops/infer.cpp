@@ -208,4 +208,23 @@ std::map<std::string, InputFacts> refreshOutputTypes(Model& model) {
   return facts;
 }
 
+void makeIndexOperandsValid(Model& model, TensorMap& inputs) {
+  const std::map<std::string, InputFacts> facts = inferModel(model);
+  auto tensorOf = [&](const std::string& name) -> Tensor* {
+    for (Initializer& w : model.graph.initializers)
+      if (w.name == name) return &w.value;
+    auto it = inputs.find(name);
+    return it == inputs.end() ? nullptr : &it->second;
+  };
+  for (const Node& node : model.graph.nodes) {
+    const OpSpec& spec = specFor(node, model.defaultOpset());
+    std::vector<Shape> shapes;
+    for (const std::string& in : node.inputs)
+      shapes.push_back(in.empty() ? Shape{} : facts.at(in).shape);
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      if (spec.inputSpec(i).domain == ValueDomain::Indices && !node.inputs[i].empty())
+        if (Tensor* t = tensorOf(node.inputs[i])) makeIndicesValid(spec, i, node, shapes, *t);
+  }
+}
+
 }  // namespace nncheck::ops

@@ -57,4 +57,9 @@ std::map<std::string, InputFacts> inferStaticModel(const Model& model, const std
 // returns the facts. Throws like inferNode when a node no longer holds.
 std::map<std::string, InputFacts> refreshOutputTypes(Model& model);
 
+// Every Indices operand of the model held by an initializer or by `inputs` made valid for the
+// shapes and attributes the model has now (after a mutation or a shrink changed them). Throws
+// like inferModel.
+void makeIndexOperandsValid(Model& model, TensorMap& inputs);
+
 }  // namespace nncheck::ops

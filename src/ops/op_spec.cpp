@@ -283,6 +283,7 @@ const Registry& Registry::instance() {
     registerShapeOps(r);
     registerIndexing(r);
     registerResize(r);
+    registerShapeQueriesAndMasks(r);
     return r;
   }();
   return reg;
@@ -316,9 +317,21 @@ void wrapIndices(Tensor& indices, int64_t bound) {
   if (bound <= 0) return;
   visitCompute(indices.dtype(), [&]<class T>() {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-      for (auto& v : indices.span<T>())
-        v = static_cast<T>(((static_cast<int64_t>(v) % bound) + bound) % bound);
+      for (auto& v : indices.span<T>()) {
+        const int64_t x = static_cast<int64_t>(v);
+        if (x < -bound || x >= bound) v = static_cast<T>(((x % bound) + bound) % bound);
+      }
   });
+}
+
+void makeIndicesValid(const OpSpec& spec, size_t i, const Node& node,
+                      const std::vector<Shape>& inputShapes, Tensor& indices) {
+  const InputSpec& is = spec.inputSpec(i);
+  if (is.domain != ValueDomain::Indices) return;
+  if (is.fixIndices)
+    is.fixIndices(node, inputShapes, indices);
+  else
+    wrapIndices(indices, indexBound(node, inputShapes.at(0)));
 }
 
 }  // namespace nncheck::ops

@@ -44,8 +44,14 @@ enum class ValueDomain {
 // the node's "axis" attribute (default 0, negative counts from the end).
 int64_t indexBound(const Node& node, const Shape& input0);
 
-// Integer indices wrapped into [0, bound): indices into a dim that shrank stay valid.
+// Integer indices made valid for a dim of size `bound`: those in [-bound, bound) stay, others
+// wrap into it, so indices into a dim that shrank stay valid.
 void wrapIndices(Tensor& indices, int64_t bound);
+
+// What an Indices input's values must be for its node: fix(node, shapes of the node's inputs,
+// indices) moves them there (into range for the dims they index and, where the op needs it,
+// apart from each other). Unset: each wraps into input 0's dim along the node's "axis".
+using IndexFix = std::function<void(const Node&, const std::vector<Shape>&, Tensor&)>;
 
 // What a generator knows when it asks an op for a hint: the node so far (structural
 // attributes chosen), the shapes of the inputs chosen so far, and the size limits.
@@ -100,6 +106,7 @@ struct InputSpec {
   ShapeSampler shape;             // fresh inputs: their shape (default: input 0's shape)
   bool generated = true;          // optional inputs a generator never sets (Resize's roi)
   std::optional<SafeRange> safe;  // float values only
+  IndexFix fixIndices;            // ValueDomain::Indices only; see IndexFix
 };
 
 struct OutputSpec {
@@ -287,6 +294,12 @@ struct OpSpec {
     inputs.back().safe = r;
     return *this;
   }
+  // The input holds indices (ValueDomain::Indices) that `fix` makes valid.
+  OpSpec& indices(IndexFix fix = {}) {
+    inputs.back().domain = ValueDomain::Indices;
+    inputs.back().fixIndices = std::move(fix);
+    return *this;
+  }
   OpSpec& notGenerated() {
     inputs.back().generated = false;
     return *this;
@@ -363,6 +376,10 @@ struct OpSpec {
   size_t maxInputs() const;  // SIZE_MAX when variadic
 };
 
+// Makes `indices`, input i of `node`, valid for inputs of these shapes (see IndexFix).
+void makeIndicesValid(const OpSpec& spec, size_t i, const Node& node,
+                      const std::vector<Shape>& inputShapes, Tensor& indices);
+
 // Attribute constructors for specs.
 AttrSpec intAttr(std::string name, int64_t def, int64_t lo, int64_t hi);
 AttrSpec intChoiceAttr(std::string name, int64_t def, std::vector<int64_t> supported);
@@ -408,5 +425,6 @@ void registerReductions(Registry& reg);
 void registerShapeOps(Registry& reg);
 void registerIndexing(Registry& reg);
 void registerResize(Registry& reg);
+void registerShapeQueriesAndMasks(Registry& reg);
 
 }  // namespace nncheck::ops

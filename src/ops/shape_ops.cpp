@@ -1,5 +1,6 @@
 // Ops that move data without arithmetic: Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Concat, Split, Pad, Expand and Tile. Kernels copy elements as bytes, so every dtype works.
+// Concat, Split, Pad, Expand, Tile, DepthToSpace and SpaceToDepth. Kernels copy elements as bytes,
+// so every dtype works.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -131,6 +132,58 @@ Tensor sampleExpand(SampleContext& c) {
     out.push_back(d == 1 && c.rng.chance(0.6) ? c.rng.uniform(1, c.maxDim)
                                               : (c.rng.chance(0.2) ? 1 : d));
   return int64Vector(out);
+}
+
+// DepthToSpace (toSpace) and SpaceToDepth with blocksize b on [N, C, H, W]: channel blocks of
+// b * b become b x b spatial tiles and back. DepthToSpace's DCR mode takes the block's position
+// from the leading channel bits, CRD from the trailing ones; SpaceToDepth is DCR's inverse.
+OpSpec depthSpace(std::string type, bool toSpace) {
+  OpSpec s(std::move(type), toSpace ? 11 : 1);  // DepthToSpace's mode since 11
+  s.gradient(routingGradient)
+      .types("T", allTypes())
+      .input("input", "T")
+      .output("output")
+      .attr(requiredInt("blocksize", 1, 3));
+  if (toSpace) s.attr(stringAttr("mode", "DCR", {"DCR", "CRD"}));
+  s.shapeRule([toSpace](auto& r) {
+    r.check(r.rank(0) == 4, "input has rank 4 (N, C, H, W)");
+    const int64_t b = r.attrInt("blocksize");
+    r.check(b >= 1, "blocksize >= 1");
+    auto d = r.dims(0);
+    if (toSpace) {
+      r.require(imod(d[1], r.lit(b * b)) == 0, "C is a multiple of blocksize^2");
+      r.output(0, {d[0], d[1] / r.lit(b * b), d[2] * r.lit(b), d[3] * r.lit(b)});
+    } else {
+      r.require(imod(d[2], r.lit(b)) == 0 && imod(d[3], r.lit(b)) == 0,
+                "H and W are multiples of blocksize");
+      r.output(0, {d[0], d[1] * r.lit(b * b), d[2] / r.lit(b), d[3] / r.lit(b)});
+    }
+  });
+  s.kernel([toSpace](KernelCall& k) {
+    const int64_t b = k.attrInt("blocksize");
+    const bool crd = toSpace && k.attrString("mode") == "CRD";
+    // Index arithmetic on the [N, C, H, W] tensor with many channels, few pixels.
+    const Shape& deep = toSpace ? k.in(0).shape() : k.out(0).shape();
+    const int64_t C = deep[1] / (b * b), H = deep[2], W = deep[3];
+    // The deep tensor's element for spatial (n, c, h * b + i, w * b + j).
+    auto deepIndex = [&](int64_t n, int64_t c, int64_t h, int64_t w, int64_t i, int64_t j) {
+      const int64_t ch = crd ? c * b * b + i * b + j : (i * b + j) * C + c;
+      return ((n * deep[1] + ch) * H + h) * W + w;
+    };
+    if (toSpace) {
+      gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+        return deepIndex(o[0], o[1], o[2] / b, o[3] / b, o[2] % b, o[3] % b);
+      });
+    } else {
+      // Output channel ch = (i * b + j) * C + c reads spatial (c, h * b + i, w * b + j).
+      const Shape& x = k.in(0).shape();
+      gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+        const int64_t c = o[1] % C, i = o[1] / C / b, j = o[1] / C % b;
+        return ((o[0] * x[1] + c) * x[2] + o[2] * b + i) * x[3] + o[3] * b + j;
+      });
+    }
+  });
+  return s;
 }
 
 }  // namespace
@@ -464,6 +517,9 @@ void registerShapeOps(Registry& reg) {
                             return off;
                           });
                         })));
+
+  reg.add(depthSpace("DepthToSpace", true));
+  reg.add(depthSpace("SpaceToDepth", false));
 
   reg.add(std::move(OpSpec("Tile", 6)
                         .gradient(routingGradient)

@@ -121,21 +121,9 @@ TestCase GraphEncoding::apply(
         a.ints[v.position] = eval(v.var);
     }
   }
-  // Indices into input 0 (ValueDomain::Indices) wrapped into the axis they index, which may have
-  // shrunk; computed indices come from the graph, valid already.
-  auto tensorOf = [&](const std::string& name) -> Tensor* {
-    for (Initializer& i : g.initializers)
-      if (i.name == name) return &i.value;
-    auto it = out.inputs.find(name);
-    return it == out.inputs.end() ? nullptr : &it->second;
-  };
-  for (const Node& node : g.nodes) {
-    const ops::OpSpec& spec = ops::specFor(node, out.model.defaultOpset());
-    for (size_t i = 0; i < node.inputs.size(); ++i)
-      if (spec.inputSpec(i).domain == ops::ValueDomain::Indices && !node.inputs[i].empty())
-        if (Tensor* indices = tensorOf(node.inputs[i]))
-          ops::wrapIndices(*indices, ops::indexBound(node, shapeOf(node.inputs[0])));
-  }
+  // Indices moved into the dims they index, which may have shrunk; computed indices come from
+  // the graph, valid already.
+  ops::makeIndexOperandsValid(out.model, out.inputs);
   return out;
 }
 
