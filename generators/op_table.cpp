@@ -90,6 +90,7 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
     if (!cfg.ops.empty() && std::find(cfg.ops.begin(), cfg.ops.end(), spec.type) == cfg.ops.end())
       continue;
     if (std::find(cfg.denyOps.begin(), cfg.denyOps.end(), spec.type) != cfg.denyOps.end()) continue;
+    if (!spec.notGeneratedWhy.empty()) continue;
     const auto* schema = onnx::OpSchemaRegistry::Schema(spec.type, static_cast<int>(cfg.opset), "");
     if (!schema || schema->SinceVersion() < spec.minVersion) continue;
     OpEntry e;

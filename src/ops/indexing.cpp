@@ -1,8 +1,12 @@
-// Gather and Slice: ops that select elements by index.
+// Ops that select or place elements by index: Gather, GatherElements, ScatterElements, Slice,
+// TopK, OneHot and ReverseSequence.
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "ops/gradients.h"
 #include "ops/infer.h"
+#include "ops/stability.h"
 
 namespace nncheck::ops {
 namespace {
@@ -58,6 +62,118 @@ std::vector<SliceAxis<I>> sliceGeometry(Rule<I>& r) {
     geo[static_cast<size_t>(a)] = {s, len, step};
   }
   return geo;
+}
+
+// An index tensor's shape for data of shape `c.shape(0)`: the same rank, no dim larger.
+Shape noLargerShape(SampleContext& c) {
+  Shape s = c.shape(0);
+  for (int64_t& d : s) d = c.rng.uniform(1, std::max<int64_t>(d, 1));
+  return s;
+}
+
+// The axis attribute of a node over a tensor of rank `rank`, normalized.
+int64_t axisOf(const KernelCall& k, int64_t rank) {
+  const int64_t a = k.attrInt("axis");
+  return a < 0 ? a + rank : a;
+}
+
+// For each element of `indices` (GatherElements, ScatterElements), the offset in a tensor of
+// `data`'s shape of the element it addresses: its own coordinates, with `axis` replaced by its
+// value (negative counts from the end).
+std::vector<int64_t> elementTargets(const Tensor& indices, const Shape& data, int64_t axis) {
+  const Shape dataStrides = stridesOf(data);
+  const Shape& is = indices.shape();
+  std::vector<int64_t> out(static_cast<size_t>(indices.size()));
+  std::vector<int64_t> c(is.size(), 0);
+  const int64_t D = data[static_cast<size_t>(axis)];
+  for (int64_t e = 0; e < indices.size(); ++e) {
+    int64_t v = indices.toInt64(e);
+    if (v < -D || v >= D)
+      throw Error("index " + std::to_string(v) + " out of range for axis " + std::to_string(axis) +
+                  " of size " + std::to_string(D));
+    if (v < 0) v += D;
+    int64_t off = 0;
+    for (size_t a = 0; a < c.size(); ++a)
+      off += (static_cast<int64_t>(a) == axis ? v : c[a]) * dataStrides[a];
+    out[static_cast<size_t>(e)] = off;
+    for (size_t a = c.size(); a-- > 0;) {
+      if (++c[a] < is[a]) break;
+      c[a] = 0;
+    }
+  }
+  return out;
+}
+
+// ScatterElements' indices: in range, and without reduction distinct along the axis within each
+// line, so that no two updates race for one element (ONNX leaves that order unspecified).
+void scatterIndicesFix(const Node& node, const std::vector<Shape>& shapes, Tensor& indices) {
+  const int64_t bound = indexBound(node, shapes.at(0));
+  wrapIndices(indices, bound);
+  const Attribute* reduction = node.attribute("reduction");
+  if ((reduction && reduction->s != "none") || bound <= 0 || indices.rank() == 0) return;
+  const Attribute* ax = node.attribute("axis");
+  const AxisSplit sp(indices.shape(), ax ? ax->i : 0);
+  visitCompute(indices.dtype(), [&]<class T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      auto v = indices.span<T>();
+      for (int64_t o = 0; o < sp.outer; ++o)
+        for (int64_t i = 0; i < sp.inner; ++i) {
+          std::vector<bool> used(static_cast<size_t>(bound), false);
+          for (int64_t j = 0; j < sp.size; ++j) {
+            T& x = v[static_cast<size_t>((o * sp.size + j) * sp.inner + i)];
+            int64_t at = x < 0 ? x + bound : x;
+            for (int64_t tries = 0; used[static_cast<size_t>(at)] && tries < bound; ++tries)
+              at = (at + 1) % bound;
+            used[static_cast<size_t>(at)] = true;
+            if (at != (x < 0 ? x + bound : x)) x = static_cast<T>(at);
+          }
+        }
+    }
+  });
+}
+
+// ScatterElements' reduction of an element and an update, in the element's arithmetic type.
+template <class A>
+A scatterReduce(const std::string& reduction, A old, A update) {
+  if (reduction == "add") {
+    if constexpr (std::is_integral_v<A>)
+      return wrapAdd(old, update);
+    else
+      return old + update;
+  }
+  if (reduction == "mul") {
+    if constexpr (std::is_integral_v<A>)
+      return wrapMul(old, update);
+    else
+      return old * update;
+  }
+  return update;
+}
+
+// TopK's selection per line along the axis: for output position j of line (o, i), the input
+// position along the axis. Ties go to the lower index, as ONNX says.
+std::vector<int64_t> topKOrder(const KernelCall& k) {
+  const Tensor& x = k.in(0);
+  const AxisSplit sp(x.shape(), k.attrInt("axis"));
+  const int64_t K = k.in(1).toInt64(0);
+  const bool largest = k.attrInt("largest") != 0;
+  std::vector<int64_t> out;
+  std::vector<int64_t> line(static_cast<size_t>(sp.size));
+  for (int64_t o = 0; o < sp.outer; ++o)
+    for (int64_t i = 0; i < sp.inner; ++i) {
+      auto at = [&](int64_t j) { return (o * sp.size + j) * sp.inner + i; };
+      std::iota(line.begin(), line.end(), 0);
+      // Compared in the element's own type: distinct int64 values may share a double.
+      visitCompute(x.dtype(), [&]<class T>() {
+        auto v = x.span<T>();
+        auto val = [&](int64_t j) { return static_cast<Arith<T>>(v[static_cast<size_t>(at(j))]); };
+        std::stable_sort(line.begin(), line.end(), [&](int64_t a, int64_t b) {
+          return largest ? val(a) > val(b) : val(a) < val(b);
+        });
+      });
+      out.insert(out.end(), line.begin(), line.begin() + K);
+    }
+  return out;
 }
 
 }  // namespace
@@ -167,6 +283,272 @@ void registerIndexing(Registry& reg) {
                             return off;
                           });
                         })));
+  reg.add(std::move(
+      OpSpec("GatherElements", 11)
+          .gradient(routingGradient)
+          .types("T", allComputeTypes())
+          .types("Tind", indexTypes())
+          .input("data", "T")
+          .input("indices", "Tind")
+          .indices()
+          .sampleShape(noLargerShape)
+          .output("output")
+          .attr(axisAttr("axis", 0))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 1 && r.rank(1) == r.rank(0), "indices have data's rank (>= 1)");
+            const int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            for (int64_t a = 0; a < r.rank(0); ++a)
+              if (a != axis)
+                r.require(r.dim(1, a) <= r.dim(0, a), "indices fit in data off the axis");
+            r.require(r.dim(0, axis) >= 1, "the indexed axis is not empty");
+            r.output(0, r.dims(1), r.dtype(0));
+          })
+          .kernel([](KernelCall& k) {
+            const std::vector<int64_t> src =
+                elementTargets(k.in(1), k.in(0).shape(), axisOf(k, k.in(0).rank()));
+            const Shape outStrides = stridesOf(k.out(0).shape());
+            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+              int64_t e = 0;
+              for (size_t a = 0; a < o.size(); ++a) e += o[a] * outStrides[a];
+              return src[static_cast<size_t>(e)];
+            });
+          })));
+
+  reg.add(std::move(
+      OpSpec("ScatterElements", 11)
+          .types("T", numericTypes())
+          .types("Tind", indexTypes())
+          .input("data", "T")
+          .input("indices", "Tind")
+          .indices(scatterIndicesFix)
+          .sampleShape(noLargerShape)
+          .input("updates", "T")
+          .sampleShape([](SampleContext& c) { return c.shape(1); })
+          .output("output")
+          .attr(axisAttr("axis", 0))
+          .attr(stringAttr("reduction", "none", {"none", "add", "mul"}))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 1 && r.rank(1) == r.rank(0) && r.rank(2) == r.rank(0),
+                    "indices and updates have data's rank (>= 1)");
+            const int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            const bool racing = r.attrString("reduction") == "none";
+            for (int64_t a = 0; a < r.rank(0); ++a) {
+              r.require(r.dim(2, a) == r.dim(1, a), "updates have the indices' shape");
+              if (a != axis || racing)
+                r.require(r.dim(1, a) <= r.dim(0, a),
+                          "indices fit in data (along the axis too, without reduction)");
+            }
+            r.require(r.dim(0, axis) >= 1, "the indexed axis is not empty");
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            const std::vector<int64_t> target =
+                elementTargets(k.in(1), k.in(0).shape(), axisOf(k, k.in(0).rank()));
+            const std::string reduction = k.attrString("reduction");
+            k.out(0) = k.in(0);
+            visitCompute(k.in(0).dtype(), [&]<class T>() {
+              if constexpr (!std::is_same_v<T, bool>) {
+                auto y = k.out(0).span<T>();
+                auto u = k.in(2).span<T>();
+                for (size_t e = 0; e < target.size(); ++e) {
+                  T& t = y[static_cast<size_t>(target[e])];
+                  t = fromArith<T>(scatterReduce<Arith<T>>(reduction, static_cast<Arith<T>>(t),
+                                                           static_cast<Arith<T>>(u[e])));
+                }
+              }
+            });
+          })
+          // none: an overwritten element passes dY to its update, the others to data; add: both
+          // take it; mul: y = x prod(u), so each factor takes dY times the others.
+          .gradient([](GradCall& g) {
+            const std::vector<double>* dy = g.dOut(0);
+            if (!dy) return;
+            const KernelCall& k = g.kernel();
+            const std::vector<int64_t> target =
+                elementTargets(k.in(1), k.in(0).shape(), axisOf(k, k.in(0).rank()));
+            const std::string reduction = k.attrString("reduction");
+            std::vector<double> product(dy->size(), 1.0);
+            std::vector<bool> hit(dy->size(), false);
+            for (size_t e = 0; e < target.size(); ++e) {
+              product[static_cast<size_t>(target[e])] *= k.in(2).toDouble(static_cast<int64_t>(e));
+              hit[static_cast<size_t>(target[e])] = true;
+            }
+            if (std::vector<double>* dx = g.dIn(0))
+              for (size_t t = 0; t < dx->size(); ++t)
+                if (reduction != "none" || !hit[t])
+                  (*dx)[t] += (*dy)[t] * (reduction == "mul" ? product[t] : 1.0);
+            if (std::vector<double>* du = g.dIn(2))
+              for (size_t e = 0; e < target.size(); ++e) {
+                const size_t t = static_cast<size_t>(target[e]);
+                double factor = 1.0;
+                if (reduction == "mul") {
+                  factor = k.in(0).toDouble(static_cast<int64_t>(t));
+                  for (size_t f = 0; f < target.size(); ++f)
+                    if (f != e && target[f] == target[e])
+                      factor *= k.in(2).toDouble(static_cast<int64_t>(f));
+                }
+                (*du)[e] += (*dy)[t] * factor;
+              }
+          })));
+
+  reg.add(std::move(
+      OpSpec("TopK", 11)
+          .types("T", numericTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("X", "T")
+          .input("K", "tensor(int64)", InputRole::ShapeValues)
+          .sampleValues([](SampleContext& c) {
+            const Attribute* a = c.node.attribute("axis");
+            return int64Vector({c.rng.uniform(1, std::max<int64_t>(1, c.dim(0, a ? a->i : -1)))});
+          })
+          .output("Values")
+          .output("Indices")
+          .attr(axisAttr("axis", -1))
+          .attr(intChoiceAttr("largest", 1, {0, 1}))
+          .attr(intChoiceAttr("sorted", 1, {1}))  // unsorted: any order is right
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 1, "X has rank >= 1");
+            r.check(r.rank(1) == 1 && r.values(1).size() == 1, "K is a vector of one value");
+            const int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
+            const auto& K = r.values(1)[0];
+            r.require(K >= 0 && K <= r.dim(0, axis), "0 <= K <= the axis' size");
+            auto out = r.dims(0);
+            out[static_cast<size_t>(axis)] = K;
+            r.output(0, out);
+            r.output(1, out, DType::Int64);
+          })
+          .stability(distinctAlongAxis)
+          .kernel([](KernelCall& k) {
+            const AxisSplit sp(k.in(0).shape(), k.attrInt("axis"));
+            const int64_t K = k.in(1).toInt64(0);
+            const std::vector<int64_t> order = topKOrder(k);
+            const size_t sz = dtypeSize(k.in(0).dtype());
+            const uint8_t* x = k.in(0).bytes().data();
+            uint8_t* y = k.out(0).bytes().data();
+            auto idx = k.out(1).span<int64_t>();
+            for (int64_t o = 0; o < sp.outer; ++o)
+              for (int64_t i = 0; i < sp.inner; ++i)
+                for (int64_t j = 0; j < K; ++j) {
+                  const int64_t src = order[static_cast<size_t>((o * sp.inner + i) * K + j)];
+                  const int64_t to = (o * K + j) * sp.inner + i;
+                  std::memcpy(y + to * static_cast<int64_t>(sz),
+                              x + ((o * sp.size + src) * sp.inner + i) * static_cast<int64_t>(sz),
+                              sz);
+                  idx[static_cast<size_t>(to)] = src;
+                }
+          })
+          // Each selected value's dY goes to where it came from.
+          .gradient([](GradCall& g) {
+            std::vector<double>* dx = g.dIn(0);
+            const std::vector<double>* dy = g.dOut(0);
+            if (!dx || !dy) return;
+            const AxisSplit sp(g.in(0).shape(), g.kernel().attrInt("axis"));
+            const Tensor& idx = g.out(1);
+            const int64_t K =
+                g.out(0).shape().empty() ? 0 : g.out(0).shape()[static_cast<size_t>(sp.axis)];
+            for (int64_t o = 0; o < sp.outer; ++o)
+              for (int64_t i = 0; i < sp.inner; ++i)
+                for (int64_t j = 0; j < K; ++j) {
+                  const int64_t at = (o * K + j) * sp.inner + i;
+                  (*dx)[static_cast<size_t>((o * sp.size + idx.toInt64(at)) * sp.inner + i)] +=
+                      (*dy)[static_cast<size_t>(at)];
+                }
+          })));
+
+  reg.add(std::move(
+      OpSpec("OneHot", 11)
+          .types("T1", numericTypes())
+          .types("T2", {DType::Float32, DType::Float64, DType::Int32, DType::Int64})
+          .types("T3", allComputeTypes())
+          .input("indices", "T1")
+          .input("depth", "T2", InputRole::ShapeValues)
+          .sampleValues(
+              [](SampleContext& c) { return Tensor::scalar<int64_t>(c.rng.uniform(1, 8)); })
+          .input("values", "T3")
+          .weight()
+          .sampleShape([](SampleContext&) { return Shape{2}; })
+          .output("output")
+          .attr(withSampling(axisAttr("axis", -1), AttrSampling::AxisInclusive))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(1) <= 1 && r.values(1).size() == 1, "depth is a single value");
+            r.check(r.rank(2) == 1, "values is a vector [off, on]");
+            r.require(r.dim(2, 0) == 2, "values is a vector [off, on]");
+            const auto& depth = r.values(1)[0];
+            r.require(depth >= 1, "depth >= 1");
+            const int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0) + 1, "axis");
+            auto out = r.dims(0);
+            out.insert(out.begin() + axis, depth);
+            r.output(0, out, r.dtype(2));
+          })
+          // Float indices truncate: keep them off the integers.
+          .stability([](StabilityCall& s) { awayFromSteps(s, 0.0); })
+          .kernel([](KernelCall& k) {
+            const Shape& os = k.out(0).shape();
+            const int64_t axis = axisOf(k, static_cast<int64_t>(os.size()));
+            const AxisSplit sp(os, axis);
+            const int64_t depth = sp.size;
+            const size_t sz = dtypeSize(k.in(2).dtype());
+            const uint8_t* v = k.in(2).bytes().data();
+            uint8_t* y = k.out(0).bytes().data();
+            for (int64_t o = 0; o < sp.outer; ++o)
+              for (int64_t i = 0; i < sp.inner; ++i) {
+                int64_t hot = static_cast<int64_t>(std::trunc(k.in(0).toDouble(o * sp.inner + i)));
+                if (hot < 0) hot += depth;
+                for (int64_t j = 0; j < depth; ++j)
+                  std::memcpy(y + ((o * depth + j) * sp.inner + i) * static_cast<int64_t>(sz),
+                              v + (j == hot ? 1 : 0) * static_cast<int64_t>(sz), sz);
+              }
+          })
+          // ONNX 1.12 infers OneHot's rank but not its depth dim, even from an initializer.
+          .neverGenerated("ONNX's strict shape inference leaves its depth dim unknown")));
+
+  reg.add(std::move(
+      OpSpec("ReverseSequence", 10)
+          .gradient(routingGradient)
+          .types("T", allComputeTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("input", "T")
+          .input("sequence_lens", "tensor(int64)", InputRole::AxesValues)
+          .sampleValues([](SampleContext& c) {
+            const Attribute* b = c.node.attribute("batch_axis");
+            const Attribute* t = c.node.attribute("time_axis");
+            const int64_t batch = c.dim(0, b ? b->i : 1), time = c.dim(0, t ? t->i : 0);
+            std::vector<int64_t> lens;
+            for (int64_t i = 0; i < batch; ++i) lens.push_back(c.rng.uniform(1, time));
+            return int64Vector(lens);
+          })
+          .output("Y")
+          .attr(intChoiceAttr("batch_axis", 1, {0, 1}))
+          .attr(intChoiceAttr("time_axis", 0, {0, 1}))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 2, "input has rank >= 2");
+            const int64_t batch = r.attrInt("batch_axis"), time = r.attrInt("time_axis");
+            r.check(batch != time, "batch_axis and time_axis differ");
+            r.check(r.rank(1) == 1, "sequence_lens is a vector");
+            const auto& lens = r.axes(1);
+            r.require(r.dim(0, batch) == r.lit(static_cast<int64_t>(lens.size())),
+                      "sequence_lens has one length per batch entry");
+            for (int64_t len : lens) {
+              r.check(len >= 0, "sequence lengths >= 0");
+              r.require(r.dim(0, time) >= r.lit(len), "sequence lengths fit in the time axis");
+            }
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            const int64_t batch = k.attrInt("batch_axis"), time = k.attrInt("time_axis");
+            const std::vector<int64_t> lens = k.in(1).toInt64s();
+            const Shape strides = stridesOf(k.in(0).shape());
+            gatherElements(k.in(0), k.out(0), [&](const std::vector<int64_t>& o) {
+              const int64_t len = lens[static_cast<size_t>(o[static_cast<size_t>(batch)])];
+              int64_t off = 0;
+              for (size_t a = 0; a < o.size(); ++a) {
+                int64_t c = o[a];
+                if (static_cast<int64_t>(a) == time && c < len) c = len - 1 - c;
+                off += c * strides[a];
+              }
+              return off;
+            });
+          })));
 }
 
 }  // namespace nncheck::ops

@@ -258,6 +258,8 @@ struct OpSpec {
   // computed as x a + b is off by |x a| + |b|, however well the result cancels. A product or
   // quotient downstream turns such an error into a large relative one.
   std::function<std::vector<double>(KernelCall&)> outputErrorFn;
+  // Why generators never draw this op, when they cannot make it valid (empty: they do).
+  std::string notGeneratedWhy;
 
   // --- builder ---
   OpSpec& types(std::string name, std::vector<DType> allowed) {
@@ -346,6 +348,10 @@ struct OpSpec {
   }
   OpSpec& outputError(std::function<std::vector<double>(KernelCall&)> f) {
     outputErrorFn = std::move(f);
+    return *this;
+  }
+  OpSpec& neverGenerated(std::string why) {
+    notGeneratedWhy = std::move(why);
     return *this;
   }
   OpSpec& tolerance(Tolerance t) {

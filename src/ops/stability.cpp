@@ -1,5 +1,6 @@
 #include "ops/stability.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -163,6 +164,29 @@ void noTiesAlongAxis(StabilityCall& s, bool isMax) {
         continue;
       s.tooClose(0, best, sign);
       s.tooClose(0, second, -sign);
+    }
+}
+
+void distinctAlongAxis(StabilityCall& s) {
+  const Tensor& x = s.in(0);
+  if (!isFloatDType(x.dtype())) return;
+  const AxisSplit sp(x.shape(), s.kernel().attrInt("axis"));
+  std::vector<std::pair<double, int64_t>> line;
+  for (int64_t o = 0; o < sp.outer; ++o)
+    for (int64_t i = 0; i < sp.inner; ++i) {
+      line.clear();
+      for (int64_t j = 0; j < sp.size; ++j) {
+        const int64_t e = (o * sp.size + j) * sp.inner + i;
+        if (std::isfinite(x.toDouble(e))) line.emplace_back(x.toDouble(e), e);
+      }
+      std::sort(line.begin(), line.end());
+      for (size_t j = 1; j < line.size(); ++j) {
+        const auto [lo, a] = line[j - 1];
+        const auto [hi, b] = line[j];
+        if (hi - lo >= stableMargin(std::max(std::fabs(lo), std::fabs(hi)))) continue;
+        s.tooClose(0, a, -1);
+        s.tooClose(0, b, 1);
+      }
     }
 }
 

@@ -44,6 +44,10 @@ void quotientRepresentable(StabilityCall& s);
 // runner-up (ArgMax, ArgMin).
 void noTiesAlongAxis(StabilityCall& s, bool isMax);
 
+// Along the `axis` attribute of input 0, every element apart from every other (TopK, whose
+// order and selection follow every comparison).
+void distinctAlongAxis(StabilityCall& s);
+
 // Input 0 where y = f(x) is well conditioned: a relative error of 1e-6 in x (a float32 engine's
 // few ulps) moves y by at most a tenth of float32's tolerance (atol 1e-5, rtol 1e-3). Sin, Cos
 // and Tan of large arguments, and Tan near its poles, amplify such an error past any tolerance;

@@ -97,8 +97,12 @@ TEST(Generator, EveryUsableOpAppearsInAThousandModelsOfTenNodes) {
   for (uint64_t seed = 0; seed < 1000; ++seed)
     for (const Node& n : generateModel(cfg, seed).graph.nodes) seen.insert(n.opType);
   auto usable = usableOps(cfg);
-  // Every registered op is usable under the default config.
-  EXPECT_EQ(usable.size(), ops::Registry::instance().all().size());
+  // Every registered op is usable under the default config, but those generators cannot make
+  // valid (each says why).
+  size_t generatable = 0;
+  for (const auto& spec : ops::Registry::instance().all())
+    generatable += spec->notGeneratedWhy.empty();
+  EXPECT_EQ(usable.size(), generatable);
   for (const auto& op : usable) EXPECT_TRUE(seen.count(op)) << op << " never generated";
 }
 
