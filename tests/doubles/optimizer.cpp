@@ -272,6 +272,20 @@ std::string Optimizer::bugName(Bug b) {
   return "none";
 }
 
+Capabilities Optimizer::capabilities() const {
+  Capabilities caps;
+  caps.ops = {"Add",     "AveragePool", "BatchNormalization",
+              "Cast",    "Concat",      "Conv",
+              "Div",     "Flatten",     "Gather",
+              "Gemm",    "Identity",    "MatMul",
+              "MaxPool", "Mul",         "Pad",
+              "Relu",    "ReduceMean",  "Reshape",
+              "Sigmoid", "Slice",       "Softmax",
+              "Split",   "Squeeze",     "Sub",
+              "Tanh",    "Transpose",   "Unsqueeze"};
+  return caps;
+}
+
 std::string Optimizer::name() const {
   std::string bugs;
   for (Bug b : allBugs())

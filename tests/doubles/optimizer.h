@@ -43,6 +43,10 @@ class Optimizer : public Backend {
 
   explicit Optimizer(unsigned bugs = None) : bugs_(bugs) {}
   std::string name() const override;
+  // The front end of a typical graph compiler: the ops its rewrites match and their usual
+  // neighbours. Generation over all of nncheck's ops forms the rewrites' patterns too rarely
+  // for a short test (bench/bug_finding_bench measures that).
+  Capabilities capabilities() const override;
   TensorMap run(const Model& model, const TensorMap& inputs) override;
   // The rewritten model (shapes and types come from a reference run on `inputs`).
   Model optimize(const Model& model, const TensorMap& inputs) const;
