@@ -3,6 +3,9 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
 
 #include "nncheck/error.h"
 #include "ops/infer.h"
@@ -31,6 +34,45 @@ std::vector<DType> onnxInputTypes(const onnx::OpSchema& schema, size_t i) {
       for (const auto& t : tc.allowed_type_strs) out.push_back(fromTypeString(t));
   if (out.empty()) out.push_back(fromTypeString(formal.GetTypeStr()));
   return out;
+}
+
+// What ONNX's schema says of an op at an opset, which the table needs per model: looked up once
+// per (op, opset), since a schema lookup and its type strings cost as much as a small model.
+struct SchemaFacts {
+  std::vector<std::string> knownAttributes;
+  std::vector<std::string> onnxTypeParams;     // per spec input
+  std::vector<size_t> firstInputOfTypeVar;     // per spec type variable: it decides the role
+  std::vector<std::vector<DType>> onnxDTypes;  // per type variable: spec's dtypes ONNX allows
+};
+
+// Null when ONNX has no schema of the op at the opset that the spec implements.
+const SchemaFacts* schemaFacts(const ops::OpSpec& spec, int64_t opset) {
+  static std::mutex mutex;
+  static std::map<std::pair<const ops::OpSpec*, int64_t>, std::optional<SchemaFacts>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = cache.try_emplace({&spec, opset});
+  if (fresh) {
+    const auto* schema = onnx::OpSchemaRegistry::Schema(spec.type, static_cast<int>(opset), "");
+    if (schema && schema->SinceVersion() >= spec.minVersion) {
+      SchemaFacts f;
+      for (const auto& [name, attr] : schema->attributes()) f.knownAttributes.push_back(name);
+      const auto& formals = schema->inputs();
+      for (size_t i = 0; i < spec.inputs.size(); ++i)
+        f.onnxTypeParams.push_back(formals[std::min(i, formals.size() - 1)].GetTypeStr());
+      for (const auto& tv : spec.typeVars) {
+        size_t first = 0;
+        while (spec.inputs[first].typeVar != tv.name) ++first;
+        const auto theirs = onnxInputTypes(*schema, first);
+        f.firstInputOfTypeVar.push_back(first);
+        f.onnxDTypes.emplace_back();
+        for (DType d : tv.allowed)
+          if (std::find(theirs.begin(), theirs.end(), d) != theirs.end())
+            f.onnxDTypes.back().push_back(d);
+      }
+      it->second = std::move(f);
+    }
+  }
+  return it->second ? &*it->second : nullptr;
 }
 
 }  // namespace
@@ -91,32 +133,24 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
       continue;
     if (std::find(cfg.denyOps.begin(), cfg.denyOps.end(), spec.type) != cfg.denyOps.end()) continue;
     if (!spec.notGeneratedWhy.empty()) continue;
-    const auto* schema = onnx::OpSchemaRegistry::Schema(spec.type, static_cast<int>(cfg.opset), "");
-    if (!schema || schema->SinceVersion() < spec.minVersion) continue;
+    const SchemaFacts* facts = schemaFacts(spec, cfg.opset);
+    if (!facts) continue;
     OpEntry e;
     e.spec = &spec;
     auto w = cfg.opWeights.find(spec.type);
     e.weight = w == cfg.opWeights.end() ? 1.0 : w->second;
     if (e.weight == 0) continue;
-    for (const auto& [name, attr] : schema->attributes()) e.knownAttributes.push_back(name);
-    const auto& formals = schema->inputs();
-    for (size_t i = 0; i < spec.inputs.size(); ++i)
-      e.onnxTypeParams.push_back(formals[std::min(i, formals.size() - 1)].GetTypeStr());
+    e.knownAttributes = facts->knownAttributes;
+    e.onnxTypeParams = facts->onnxTypeParams;
     e.typeVarDTypes.resize(spec.typeVars.size());
     bool usable = true;
     for (size_t t = 0; t < spec.typeVars.size() && usable; ++t) {
-      // The first input of this type variable decides its role.
-      size_t first = 0;
-      while (spec.inputs[first].typeVar != spec.typeVars[t].name) ++first;
-      const auto theirs = onnxInputTypes(*schema, first);
+      const size_t first = facts->firstInputOfTypeVar[t];
       const bool data = spec.inputs[first].role == ops::InputRole::Data &&
                         spec.inputs[first].domain != ops::ValueDomain::Indices;
-      for (DType d : spec.typeVars[t].allowed) {
-        bool onnxOk = std::find(theirs.begin(), theirs.end(), d) != theirs.end();
-        bool cfgOk =
-            !data || std::find(cfg.dtypes.begin(), cfg.dtypes.end(), d) != cfg.dtypes.end();
-        if (onnxOk && cfgOk) e.typeVarDTypes[t].push_back(d);
-      }
+      for (DType d : facts->onnxDTypes[t])
+        if (!data || std::find(cfg.dtypes.begin(), cfg.dtypes.end(), d) != cfg.dtypes.end())
+          e.typeVarDTypes[t].push_back(d);
       usable = !e.typeVarDTypes[t].empty();
     }
     if (usable) table.push_back(std::move(e));
