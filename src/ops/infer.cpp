@@ -176,6 +176,58 @@ std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
   return outs;
 }
 
+namespace {
+
+// The largest output static inference computes: shape operands are small, and a bound keeps
+// inference cheap on models whose weights are all initializers.
+constexpr int64_t kMaxFoldedElements = 4096;
+
+// The contents of the node's outputs when they follow from what is known, else empty.
+std::vector<std::shared_ptr<const Tensor>> foldOutputs(const OpSpec& spec, const Node& node,
+                                                       const std::vector<InputFacts>& inputs,
+                                                       const std::vector<TensorType>& outputs) {
+  for (const TensorType& t : outputs)
+    if (elementCount(t.shape) > kMaxFoldedElements) return {};
+  if (spec.valueFromShapesFn) {
+    std::vector<Shape> shapes;
+    for (const InputFacts& f : inputs) shapes.push_back(f.shape);
+    return {std::make_shared<const Tensor>(spec.valueFromShapesFn(node, shapes))};
+  }
+  std::vector<const Tensor*> in;
+  for (const InputFacts& f : inputs) {
+    if (f.present && !f.value) return {};
+    in.push_back(f.present ? f.value : nullptr);
+  }
+  std::vector<Tensor> outs;
+  for (const TensorType& t : outputs) outs.emplace_back(t.dtype, t.shape);
+  KernelCall call(spec, node, std::move(in), std::move(outs));
+  spec.kernelFn(call);
+  std::vector<std::shared_ptr<const Tensor>> folded;
+  for (Tensor& t : call.outputs()) folded.push_back(std::make_shared<const Tensor>(std::move(t)));
+  return folded;
+}
+
+}  // namespace
+
+void recordOutputs(const OpSpec& spec, const Node& node, const std::vector<InputFacts>& inputs,
+                   const std::vector<TensorType>& outputs,
+                   std::map<std::string, InputFacts>& facts) {
+  std::vector<std::shared_ptr<const Tensor>> folded;
+  try {
+    folded = foldOutputs(spec, node, inputs, outputs);
+  } catch (const std::exception&) {
+    // A kernel that fails on these contents leaves them unknown: running the model reports it.
+  }
+  for (size_t o = 0; o < node.outputs.size() && o < outputs.size(); ++o) {
+    if (node.outputs[o].empty()) continue;
+    InputFacts& f = facts[node.outputs[o]] = {true, outputs[o].dtype, outputs[o].shape, nullptr};
+    if (o < folded.size()) {
+      f.folded = folded[o];
+      f.value = f.folded.get();
+    }
+  }
+}
+
 std::map<std::string, InputFacts> inferModel(const Model& model) {
   std::map<std::string, InputFacts> facts;
   for (const Initializer& i : model.graph.initializers)
@@ -185,10 +237,8 @@ std::map<std::string, InputFacts> inferModel(const Model& model) {
   for (const Node& n : model.graph.nodes) {
     std::vector<InputFacts> ins;
     for (const auto& name : n.inputs) ins.push_back(name.empty() ? InputFacts{} : facts.at(name));
-    const auto outs = inferNode(specFor(n, model.defaultOpset()), n, ins);
-    for (size_t o = 0; o < n.outputs.size() && o < outs.size(); ++o)
-      if (!n.outputs[o].empty())
-        facts[n.outputs[o]] = {true, outs[o].dtype, outs[o].shape, nullptr};
+    const OpSpec& spec = specFor(n, model.defaultOpset());
+    recordOutputs(spec, n, ins, inferNode(spec, n, ins), facts);
   }
   return facts;
 }

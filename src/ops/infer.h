@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 
 #include "ops/op_spec.h"
 
@@ -22,7 +23,8 @@ struct InputFacts {
   bool present = false;
   DType dtype = DType::Undefined;
   Shape shape;
-  const Tensor* value = nullptr;  // known contents (initializer, constant or runtime value)
+  const Tensor* value = nullptr;         // known contents (initializer, constant or runtime value)
+  std::shared_ptr<const Tensor> folded;  // holds `value` when static inference computed it
 };
 
 // The ONNX schema version (since_version) that `opset` selects for the node's op, or 0
@@ -44,9 +46,17 @@ Rule<int64_t> concreteRule(const KernelCall& k);
 std::vector<TensorType> inferNode(const OpSpec& spec, const Node& node,
                                   const std::vector<InputFacts>& inputs);
 
+// Records a node's outputs, of the types inferNode gave, in `facts`, with their contents where
+// they are known before running: a Constant's value, Shape and Size of known shapes, and small
+// outputs (shape operands, in practice) of nodes whose inputs' contents are all known. Exporters
+// compute shape operands so (Shape -> Gather -> Concat -> Reshape), and ONNX's functions too.
+void recordOutputs(const OpSpec& spec, const Node& node, const std::vector<InputFacts>& inputs,
+                   const std::vector<TensorType>& outputs,
+                   std::map<std::string, InputFacts>& facts);
+
 // What is known of every value of the model: graph inputs as declared, initializers with their
 // contents (pointers into `model`, which must outlive the result), node outputs by the rules in
-// graph order. Throws like inferNode.
+// graph order (with contents as recordOutputs knows them). Throws like inferNode.
 std::map<std::string, InputFacts> inferModel(const Model& model);
 
 // inferModel for an engine that compiles static shapes: a shape operand not known before running

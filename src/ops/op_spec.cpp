@@ -187,6 +187,12 @@ AttrSpec stringAttr(std::string name, std::string def, std::vector<std::string> 
   return a;
 }
 
+AttrSpec optionalInt(std::string name, int64_t lo, int64_t hi) {
+  AttrSpec a = intAttr(std::move(name), 0, lo, hi);
+  a.defaultValue.reset();
+  return a;
+}
+
 AttrSpec intsAttr(std::string name) {
   AttrSpec a;
   a.name = std::move(name);
@@ -284,6 +290,8 @@ const Registry& Registry::instance() {
     registerIndexing(r);
     registerResize(r);
     registerShapeQueriesAndMasks(r);
+    registerConstants(r);
+    registerLosses(r);
     return r;
   }();
   return reg;

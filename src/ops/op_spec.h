@@ -260,6 +260,9 @@ struct OpSpec {
   std::function<std::vector<double>(KernelCall&)> outputErrorFn;
   // Why generators never draw this op, when they cannot make it valid (empty: they do).
   std::string notGeneratedWhy;
+  // Output 0 from the node and its inputs' shapes alone (Shape, Size): it is also the kernel, and
+  // lets static inference know the output's contents when the inputs' contents are not known.
+  std::function<Tensor(const Node&, const std::vector<Shape>&)> valueFromShapesFn;
 
   // --- builder ---
   OpSpec& types(std::string name, std::vector<DType> allowed) {
@@ -329,6 +332,16 @@ struct OpSpec {
     ruleSymbolic = f;
     return *this;
   }
+  OpSpec& valueFromShapes(std::function<Tensor(const Node&, const std::vector<Shape>&)> f) {
+    valueFromShapesFn = f;
+    kernelFn = [f](KernelCall& k) {
+      std::vector<Shape> shapes;
+      for (size_t i = 0; i < k.inputCount(); ++i)
+        shapes.push_back(k.has(i) ? k.in(i).shape() : Shape{});
+      k.out(0) = f(k.node(), shapes);
+    };
+    return *this;
+  }
   OpSpec& kernel(std::function<void(KernelCall&)> k) {
     kernelFn = std::move(k);
     return *this;
@@ -388,6 +401,7 @@ void makeIndicesValid(const OpSpec& spec, size_t i, const Node& node,
 
 // Attribute constructors for specs.
 AttrSpec intAttr(std::string name, int64_t def, int64_t lo, int64_t hi);
+AttrSpec optionalInt(std::string name, int64_t lo, int64_t hi);  // no default; drawn in [lo, hi]
 AttrSpec intChoiceAttr(std::string name, int64_t def, std::vector<int64_t> supported);
 AttrSpec floatAttr(std::string name, float def, double lo, double hi);
 AttrSpec stringAttr(std::string name, std::string def, std::vector<std::string> supported);
@@ -432,5 +446,11 @@ void registerShapeOps(Registry& reg);
 void registerIndexing(Registry& reg);
 void registerResize(Registry& reg);
 void registerShapeQueriesAndMasks(Registry& reg);
+void registerConstants(Registry& reg);
+void registerLosses(Registry& reg);
+
+// The tensor a Constant node makes, from whichever value attribute it sets; throws ShapeError
+// naming the node when it sets none or several.
+Tensor constantValue(const Node& node);
 
 }  // namespace nncheck::ops

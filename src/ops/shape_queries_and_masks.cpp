@@ -8,13 +8,12 @@ namespace nncheck::ops {
 namespace {
 
 // Shape's [start, end) of the input's axes, each clamped into [0, rank] as ONNX 15 says.
-template <class I>
-std::pair<int64_t, int64_t> shapeRange(Rule<I>& r) {
-  const int64_t rank = r.rank(0);
+std::pair<int64_t, int64_t> shapeRange(const Node& node, int64_t rank) {
   auto clampAxis = [rank](int64_t a) { return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank); };
-  const int64_t start = clampAxis(r.hasAttr("start") ? r.attrInt("start") : 0);
-  const int64_t end = clampAxis(r.hasAttr("end") ? r.attrInt("end") : rank);
-  return {start, std::max(start, end)};
+  const Attribute* start = node.attribute("start");
+  const Attribute* end = node.attribute("end");
+  const int64_t s = clampAxis(start ? start->i : 0);
+  return {s, std::max(s, clampAxis(end ? end->i : rank))};
 }
 
 // Whether Trilu keeps element (i, j) of each matrix: on or above the k-th diagonal (upper) or on
@@ -23,42 +22,33 @@ bool triluKeeps(int64_t i, int64_t j, int64_t k, bool upper) {
   return upper ? j - i >= k : j - i <= k;
 }
 
-// An int attribute with no default, drawn from [lo, hi].
-AttrSpec optionalInt(std::string name, int64_t lo, int64_t hi) {
-  AttrSpec a = intAttr(std::move(name), 0, lo, hi);
-  a.defaultValue.reset();
-  return a;
-}
-
 }  // namespace
 
 void registerShapeQueriesAndMasks(Registry& reg) {
-  reg.add(std::move(OpSpec("Shape", 15)
+  reg.add(std::move(OpSpec("Shape", 1)
                         .types("T", allComputeTypes())
                         .input("data", "T")
                         .output("shape")
                         .attr(intAttr("start", 0, -3, 3))
                         .attr(optionalInt("end", -3, 3))  // unset: the rank
                         .shapeRule([](auto& r) {
-                          const auto [start, end] = shapeRange(r);
+                          const auto [start, end] = shapeRange(r.node(), r.rank(0));
                           r.output(0, {r.lit(end - start)}, DType::Int64);
                         })
-                        .kernel([](KernelCall& k) {
-                          Rule<int64_t> r = concreteRule(k);
-                          const auto [start, end] = shapeRange(r);
-                          auto y = k.out(0).span<int64_t>();
-                          for (int64_t a = start; a < end; ++a)
-                            y[static_cast<size_t>(a - start)] =
-                                k.in(0).shape()[static_cast<size_t>(a)];
+                        .valueFromShapes([](const Node& node, const std::vector<Shape>& in) {
+                          const auto [start, end] =
+                              shapeRange(node, static_cast<int64_t>(in[0].size()));
+                          return int64Vector(Shape(in[0].begin() + start, in[0].begin() + end));
                         })));
 
-  reg.add(
-      std::move(OpSpec("Size", 13)
-                    .types("T", allComputeTypes())
-                    .input("data", "T")
-                    .output("size")
-                    .shapeRule([](auto& r) { r.output(0, {}, DType::Int64); })
-                    .kernel([](KernelCall& k) { k.out(0).span<int64_t>()[0] = k.in(0).size(); })));
+  reg.add(std::move(OpSpec("Size", 1)
+                        .types("T", allComputeTypes())
+                        .input("data", "T")
+                        .output("size")
+                        .shapeRule([](auto& r) { r.output(0, {}, DType::Int64); })
+                        .valueFromShapes([](const Node&, const std::vector<Shape>& in) {
+                          return Tensor::scalar<int64_t>(elementCount(in[0]));
+                        })));
 
   reg.add(std::move(OpSpec("EyeLike", 9)
                         .types("T1", allComputeTypes())
