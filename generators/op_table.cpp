@@ -24,18 +24,6 @@ DType fromTypeString(const std::string& s) {
   return DType::Undefined;
 }
 
-// The dtypes ONNX's schema allows for formal input i at this version.
-std::vector<DType> onnxInputTypes(const onnx::OpSchema& schema, size_t i) {
-  const auto& formals = schema.inputs();
-  const auto& formal = formals[std::min(i, formals.size() - 1)];
-  std::vector<DType> out;
-  for (const auto& tc : schema.typeConstraintParams())
-    if (tc.type_param_str == formal.GetTypeStr())
-      for (const auto& t : tc.allowed_type_strs) out.push_back(fromTypeString(t));
-  if (out.empty()) out.push_back(fromTypeString(formal.GetTypeStr()));
-  return out;
-}
-
 // What ONNX's schema says of an op at an opset, which the table needs per model: looked up once
 // per (op, opset), since a schema lookup and its type strings cost as much as a small model.
 struct SchemaFacts {
@@ -43,7 +31,20 @@ struct SchemaFacts {
   std::vector<std::string> onnxTypeParams;     // per spec input
   std::vector<size_t> firstInputOfTypeVar;     // per spec type variable: it decides the role
   std::vector<std::vector<DType>> onnxDTypes;  // per type variable: spec's dtypes ONNX allows
+  // Per required output whose dtype no input decides (Shape's int64, DynamicQuantizeLinear's
+  // uint8, Cast's): the dtypes ONNX allows it. A generator needs one of each among its dtypes.
+  std::vector<std::vector<DType>> freeOutputDTypes;
 };
+
+// The dtypes of a formal parameter's type string (a type parameter or a fixed "tensor(int64)").
+std::vector<DType> dtypesOfTypeStr(const onnx::OpSchema& schema, const std::string& typeStr) {
+  std::vector<DType> out;
+  for (const auto& tc : schema.typeConstraintParams())
+    if (tc.type_param_str == typeStr)
+      for (const auto& t : tc.allowed_type_strs) out.push_back(fromTypeString(t));
+  if (out.empty()) out.push_back(fromTypeString(typeStr));
+  return out;
+}
 
 // Null when ONNX has no schema of the op at the opset that the spec implements.
 const SchemaFacts* schemaFacts(const ops::OpSpec& spec, int64_t opset) {
@@ -62,12 +63,20 @@ const SchemaFacts* schemaFacts(const ops::OpSpec& spec, int64_t opset) {
       for (const auto& tv : spec.typeVars) {
         size_t first = 0;
         while (spec.inputs[first].typeVar != tv.name) ++first;
-        const auto theirs = onnxInputTypes(*schema, first);
+        const auto theirs =
+            dtypesOfTypeStr(*schema, formals[std::min(first, formals.size() - 1)].GetTypeStr());
         f.firstInputOfTypeVar.push_back(first);
         f.onnxDTypes.emplace_back();
         for (DType d : tv.allowed)
           if (std::find(theirs.begin(), theirs.end(), d) != theirs.end())
             f.onnxDTypes.back().push_back(d);
+      }
+      for (const auto& out : schema->outputs()) {
+        if (out.GetOption() == onnx::OpSchema::Optional) continue;
+        const bool bound = std::any_of(formals.begin(), formals.end(), [&](const auto& in) {
+          return in.GetTypeStr() == out.GetTypeStr();
+        });
+        if (!bound) f.freeOutputDTypes.push_back(dtypesOfTypeStr(*schema, out.GetTypeStr()));
       }
       it->second = std::move(f);
     }
@@ -153,6 +162,10 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
           e.typeVarDTypes[t].push_back(d);
       usable = !e.typeVarDTypes[t].empty();
     }
+    for (const auto& allowed : facts->freeOutputDTypes)
+      usable = usable && std::any_of(allowed.begin(), allowed.end(), [&](DType d) {
+                 return std::find(cfg.dtypes.begin(), cfg.dtypes.end(), d) != cfg.dtypes.end();
+               });
     if (usable) table.push_back(std::move(e));
   }
   if (table.empty())

@@ -1,10 +1,12 @@
-// Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool over any number of
+// Conv (and the quantized ConvInteger and QLinearConv), ConvTranspose, MaxPool, AveragePool,
+// GlobalAveragePool and GlobalMaxPool over any number of
 // spatial dims. The window geometry (kernel, strides, dilations, pads under auto_pad, output dims)
 // is written once, generically: shape rules constrain it and kernels read its concrete values.
 #include <cmath>
 
 #include "ops/gradients.h"
 #include "ops/infer.h"
+#include "ops/quantize.h"
 #include "ops/window.h"
 
 namespace nncheck::ops {
@@ -82,10 +84,10 @@ void requireKernelShapeOfW(Rule<I>& r, const std::vector<I>& kernel) {
 
 // Conv's geometry: the window over X with W's spatial dims as kernel.
 template <class I>
-Window<I> convWindow(Rule<I>& r) {
+Window<I> convWindow(Rule<I>& r, size_t wIn = 1) {
   r.check(r.rank(0) >= 3, "X has rank >= 3 (N, C, spatial...)");
-  r.check(r.rank(1) == r.rank(0), "W has the rank of X");
-  auto kernel = spatial(r.dims(1));
+  r.check(r.rank(wIn) == r.rank(0), "W has the rank of X");
+  auto kernel = spatial(r.dims(wIn));
   requireKernelShapeOfW(r, kernel);
   return slidingWindow(r, spatial(r.dims(0)), kernel, true, false);
 }
@@ -158,6 +160,31 @@ void requireGroups(Rule<I>& r, const I& channels, const I& wChannels, const I& o
   r.require(group >= 1, "group >= 1");
   r.require(channels == wChannels * group, "input channels equal W's channels times group");
   r.require(imod(outChannels, group) == 0, "output channels divisible by group");
+}
+
+// Conv's output dims, X at input 0 and W at input wIn.
+template <class I>
+std::vector<I> convOutputDims(Rule<I>& r, size_t wIn) {
+  Window<I> w = convWindow(r, wIn);
+  requireGroups(r, r.dim(0, 1), r.dim(wIn, 1), r.dim(wIn, 0));
+  std::vector out{r.dim(0, 0), r.dim(wIn, 0)};
+  out.insert(out.end(), w.out.begin(), w.out.end());
+  return out;
+}
+
+// A per-output-channel parameter (Conv's B, QLinearConv's w_scale): a vector with one element per
+// output channel, or (`orOne`) a scalar or one-element vector.
+template <class I>
+void requirePerOutputChannel(Rule<I>& r, size_t param, size_t wIn, bool orOne,
+                             const std::string& name) {
+  if (!r.has(param)) return;
+  if (orOne && r.rank(param) == 0) return;
+  r.check(r.rank(param) == 1, name + " is a vector");
+  if (orOne)
+    r.require(r.dim(param, 0) == 1 || r.dim(param, 0) == r.dim(wIn, 0),
+              name + " has one element, or one per output channel");
+  else
+    r.require(r.dim(param, 0) == r.dim(wIn, 0), name + " has one value per output channel");
 }
 
 int64_t attrOr(const Node& n, std::string_view name, int64_t def) {
@@ -563,41 +590,158 @@ OpSpec globalPool(std::string type, bool isMax) {
           }));
 }
 
+// Conv's attributes, which ConvInteger and QLinearConv share.
+OpSpec withConvAttrs(OpSpec spec) {
+  return std::move(spec.attr(autoPadAttr())
+                       .attr(spatialInts("dilations", 1, 1, 2))
+                       .attr(symbolicInt("group", 1, 1, 4))
+                       .attr(spatialInts("kernel_shape", 1, 1, 5))
+                       .attr(spatialInts("pads", 2, 0, 2))
+                       .attr(spatialInts("strides", 1, 1, 3)));
+}
+
+// The exact integer convolution (x - x_zero_point) * (w - w_zero_point), in double, of X at input
+// 0 and W at input wIn, zero points at xZero and wZero (absent: 0; w's per output channel).
+std::vector<double> shiftedConv(const KernelCall& k, size_t wIn, size_t xZero, size_t wZero) {
+  const Tensor sx = minusZeroPoint(k.in(0), k.has(xZero) ? &k.in(xZero) : nullptr, 1);
+  const Tensor sw = minusZeroPoint(k.in(wIn), k.has(wZero) ? &k.in(wZero) : nullptr, 0);
+  Rule<int64_t> r = concreteRule(k);
+  KernelCall conv(k.spec(), k.node(), {&sx, &sw}, {Tensor(DType::Float64, convOutputDims(r, wIn))});
+  convKernel(conv);
+  const auto v = conv.out(0).span<const double>();
+  return {v.begin(), v.end()};
+}
+
+// QLinearConv's results before rounding: the integer convolution plus B, scaled by
+// x_scale w_scale / y_scale (w_scale per tensor or per output channel).
+std::vector<double> qlinearConvValues(const KernelCall& k) {
+  std::vector<double> v = shiftedConv(k, 3, 2, 5);
+  const int64_t M = k.in(3).shape()[0], N = k.in(0).shape()[0];
+  const int64_t inner = static_cast<int64_t>(v.size()) / std::max<int64_t>(1, N * M);
+  const double scale = k.in(1).toDouble(0) / k.in(6).toDouble(0);
+  for (size_t e = 0; e < v.size(); ++e) {
+    const int64_t m = static_cast<int64_t>(e) / inner % M;
+    v[e] = (v[e] + perChannel(k, 8, m)) * scale * perChannel(k, 4, m);
+  }
+  return v;
+}
+
 }  // namespace
 
 void registerConvPool(Registry& reg) {
-  reg.add(std::move(OpSpec("Conv", 11)
-                        // Long float32 accumulations (the reference sums in double).
-                        .tolerance({1e-3, 1e-4})
-                        .types("T", floatTypes())
-                        .input("X", "T")
-                        .input("W", "T")
-                        .weight()
-                        .sampleShape(convWeightShape)
-                        .optionalInput("B", "T")
-                        .weight()
-                        .sampleShape([](SampleContext& c) { return Shape{c.dim(1, 0)}; })
-                        .output("Y")
-                        .attr(autoPadAttr())
-                        .attr(spatialInts("dilations", 1, 1, 2))
-                        .attr(symbolicInt("group", 1, 1, 4))
-                        .attr(spatialInts("kernel_shape", 1, 1, 5))
-                        .attr(spatialInts("pads", 2, 0, 2))
-                        .attr(spatialInts("strides", 1, 1, 3))
-                        .shapeRule([](auto& r) {
-                          Window w = convWindow(r);
-                          requireGroups(r, r.dim(0, 1), r.dim(1, 1), r.dim(1, 0));
-                          if (r.has(2)) {
-                            r.check(r.rank(2) == 1, "B is a vector");
-                            r.require(r.dim(2, 0) == r.dim(1, 0),
-                                      "B has one value per output channel");
-                          }
-                          std::vector out{r.dim(0, 0), r.dim(1, 0)};
-                          out.insert(out.end(), w.out.begin(), w.out.end());
-                          r.output(0, out);
-                        })
-                        .kernel(convKernel)
-                        .gradient(convGradient(false))));
+  reg.add(
+      std::move(withConvAttrs(OpSpec("Conv", 11)
+                                  // Long float32 accumulations (the reference sums in double).
+                                  .tolerance({1e-3, 1e-4})
+                                  .types("T", floatTypes())
+                                  .input("X", "T")
+                                  .input("W", "T")
+                                  .weight()
+                                  .sampleShape(convWeightShape)
+                                  .optionalInput("B", "T")
+                                  .weight()
+                                  .sampleShape([](SampleContext& c) { return Shape{c.dim(1, 0)}; })
+                                  .output("Y")
+                                  .shapeRule([](auto& r) {
+                                    requirePerOutputChannel(r, 2, 1, false, "B");
+                                    r.output(0, convOutputDims(r, 1));
+                                  })
+                                  .kernel(convKernel)
+                                  .gradient(convGradient(false)))));
+
+  reg.add(std::move(withConvAttrs(OpSpec("ConvInteger", 10)
+                                      .types("T1", {DType::UInt8, DType::Int8})
+                                      .types("T2", {DType::UInt8, DType::Int8})
+                                      .input("x", "T1")
+                                      .input("w", "T2")
+                                      .weight()
+                                      .sampleShape(convWeightShape)
+                                      .optionalInput("x_zero_point", "T1")
+                                      .weight()
+                                      .sampleShape([](SampleContext&) { return Shape{}; })
+                                      .optionalInput("w_zero_point", "T2")
+                                      .weight()
+                                      .sampleShape([](SampleContext& c) {
+                                        return c.rng.chance(0.5) ? Shape{} : Shape{c.dim(1, 0)};
+                                      })
+                                      .output("y")
+                                      .shapeRule([](auto& r) {
+                                        if (r.has(2))
+                                          r.check(r.rank(2) == 0, "x_zero_point is a scalar");
+                                        requirePerOutputChannel(r, 3, 1, true, "w_zero_point");
+                                        r.output(0, convOutputDims(r, 1), DType::Int32);
+                                      })
+                                      .kernel([](KernelCall& k) {
+                                        const std::vector<double> acc = shiftedConv(k, 1, 2, 3);
+                                        auto y = k.out(0).span<int32_t>();
+                                        for (size_t e = 0; e < acc.size(); ++e)
+                                          y[e] = static_cast<int32_t>(acc[e]);
+                                      }))));
+
+  reg.add(std::move(withConvAttrs(
+      OpSpec("QLinearConv", 10)
+          .types("T1", {DType::UInt8, DType::Int8})
+          .types("T2", {DType::UInt8, DType::Int8})
+          .types("T3", {DType::UInt8, DType::Int8})
+          .types("T4", {DType::Int32})
+          .types("tensor(float)", {DType::Float32})
+          .input("x", "T1")
+          .input("x_scale", "tensor(float)")
+          .weight()
+          .domain(ValueDomain::Positive)
+          .sampleShape([](SampleContext&) { return Shape{}; })
+          .input("x_zero_point", "T1")
+          .weight()
+          .sampleShape([](SampleContext&) { return Shape{}; })
+          .input("w", "T2")
+          .weight()
+          .sampleShape(convWeightShape)
+          .input("w_scale", "tensor(float)")
+          .weight()
+          .domain(ValueDomain::Positive)
+          .sampleShape(
+              [](SampleContext& c) { return c.rng.chance(0.5) ? Shape{} : Shape{c.dim(3, 0)}; })
+          .input("w_zero_point", "T2")
+          .weight()
+          .sampleShape([](SampleContext& c) { return c.shape(4); })
+          .input("y_scale", "tensor(float)")
+          .weight()
+          .domain(ValueDomain::Positive)
+          .sampleShape([](SampleContext&) { return Shape{}; })
+          .input("y_zero_point", "T3")
+          .weight()
+          .sampleShape([](SampleContext&) { return Shape{}; })
+          .optionalInput("B", "T4")
+          .weight()
+          .sampleShape([](SampleContext& c) { return Shape{c.dim(3, 0)}; })
+          .output("y")
+          .shapeRule([](auto& r) {
+            for (size_t i : {1, 2, 6, 7}) {
+              r.check(r.rank(i) <= 1, "x's and y's scales and zero points hold one element");
+              if (r.rank(i) == 1)
+                r.require(r.dim(i, 0) == 1, "x's and y's scales and zero points hold one element");
+            }
+            requirePerOutputChannel(r, 4, 3, true, "w_scale");
+            requirePerOutputChannel(r, 5, 3, true, "w_zero_point");
+            requirePerOutputChannel(r, 8, 3, false, "B");
+            r.output(0, convOutputDims(r, 3), r.dtype(7));
+          })
+          .kernel([](KernelCall& k) {
+            const double zeroPoint = k.in(7).toDouble(0);
+            requantize(
+                qlinearConvValues(k), [&](int64_t) { return zeroPoint; }, k.out(0));
+          })
+          // Where a result is near a half before rounding, y_scale moves.
+          .stability([](StabilityCall& s) {
+            const double zeroPoint = s.in(7).toDouble(0);
+            const auto [lo, hi] =
+                s.in(7).dtype() == DType::Int8 ? std::pair{-128.0, 127.0} : std::pair{0.0, 255.0};
+            for (double v : qlinearConvValues(s.kernel()))
+              if (nearHalf(v, lo - zeroPoint, hi - zeroPoint)) {
+                s.tooClose(6, 0, 1);
+                return;
+              }
+          }))));
 
   reg.add(std::move(
       OpSpec("ConvTranspose", 1)

@@ -1,5 +1,7 @@
-// MatMul (numpy semantics, batched with broadcasting) and Gemm. Float sums accumulate in double.
+// MatMul (numpy semantics, batched with broadcasting), Gemm, and the quantized MatMulInteger and
+// QLinearMatMul. Float sums accumulate in double.
 #include "ops/gradients.h"
+#include "ops/quantize.h"
 
 namespace nncheck::ops {
 namespace {
@@ -84,6 +86,79 @@ void matmulKernel(KernelCall& k) {
   });
 }
 
+// B's shape: [..., k, n] for A = [..., m, k]: sometimes a plain matrix, sometimes a vector.
+Shape matmulBShape(SampleContext& c) {
+  Shape a = c.shape(0), b;
+  if (a.empty()) return a;
+  const int64_t k = a.back(), n = c.rng.uniform(1, c.maxDim);
+  if (a.size() >= 3 && c.rng.chance(0.5)) b.assign(a.begin(), a.end() - 2);
+  if (c.rng.chance(0.15)) return Shape{k};
+  b.push_back(k);
+  b.push_back(n);
+  return b;
+}
+
+// MatMul's output dims for operands `ia` and `ib` (numpy semantics).
+template <class I>
+std::vector<I> matmulDims(Rule<I>& r, size_t ia, size_t ib) {
+  r.check(r.rank(ia) >= 1 && r.rank(ib) >= 1, "MatMul operands have rank >= 1");
+  auto a = r.dims(ia), b = r.dims(ib);
+  r.require(a.back() == b[b.size() >= 2 ? b.size() - 2 : 0], "inner dims agree");
+  std::vector<I> aBatch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
+  std::vector<I> bBatch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
+  auto out = broadcastShapes(r, {aBatch, bBatch});
+  if (a.size() >= 2) out.push_back(a[a.size() - 2]);
+  if (b.size() >= 2) out.push_back(b.back());
+  return out;
+}
+
+// A quantization parameter of a quantized MatMul: one element (a scalar or a vector), or a vector
+// with one per row (axis -2) of A or per column (axis -1) of B, operand `of`.
+template <class I>
+void requirePerRowOrColumn(Rule<I>& r, size_t param, size_t of, int64_t axis,
+                           const std::string& name) {
+  if (!r.has(param)) return;
+  r.check(r.rank(param) <= 1, name + " is a scalar or a vector");
+  if (r.rank(param) == 0) return;
+  r.check(r.rank(of) >= 2, name + " is per row or column of a matrix operand");
+  r.require(r.dim(param, 0) == 1 || r.dim(param, 0) == r.dim(of, axis),
+            name + " has one element, or one per " + (axis == -2 ? "row" : "column"));
+}
+
+// The exact integer product (A - a_zero_point) (B - b_zero_point), in double, of a quantized
+// MatMul's operands at inputs a and b with zero points at aZero and bZero (absent: 0).
+std::vector<double> shiftedProduct(const KernelCall& k, size_t a, size_t aZero, size_t b,
+                                   size_t bZero) {
+  const Tensor& A = k.in(a);
+  const Tensor& B = k.in(b);
+  const Tensor sa = minusZeroPoint(A, k.has(aZero) ? &k.in(aZero) : nullptr, A.rank() - 2);
+  const Tensor sb = minusZeroPoint(B, k.has(bZero) ? &k.in(bZero) : nullptr, B.rank() - 1);
+  const MatMulGeometry geo(A.shape(), B.shape());
+  Shape out = geo.batch;
+  if (A.rank() >= 2) out.push_back(geo.n);
+  if (B.rank() >= 2) out.push_back(geo.m);
+  KernelCall product(k.spec(), k.node(), {&sa, &sb}, {Tensor(DType::Float64, out)});
+  matmulKernel(product);
+  const auto v = product.out(0).span<const double>();
+  return {v.begin(), v.end()};
+}
+
+// QLinearMatMul's results before rounding: the integer product scaled by a_scale b_scale /
+// y_scale (each scale per tensor, or per row of a or column of b).
+std::vector<double> qlinearMatMulValues(const KernelCall& k) {
+  std::vector<double> v = shiftedProduct(k, 0, 2, 3, 5);
+  const Tensor& A = k.in(0);
+  const Tensor& B = k.in(3);
+  const int64_t rows = A.rank() >= 2 ? A.shape()[A.shape().size() - 2] : 1;
+  const int64_t cols = B.rank() >= 2 ? B.shape().back() : 1;
+  const double yScale = k.in(6).toDouble(0);
+  for (size_t e = 0; e < v.size(); ++e) {
+    const int64_t i = static_cast<int64_t>(e) / cols % rows, j = static_cast<int64_t>(e) % cols;
+    v[e] = v[e] * perChannel(k, 1, i) * perChannel(k, 4, j) / yScale;
+  }
+  return v;
+}
+
 // dA = dC B^T and dB = A^T dC per batch, summed over broadcast batches.
 void matmulGradient(GradCall& g) {
   const std::vector<double>* dc = g.dOut(0);
@@ -122,31 +197,98 @@ void registerMatMulGemm(Registry& reg) {
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .input("A", "T")
           .input("B", "T")
-          .sampleShape([](SampleContext& c) {
-            // [..., k, n] for A = [..., m, k]: sometimes a plain matrix, sometimes a vector.
-            Shape a = c.shape(0), b;
-            if (a.empty()) return a;
-            const int64_t k = a.back(), n = c.rng.uniform(1, c.maxDim);
-            if (a.size() >= 3 && c.rng.chance(0.5)) b.assign(a.begin(), a.end() - 2);
-            if (c.rng.chance(0.15)) return Shape{k};
-            b.push_back(k);
-            b.push_back(n);
-            return b;
-          })
+          .sampleShape(matmulBShape)
           .output("Y")
-          .shapeRule([](auto& r) {
-            r.check(r.rank(0) >= 1 && r.rank(1) >= 1, "MatMul operands have rank >= 1");
-            auto a = r.dims(0), b = r.dims(1);
-            r.require(a.back() == b[b.size() >= 2 ? b.size() - 2 : 0], "inner dims agree");
-            using I = std::decay_t<decltype(a[0])>;
-            std::vector<I> aBatch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
-            std::vector<I> bBatch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
-            auto out = broadcastShapes(r, {aBatch, bBatch});
-            if (a.size() >= 2) out.push_back(a[a.size() - 2]);
-            if (b.size() >= 2) out.push_back(b.back());
-            r.output(0, out);
-          })
+          .shapeRule([](auto& r) { r.output(0, matmulDims(r, 0, 1)); })
           .kernel(matmulKernel)));
+
+  reg.add(std::move(OpSpec("MatMulInteger", 10)
+                        .types("T1", {DType::UInt8, DType::Int8})
+                        .types("T2", {DType::UInt8, DType::Int8})
+                        .input("A", "T1")
+                        .input("B", "T2")
+                        .sampleShape(matmulBShape)
+                        .optionalInput("a_zero_point", "T1")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .optionalInput("b_zero_point", "T2")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .output("Y")
+                        .shapeRule([](auto& r) {
+                          auto out = matmulDims(r, 0, 1);
+                          requirePerRowOrColumn(r, 2, 0, -2, "a_zero_point");
+                          requirePerRowOrColumn(r, 3, 1, -1, "b_zero_point");
+                          r.output(0, out, DType::Int32);
+                        })
+                        .kernel([](KernelCall& k) {
+                          const std::vector<double> acc = shiftedProduct(k, 0, 2, 1, 3);
+                          auto y = k.out(0).span<int32_t>();
+                          for (size_t e = 0; e < acc.size(); ++e)
+                            y[e] = static_cast<int32_t>(acc[e]);
+                        })));
+
+  reg.add(std::move(OpSpec("QLinearMatMul", 10)
+                        .types("T1", {DType::UInt8, DType::Int8})
+                        .types("T2", {DType::UInt8, DType::Int8})
+                        .types("T3", {DType::UInt8, DType::Int8})
+                        .types("tensor(float)", {DType::Float32})
+                        .input("a", "T1")
+                        .input("a_scale", "tensor(float)")
+                        .weight()
+                        .domain(ValueDomain::Positive)
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .input("a_zero_point", "T1")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .input("b", "T2")
+                        .sampleShape(matmulBShape)
+                        .input("b_scale", "tensor(float)")
+                        .weight()
+                        .domain(ValueDomain::Positive)
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .input("b_zero_point", "T2")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .input("y_scale", "tensor(float)")
+                        .weight()
+                        .domain(ValueDomain::Positive)
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .input("y_zero_point", "T3")
+                        .weight()
+                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .output("y")
+                        .shapeRule([](auto& r) {
+                          auto out = matmulDims(r, 0, 3);
+                          requirePerRowOrColumn(r, 1, 0, -2, "a_scale");
+                          requirePerRowOrColumn(r, 2, 0, -2, "a_zero_point");
+                          requirePerRowOrColumn(r, 4, 3, -1, "b_scale");
+                          requirePerRowOrColumn(r, 5, 3, -1, "b_zero_point");
+                          for (size_t i : {6, 7}) {
+                            r.check(r.rank(i) <= 1, "y_scale and y_zero_point hold one element");
+                            if (r.rank(i) == 1)
+                              r.require(r.dim(i, 0) == 1,
+                                        "y_scale and y_zero_point hold one element");
+                          }
+                          r.output(0, out, r.dtype(7));
+                        })
+                        .kernel([](KernelCall& k) {
+                          const double zeroPoint = k.in(7).toDouble(0);
+                          requantize(
+                              qlinearMatMulValues(k), [&](int64_t) { return zeroPoint; }, k.out(0));
+                        })
+                        // Where a result is near a half before rounding, y_scale moves.
+                        .stability([](StabilityCall& s) {
+                          const double zeroPoint = s.in(7).toDouble(0);
+                          const auto [lo, hi] = s.in(7).dtype() == DType::Int8
+                                                    ? std::pair{-128.0, 127.0}
+                                                    : std::pair{0.0, 255.0};
+                          for (double v : qlinearMatMulValues(s.kernel()))
+                            if (nearHalf(v, lo - zeroPoint, hi - zeroPoint)) {
+                              s.tooClose(6, 0, 1);
+                              return;
+                            }
+                        })));
 
   reg.add(std::move(
       OpSpec("Gemm", 11)

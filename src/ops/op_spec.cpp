@@ -292,6 +292,7 @@ const Registry& Registry::instance() {
     registerShapeQueriesAndMasks(r);
     registerConstants(r);
     registerLosses(r);
+    registerQuantization(r);
     return r;
   }();
   return reg;

@@ -448,6 +448,7 @@ void registerResize(Registry& reg);
 void registerShapeQueriesAndMasks(Registry& reg);
 void registerConstants(Registry& reg);
 void registerLosses(Registry& reg);
+void registerQuantization(Registry& reg);
 
 // The tensor a Constant node makes, from whichever value attribute it sets; throws ShapeError
 // naming the node when it sets none or several.

@@ -16,14 +16,22 @@
 namespace nncheck {
 namespace {
 
-// The CI sweep: 2,000 seeds over sizes 1..30, each valid and runnable on the reference.
-// NNCHECK_SWEEP_SEEDS shortens it for slow (sanitized, unoptimized) builds.
-TEST(Generator, TwoThousandSeedsAcrossSizesAreValidAndRun) {
+// Every dtype the reference computes on: the quantized ops (int8, uint8, int32) and the float16
+// and float64 forms of the others need them.
+GeneratorConfig everyDTypeConfig() {
   GeneratorConfig cfg;
+  cfg.dtypes = computeDTypes();
+  return cfg;
+}
+
+// The CI sweep: 2,000 seeds over sizes 1..30, each valid and runnable on the reference; odd seeds
+// draw from every dtype. NNCHECK_SWEEP_SEEDS shortens it for slow (sanitized, unoptimized) builds.
+TEST(Generator, TwoThousandSeedsAcrossSizesAreValidAndRun) {
   GenerationStats stats;
   const char* env = std::getenv("NNCHECK_SWEEP_SEEDS");
   const uint64_t seeds = env ? std::strtoull(env, nullptr, 10) : 2000;
   for (uint64_t seed = 0; seed < seeds; ++seed) {
+    GeneratorConfig cfg = seed % 2 ? everyDTypeConfig() : GeneratorConfig{};
     cfg.nodes = 1 + static_cast<int>(seed % 30);
     Model m = generateModel(cfg, seed, &stats);
     ASSERT_EQ(static_cast<int>(m.graph.nodes.size()), cfg.nodes) << "seed " << seed;
@@ -92,12 +100,12 @@ TEST(Generator, SameSeedSameBytesAtAnyPositionInARun) {
 }
 
 TEST(Generator, EveryUsableOpAppearsInAThousandModelsOfTenNodes) {
-  GeneratorConfig cfg;
+  const GeneratorConfig cfg = everyDTypeConfig();
   std::set<std::string> seen;
   for (uint64_t seed = 0; seed < 1000; ++seed)
     for (const Node& n : generateModel(cfg, seed).graph.nodes) seen.insert(n.opType);
   auto usable = usableOps(cfg);
-  // Every registered op is usable under the default config, but those generators cannot make
+  // Every registered op is usable with every dtype allowed, but those generators cannot make
   // valid (each says why).
   size_t generatable = 0;
   for (const auto& spec : ops::Registry::instance().all())

@@ -1,0 +1,71 @@
+// The arithmetic ONNX's quantized ops share: values shifted by zero points that are per tensor or
+// per channel, and requantization that rounds half to even and saturates.
+//
+//   Tensor a = minusZeroPoint(k.in(0), &k.in(2), -1);      // float64, exact
+//   requantize(acc, scale, zeroPoint, k.out(0));            // uint8/int8, half to even
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "ops/kernels.h"
+#include "ops/stability.h"
+
+namespace nncheck::ops {
+
+// v rounded half to even, plus an integer offset (a zero point), saturated into T's range. ONNX
+// rounds before it adds the zero point, which differs at a tie when the zero point is odd.
+template <class T>
+T saturateRound(double v, double offset = 0) {
+  const double r = std::nearbyint(v) + offset;
+  if (!(r >= static_cast<double>(std::numeric_limits<T>::min())))
+    return std::numeric_limits<T>::min();
+  if (r > static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(r);
+}
+
+// Element `channel` of a per-channel tensor, or its one element when it is per tensor; 0 for an
+// absent input.
+inline double perChannel(const KernelCall& k, size_t input, int64_t channel) {
+  if (!k.has(input)) return 0;
+  const Tensor& t = k.in(input);
+  return t.toDouble(t.size() == 1 ? 0 : channel);
+}
+
+// x - zero point as float64 (exact for 8- and 32-bit integers). A zero point with more than one
+// element is per channel along `axis` of x.
+inline Tensor minusZeroPoint(const Tensor& x, const Tensor* zeroPoint, int64_t axis) {
+  Tensor out(DType::Float64, x.shape());
+  auto y = out.span<double>();
+  const bool perAxis = zeroPoint && zeroPoint->size() > 1;
+  const AxisSplit sp(x.shape(), perAxis ? axis : 0);
+  for (int64_t e = 0; e < x.size(); ++e) {
+    const int64_t c = perAxis ? (e / sp.inner) % sp.size : 0;
+    y[static_cast<size_t>(e)] = x.toDouble(e) - (zeroPoint ? zeroPoint->toDouble(c) : 0.0);
+  }
+  return out;
+}
+
+// out[e] = saturateRound(values[e], zeroPoint(e)) in out's dtype (int8, uint8 or int32).
+template <class ZeroPoint>
+void requantize(const std::vector<double>& values, ZeroPoint zeroPoint, Tensor& out) {
+  visitCompute(out.dtype(), [&]<class T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      auto y = out.span<T>();
+      for (size_t e = 0; e < values.size(); ++e)
+        y[e] = saturateRound<T>(values[e], zeroPoint(static_cast<int64_t>(e)));
+    } else {
+      throw Error("requantize: output dtype " + std::string(dtypeName(out.dtype())) +
+                  " is not an integer type");
+    }
+  });
+}
+
+// Whether a value about to be rounded is so near a half that a correct float32 engine may round
+// it the other way, inside [lo, hi] where rounding matters (the result saturates outside).
+inline bool nearHalf(double v, double lo, double hi) {
+  if (!(v > lo - 1 && v < hi + 1)) return false;
+  return std::fabs(v - std::floor(v) - 0.5) < stableMargin(std::fabs(v));
+}
+
+}  // namespace nncheck::ops
