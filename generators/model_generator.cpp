@@ -43,6 +43,10 @@ constexpr double kInPlaceShare = 1.0 / 3;  // mutants that keep the parent's nod
 // Of those, the share whose numbers z3 re-solves (the rest redraw an attribute): a fresh z3
 // context and a whole-graph check cost several cases' time.
 constexpr double kResolveShare = 1.0 / 3;
+// Of the insertions a mutant aims (GrowAfter, InsertBefore), the share that repeats one of the
+// parent's own ops: rewrites match chains of the ops a kept case holds (Transpose -> Transpose),
+// which an op drawn from a library of over a hundred rarely forms.
+constexpr double kRepeatShare = 0.5;
 
 struct Value {
   std::string name;
@@ -807,11 +811,16 @@ TestCase Builder::mutate(const TestCase& parent) {
     return it == renamed.end() ? -1 : indexNamed(it->second);
   };
   // Each aimed insertion below may find no node that fits; the growth that follows is unaimed.
+  const std::string repeated =
+      n > 0 && rng_.chance(kRepeatShare) ? g.nodes[rng_.index(n)].opType : std::string();
   if (kind == M::GrowAfter) {
     std::vector<int> computed;
     for (size_t v = 0; v < values_.size(); ++v)
       if (values_[v].kind == Value::Kind::Computed) computed.push_back(static_cast<int>(v));
-    if (!computed.empty()) insertAimed("", rng_.pick(computed));
+    if (!computed.empty()) {
+      const int first = rng_.pick(computed);
+      if (!insertAimed(repeated, first) && !repeated.empty()) insertAimed("", first);
+    }
   } else if (kind == M::InsertBefore) {
     // (reader, input) of a value not a weight, read as plain data: a node computing indices or
     // a divisor would break what the reader needs of its values.
@@ -834,7 +843,8 @@ TestCase Builder::mutate(const TestCase& parent) {
       values_.push_back({fresh("v"), v.dtype, v.shape, Value::Kind::Input, {}});
       const int placeholder = static_cast<int>(values_.size()) - 1;
       edge = values_.back().name;
-      if (!insertAimed("", first, placeholder, reader))
+      if (!insertAimed(repeated, first, placeholder, reader) &&
+          (repeated.empty() || !insertAimed("", first, placeholder, reader)))
         nodes_[reader].inputs[input] = read;  // the placeholder, unread, is left out
     }
   } else if (kind == M::Replace || kind == M::Redraw) {

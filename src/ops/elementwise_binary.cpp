@@ -155,6 +155,28 @@ A divide(A a, A b) {
 }  // namespace
 
 void registerElementwiseBinary(Registry& reg) {
+  reg.add(std::move(OpSpec("BitShift", 11)
+                        .types("T", {DType::UInt8})  // uint16, 32 and 64: not compute dtypes
+                        .input("X", "T")
+                        .input("Y", "T")
+                        .output("Z")
+                        .attr([] {
+                          AttrSpec a = stringAttr("direction", "LEFT", {"LEFT", "RIGHT"});
+                          a.defaultValue.reset();
+                          a.required = true;
+                          return a;
+                        }())
+                        .shapeRule(broadcastRule)
+                        .kernel([](KernelCall& k) {
+                          const bool left = k.attrString("direction") == "LEFT";
+                          // Shifting 8 bits or more leaves nothing (numpy's uint8 shifts).
+                          broadcastBinary<uint8_t, uint8_t>(
+                              k.in(0), k.in(1), k.out(0), [left](uint8_t x, uint8_t y) {
+                                if (y >= 8) return uint8_t{0};
+                                return static_cast<uint8_t>(left ? x << y : x >> y);
+                              });
+                        })));
+
   reg.add(std::move(binary("Add", 7, numericTypes(), [](auto a, auto b) {
                       if constexpr (std::is_integral_v<decltype(a)>)
                         return wrapAdd(a, b);

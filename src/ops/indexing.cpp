@@ -1,8 +1,9 @@
-// Ops that select or place elements by index: Gather, GatherElements, ScatterElements, Slice,
-// TopK, OneHot and ReverseSequence.
+// Ops that select or place elements by index: Gather, GatherElements, GatherND, ScatterElements,
+// ScatterND, Slice, TopK, OneHot and ReverseSequence.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <span>
 
 #include "ops/gradients.h"
 #include "ops/infer.h"
@@ -174,6 +175,81 @@ std::vector<int64_t> topKOrder(const KernelCall& k) {
       out.insert(out.end(), line.begin(), line.begin() + K);
     }
   return out;
+}
+
+// GatherND's and ScatterND's view of indices: after `b` batch dims shared with data, tuples of
+// k = indices.shape[-1] indices, each addressing a slice data[batch, i_0, ..., i_{k-1}, ...].
+struct NdGeometry {
+  int64_t batches = 1, tuples = 1, k = 0, slice = 1, slicesPerBatch = 1;
+  Shape addressed;  // data.shape[b : b + k]
+  NdGeometry(const Shape& data, const Shape& indices, int64_t b) : k(indices.back()) {
+    for (int64_t a = 0; a < b; ++a) batches *= data[static_cast<size_t>(a)];
+    for (size_t a = static_cast<size_t>(b); a + 1 < indices.size(); ++a) tuples *= indices[a];
+    addressed.assign(data.begin() + b, data.begin() + b + k);
+    slicesPerBatch = elementCount(addressed);
+    for (size_t a = static_cast<size_t>(b + k); a < data.size(); ++a) slice *= data[a];
+  }
+  // The slice tuple t (counted over all batches) addresses, counted within its batch.
+  int64_t sliceOf(std::span<const int64_t> idx, int64_t t) const {
+    int64_t off = 0;
+    for (int64_t c = 0; c < k; ++c) {
+      const int64_t D = addressed[static_cast<size_t>(c)];
+      int64_t v = idx[static_cast<size_t>(t * k + c)];
+      if (v < -D || v >= D)
+        throw Error("index " + std::to_string(v) + " out of range for a dim of size " +
+                    std::to_string(D));
+      off = off * D + (v < 0 ? v + D : v);
+    }
+    return off;
+  }
+};
+
+int64_t batchDims(const Node& node) {
+  const Attribute* a = node.attribute("batch_dims");
+  return a ? a->i : 0;
+}
+
+// Index tuples made valid for data (shapes[0]): each index wrapped into the dim it addresses;
+// `distinct` (ScatterND without reduction) also moves repeated tuples to unused slices.
+void fixTuples(const Node& node, const std::vector<Shape>& shapes, Tensor& indices, bool distinct) {
+  const Shape& data = shapes.at(0);
+  const int64_t b = batchDims(node);
+  if (indices.rank() < 1 || indices.shape().back() < 1 ||
+      b + indices.shape().back() > static_cast<int64_t>(data.size()))
+    return;  // the rule rejects these shapes
+  const NdGeometry g(data, indices.shape(), b);
+  auto idx = indices.span<int64_t>();
+  std::vector<bool> used(static_cast<size_t>(g.batches * g.slicesPerBatch), false);
+  for (int64_t t = 0; t < g.batches * g.tuples; ++t) {
+    for (int64_t c = 0; c < g.k; ++c) {
+      int64_t& v = idx[static_cast<size_t>(t * g.k + c)];
+      const int64_t D = g.addressed[static_cast<size_t>(c)];
+      if (v < -D || v >= D) v = ((v % D) + D) % D;
+    }
+    if (!distinct) continue;
+    const int64_t base = (t / std::max<int64_t>(g.tuples, 1)) * g.slicesPerBatch;
+    int64_t slot = g.sliceOf(idx, t);
+    for (int64_t step = 0; step < g.slicesPerBatch && used[static_cast<size_t>(base + slot)];
+         ++step)
+      slot = (slot + 1) % g.slicesPerBatch;
+    used[static_cast<size_t>(base + slot)] = true;
+    for (int64_t c = g.k; c-- > 0;) {
+      const int64_t D = g.addressed[static_cast<size_t>(c)];
+      idx[static_cast<size_t>(t * g.k + c)] = slot % D;
+      slot /= D;
+    }
+  }
+}
+
+// An indices shape for data of input 0: `batch` dims of data, a few more, then k in [1, r - b].
+Shape tupleIndicesShape(SampleContext& c, int64_t batch) {
+  const Shape& data = c.shape(0);
+  const int64_t r = static_cast<int64_t>(data.size());
+  if (r - batch < 1) return {1};
+  Shape s(data.begin(), data.begin() + batch);
+  for (int64_t extra = c.rng.uniform(0, 2); extra > 0; --extra) s.push_back(c.rng.uniform(1, 3));
+  s.push_back(c.rng.uniform(1, r - batch));
+  return s;
 }
 
 }  // namespace
@@ -547,6 +623,110 @@ void registerIndexing(Registry& reg) {
                 off += c * strides[a];
               }
               return off;
+            });
+          })));
+  reg.add(std::move(
+      OpSpec("GatherND", 12)
+          .gradient(routingGradient)
+          .types("T", allComputeTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("data", "T")
+          .input("indices", "tensor(int64)")
+          .indices([](const Node& n, const std::vector<Shape>& s, Tensor& t) {
+            fixTuples(n, s, t, false);
+          })
+          .sampleShape([](SampleContext& c) { return tupleIndicesShape(c, batchDims(c.node)); })
+          .output("output")
+          .attr(intAttr("batch_dims", 0, 0, 1))
+          .shapeRule([](auto& r) {
+            const int64_t b = r.attrInt("batch_dims");
+            r.check(r.rank(0) >= 1 && r.rank(1) >= 1, "data and indices have rank >= 1");
+            r.check(b >= 0 && b < std::min(r.rank(0), r.rank(1)), "batch_dims is below both ranks");
+            const int64_t k = r.structuralDim(1, -1);
+            r.check(k >= 1 && k <= r.rank(0) - b,
+                    "indices' last dim is within [1, rank of data - batch_dims]");
+            for (int64_t a = 0; a < b; ++a)
+              r.require(r.dim(1, a) == r.dim(0, a), "batch dim " + std::to_string(a) + " agrees");
+            auto out = r.dims(1);
+            out.pop_back();
+            out.insert(out.end(), r.dims(0).begin() + b + k, r.dims(0).end());
+            r.check(!out.empty(),
+                    "the output is not a scalar (ONNX 1.12 infers no shape for that)");
+            r.output(0, out);
+          })
+          .kernel([](KernelCall& k) {
+            const Tensor& data = k.in(0);
+            const NdGeometry g(data.shape(), k.in(1).shape(), k.attrInt("batch_dims"));
+            const auto idx = k.in(1).span<const int64_t>();
+            const size_t width = dtypeSize(data.dtype()) * static_cast<size_t>(g.slice);
+            for (int64_t t = 0; t < g.batches * g.tuples; ++t) {
+              const int64_t from = (t / g.tuples) * g.slicesPerBatch + g.sliceOf(idx, t);
+              std::memcpy(k.out(0).bytes().data() + static_cast<size_t>(t) * width,
+                          data.bytes().data() + static_cast<size_t>(from) * width, width);
+            }
+          })));
+
+  reg.add(std::move(
+      OpSpec("ScatterND", 13)
+          .types("T", allComputeTypes())
+          .types("tensor(int64)", {DType::Int64})
+          .input("data", "T")
+          .input("indices", "tensor(int64)")
+          .indices([](const Node& n, const std::vector<Shape>& s, Tensor& t) {
+            const Attribute* red = n.attribute("reduction");
+            fixTuples(n, s, t, !red || red->s == "none");
+          })
+          .sampleShape([](SampleContext& c) { return tupleIndicesShape(c, 0); })
+          .input("updates", "T")
+          .sampleShape([](SampleContext& c) {
+            Shape s = c.shape(1);
+            const Shape& data = c.shape(0);
+            const auto k = static_cast<size_t>(s.empty() ? 0 : s.back());
+            if (!s.empty()) s.pop_back();
+            if (k <= data.size())
+              s.insert(s.end(), data.begin() + static_cast<int64_t>(k), data.end());
+            return s;
+          })
+          .output("output")
+          .attr(stringAttr("reduction", "none", {"none", "add", "mul"}))
+          .shapeRule([](auto& r) {
+            r.check(r.rank(0) >= 1 && r.rank(1) >= 1, "data and indices have rank >= 1");
+            const int64_t k = r.structuralDim(1, -1);
+            r.check(k >= 1 && k <= r.rank(0), "indices' last dim is within [1, rank of data]");
+            auto want = r.dims(1);
+            want.pop_back();
+            const auto tuples = product(r, want);
+            want.insert(want.end(), r.dims(0).begin() + k, r.dims(0).end());
+            r.check(r.rank(2) == static_cast<int64_t>(want.size()),
+                    "updates have indices' dims but the last, then data's after the k-th");
+            for (size_t a = 0; a < want.size(); ++a)
+              r.require(r.dims(2)[a] == want[a], "updates' dim " + std::to_string(a) + " fits");
+            if (r.attrString("reduction") == "none")
+              r.require(tuples <= product(r, r.dims(0), 0, static_cast<size_t>(k)),
+                        "no more index tuples than slices, so that they can be distinct");
+            r.output(0, r.dims(0));
+          })
+          .kernel([](KernelCall& k) {
+            const std::string reduction = k.attrString("reduction");
+            const NdGeometry g(k.in(0).shape(), k.in(1).shape(), 0);
+            const auto idx = k.in(1).span<const int64_t>();
+            k.out(0) = k.in(0);
+            visitCompute(k.out(0).dtype(), [&]<class T>() {
+              auto y = k.out(0).span<T>();
+              const auto u = k.in(2).span<const T>();
+              for (int64_t t = 0; t < g.tuples; ++t) {
+                const int64_t to = g.sliceOf(idx, t) * g.slice;
+                for (int64_t e = 0; e < g.slice; ++e) {
+                  T& dst = y[static_cast<size_t>(to + e)];
+                  const T v = u[static_cast<size_t>(t * g.slice + e)];
+                  if (reduction == "add")
+                    dst = fromDouble<T>(toDouble(dst) + toDouble(v));
+                  else if (reduction == "mul")
+                    dst = fromDouble<T>(toDouble(dst) * toDouble(v));
+                  else
+                    dst = v;
+                }
+              }
             });
           })));
 }

@@ -23,8 +23,8 @@ struct InputFacts {
   bool present = false;
   DType dtype = DType::Undefined;
   Shape shape;
-  const Tensor* value = nullptr;         // known contents (initializer, constant or runtime value)
-  std::shared_ptr<const Tensor> folded;  // holds `value` when static inference computed it
+  const Tensor* value = nullptr;  // known contents (initializer, constant or runtime value)
+  std::shared_ptr<const Tensor> folded = nullptr;  // holds `value` when inference computed it
 };
 
 // The ONNX schema version (since_version) that `opset` selects for the node's op, or 0

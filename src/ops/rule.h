@@ -81,6 +81,8 @@ class Rule {
     std::optional<std::vector<I>> values;
     std::optional<std::vector<int64_t>> axes;
     std::optional<std::vector<double>> floats;
+    // Generating: the dims drawn for this input, which z3's variables in `dims` start from.
+    std::vector<int64_t> drawn;
   };
 
   Rule(const OpSpec& spec, const Node& node, std::vector<Input> inputs,
@@ -102,6 +104,20 @@ class Rule {
         .dims[static_cast<size_t>(normAxis(axis, rank(i), "dim of input " + std::to_string(i)))];
   }
   DType dtype(size_t i) const { return input(i).dtype; }
+  // Dim `axis` of input i where it is structural, setting ranks (GatherND's index depth): its
+  // concrete value. When generating, the drawn value, which the dim is then held to.
+  int64_t structuralDim(size_t i, int64_t axis) {
+    if constexpr (std::is_same_v<I, int64_t>) {
+      return dim(i, axis);
+    } else {
+      const auto a = static_cast<size_t>(normAxis(axis, rank(i), "structural dim"));
+      check(a < input(i).drawn.size(), "input " + std::to_string(i) + " has drawn dims");
+      const int64_t v = input(i).drawn[a];
+      require(dim(i, axis) == lit(v),
+              "the structural dim of input " + std::to_string(i) + " stays as drawn");
+      return v;
+    }
+  }
   const std::vector<I>& values(size_t i) const { return known(input(i).values, i); }
   const std::vector<int64_t>& axes(size_t i) const { return known(input(i).axes, i); }
   const std::vector<double>& floats(size_t i) const { return known(input(i).floats, i); }

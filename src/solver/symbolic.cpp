@@ -61,6 +61,7 @@ SymbolicNode symbolize(z3::context& ctx, const ops::OpSpec& spec, const Node& no
     in.dtype = f.dtype;
     if (f.present) {
       const std::string prefix = "in" + std::to_string(i);
+      in.drawn = f.shape;
       for (size_t a = 0; a < f.shape.size(); ++a)
         in.dims.push_back(var(prefix + "_d" + std::to_string(a), f.shape[a], Kind::Dim, i, a));
       if (f.value && spec.inputSpec(i).role == ops::InputRole::ShapeValues) {
