@@ -30,7 +30,9 @@ std::optional<Attribute> drawAttribute(Rng& rng, const ops::AttrSpec& a, int64_t
     case AttrSampling::Range:
     case AttrSampling::Never:
       if (a.kind == Attribute::Kind::String) {
-        v.s = rng.pick(a.choices);
+        const auto& strings = a.choices.empty() ? a.samples : a.choices;
+        if (strings.empty()) return std::nullopt;
+        v.s = rng.pick(strings);
       } else if (a.kind == Attribute::Kind::Float) {
         v.f = static_cast<float>(rng.real(a.flo, a.fhi));
       } else if (a.kind == Attribute::Kind::Int) {

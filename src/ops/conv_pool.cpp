@@ -629,56 +629,54 @@ std::vector<double> qlinearConvValues(const KernelCall& k) {
 }  // namespace
 
 void registerConvPool(Registry& reg) {
-  reg.add(
-      std::move(withConvAttrs(OpSpec("Conv", 11)
-                                  // Long float32 accumulations (the reference sums in double).
-                                  .tolerance({1e-3, 1e-4})
-                                  .types("T", floatTypes())
-                                  .input("X", "T")
-                                  .input("W", "T")
-                                  .weight()
-                                  .sampleShape(convWeightShape)
-                                  .optionalInput("B", "T")
-                                  .weight()
-                                  .sampleShape([](SampleContext& c) { return Shape{c.dim(1, 0)}; })
-                                  .output("Y")
-                                  .shapeRule([](auto& r) {
-                                    requirePerOutputChannel(r, 2, 1, false, "B");
-                                    r.output(0, convOutputDims(r, 1));
-                                  })
-                                  .kernel(convKernel)
-                                  .gradient(convGradient(false)))));
+  reg.add(withConvAttrs(OpSpec("Conv", 11)
+                            // Long float32 accumulations (the reference sums in double).
+                            .tolerance({1e-3, 1e-4})
+                            .types("T", floatTypes())
+                            .input("X", "T")
+                            .input("W", "T")
+                            .weight()
+                            .sampleShape(convWeightShape)
+                            .optionalInput("B", "T")
+                            .weight()
+                            .sampleShape([](SampleContext& c) { return Shape{c.dim(1, 0)}; })
+                            .output("Y")
+                            .shapeRule([](auto& r) {
+                              requirePerOutputChannel(r, 2, 1, false, "B");
+                              r.output(0, convOutputDims(r, 1));
+                            })
+                            .kernel(convKernel)
+                            .gradient(convGradient(false))));
 
-  reg.add(std::move(withConvAttrs(OpSpec("ConvInteger", 10)
-                                      .types("T1", {DType::UInt8, DType::Int8})
-                                      .types("T2", {DType::UInt8, DType::Int8})
-                                      .input("x", "T1")
-                                      .input("w", "T2")
-                                      .weight()
-                                      .sampleShape(convWeightShape)
-                                      .optionalInput("x_zero_point", "T1")
-                                      .weight()
-                                      .sampleShape([](SampleContext&) { return Shape{}; })
-                                      .optionalInput("w_zero_point", "T2")
-                                      .weight()
-                                      .sampleShape([](SampleContext& c) {
-                                        return c.rng.chance(0.5) ? Shape{} : Shape{c.dim(1, 0)};
-                                      })
-                                      .output("y")
-                                      .shapeRule([](auto& r) {
-                                        if (r.has(2))
-                                          r.check(r.rank(2) == 0, "x_zero_point is a scalar");
-                                        requirePerOutputChannel(r, 3, 1, true, "w_zero_point");
-                                        r.output(0, convOutputDims(r, 1), DType::Int32);
-                                      })
-                                      .kernel([](KernelCall& k) {
-                                        const std::vector<double> acc = shiftedConv(k, 1, 2, 3);
-                                        auto y = k.out(0).span<int32_t>();
-                                        for (size_t e = 0; e < acc.size(); ++e)
-                                          y[e] = static_cast<int32_t>(acc[e]);
-                                      }))));
+  reg.add(withConvAttrs(OpSpec("ConvInteger", 10)
+                            .types("T1", {DType::UInt8, DType::Int8})
+                            .types("T2", {DType::UInt8, DType::Int8})
+                            .input("x", "T1")
+                            .input("w", "T2")
+                            .weight()
+                            .sampleShape(convWeightShape)
+                            .optionalInput("x_zero_point", "T1")
+                            .weight()
+                            .sampleShape([](SampleContext&) { return Shape{}; })
+                            .optionalInput("w_zero_point", "T2")
+                            .weight()
+                            .sampleShape([](SampleContext& c) {
+                              return c.rng.chance(0.5) ? Shape{} : Shape{c.dim(1, 0)};
+                            })
+                            .output("y")
+                            .shapeRule([](auto& r) {
+                              if (r.has(2)) r.check(r.rank(2) == 0, "x_zero_point is a scalar");
+                              requirePerOutputChannel(r, 3, 1, true, "w_zero_point");
+                              r.output(0, convOutputDims(r, 1), DType::Int32);
+                            })
+                            .kernel([](KernelCall& k) {
+                              const std::vector<double> acc = shiftedConv(k, 1, 2, 3);
+                              auto y = k.out(0).span<int32_t>();
+                              for (size_t e = 0; e < acc.size(); ++e)
+                                y[e] = static_cast<int32_t>(acc[e]);
+                            })));
 
-  reg.add(std::move(withConvAttrs(
+  reg.add(withConvAttrs(
       OpSpec("QLinearConv", 10)
           .types("T1", {DType::UInt8, DType::Int8})
           .types("T2", {DType::UInt8, DType::Int8})
@@ -686,31 +684,14 @@ void registerConvPool(Registry& reg) {
           .types("T4", {DType::Int32})
           .types("tensor(float)", {DType::Float32})
           .input("x", "T1")
-          .input("x_scale", "tensor(float)")
-          .weight()
-          .domain(ValueDomain::Positive)
-          .sampleShape([](SampleContext&) { return Shape{}; })
-          .input("x_zero_point", "T1")
-          .weight()
-          .sampleShape([](SampleContext&) { return Shape{}; })
+          .with(scaleAndZeroPoint("x", "T1", false))
           .input("w", "T2")
           .weight()
           .sampleShape(convWeightShape)
-          .input("w_scale", "tensor(float)")
-          .weight()
-          .domain(ValueDomain::Positive)
-          .sampleShape(
-              [](SampleContext& c) { return c.rng.chance(0.5) ? Shape{} : Shape{c.dim(3, 0)}; })
-          .input("w_zero_point", "T2")
-          .weight()
-          .sampleShape([](SampleContext& c) { return c.shape(4); })
-          .input("y_scale", "tensor(float)")
-          .weight()
-          .domain(ValueDomain::Positive)
-          .sampleShape([](SampleContext&) { return Shape{}; })
-          .input("y_zero_point", "T3")
-          .weight()
-          .sampleShape([](SampleContext&) { return Shape{}; })
+          .with(scaleAndZeroPoint(
+              "w", "T2", false,
+              [](SampleContext& c) { return c.rng.chance(0.5) ? Shape{} : Shape{c.dim(3, 0)}; }))
+          .with(scaleAndZeroPoint("y", "T3", false))
           .optionalInput("B", "T4")
           .weight()
           .sampleShape([](SampleContext& c) { return Shape{c.dim(3, 0)}; })
@@ -731,17 +712,9 @@ void registerConvPool(Registry& reg) {
             requantize(
                 qlinearConvValues(k), [&](int64_t) { return zeroPoint; }, k.out(0));
           })
-          // Where a result is near a half before rounding, y_scale moves.
           .stability([](StabilityCall& s) {
-            const double zeroPoint = s.in(7).toDouble(0);
-            const auto [lo, hi] =
-                s.in(7).dtype() == DType::Int8 ? std::pair{-128.0, 127.0} : std::pair{0.0, 255.0};
-            for (double v : qlinearConvValues(s.kernel()))
-              if (nearHalf(v, lo - zeroPoint, hi - zeroPoint)) {
-                s.tooClose(6, 0, 1);
-                return;
-              }
-          }))));
+            requantizedAwayFromHalves(s, qlinearConvValues(s.kernel()), 6, 7);
+          })));
 
   reg.add(std::move(
       OpSpec("ConvTranspose", 1)

@@ -659,6 +659,7 @@ void registerIndexing(Registry& reg) {
             const NdGeometry g(data.shape(), k.in(1).shape(), k.attrInt("batch_dims"));
             const auto idx = k.in(1).span<const int64_t>();
             const size_t width = dtypeSize(data.dtype()) * static_cast<size_t>(g.slice);
+            if (width == 0) return;  // empty slices: an empty tensor's bytes may be null
             for (int64_t t = 0; t < g.batches * g.tuples; ++t) {
               const int64_t from = (t / g.tuples) * g.slicesPerBatch + g.sliceOf(idx, t);
               std::memcpy(k.out(0).bytes().data() + static_cast<size_t>(t) * width,

@@ -234,29 +234,11 @@ void registerMatMulGemm(Registry& reg) {
                         .types("T3", {DType::UInt8, DType::Int8})
                         .types("tensor(float)", {DType::Float32})
                         .input("a", "T1")
-                        .input("a_scale", "tensor(float)")
-                        .weight()
-                        .domain(ValueDomain::Positive)
-                        .sampleShape([](SampleContext&) { return Shape{}; })
-                        .input("a_zero_point", "T1")
-                        .weight()
-                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .with(scaleAndZeroPoint("a", "T1", false))
                         .input("b", "T2")
                         .sampleShape(matmulBShape)
-                        .input("b_scale", "tensor(float)")
-                        .weight()
-                        .domain(ValueDomain::Positive)
-                        .sampleShape([](SampleContext&) { return Shape{}; })
-                        .input("b_zero_point", "T2")
-                        .weight()
-                        .sampleShape([](SampleContext&) { return Shape{}; })
-                        .input("y_scale", "tensor(float)")
-                        .weight()
-                        .domain(ValueDomain::Positive)
-                        .sampleShape([](SampleContext&) { return Shape{}; })
-                        .input("y_zero_point", "T3")
-                        .weight()
-                        .sampleShape([](SampleContext&) { return Shape{}; })
+                        .with(scaleAndZeroPoint("b", "T2", false))
+                        .with(scaleAndZeroPoint("y", "T3", false))
                         .output("y")
                         .shapeRule([](auto& r) {
                           auto out = matmulDims(r, 0, 3);
@@ -277,17 +259,8 @@ void registerMatMulGemm(Registry& reg) {
                           requantize(
                               qlinearMatMulValues(k), [&](int64_t) { return zeroPoint; }, k.out(0));
                         })
-                        // Where a result is near a half before rounding, y_scale moves.
                         .stability([](StabilityCall& s) {
-                          const double zeroPoint = s.in(7).toDouble(0);
-                          const auto [lo, hi] = s.in(7).dtype() == DType::Int8
-                                                    ? std::pair{-128.0, 127.0}
-                                                    : std::pair{0.0, 255.0};
-                          for (double v : qlinearMatMulValues(s.kernel()))
-                            if (nearHalf(v, lo - zeroPoint, hi - zeroPoint)) {
-                              s.tooClose(6, 0, 1);
-                              return;
-                            }
+                          requantizedAwayFromHalves(s, qlinearMatMulValues(s.kernel()), 6, 7);
                         })));
 
   reg.add(std::move(

@@ -293,6 +293,7 @@ const Registry& Registry::instance() {
     registerConstants(r);
     registerLosses(r);
     registerQuantization(r);
+    registerEinsum(r);
     return r;
   }();
   return reg;

@@ -143,6 +143,7 @@ struct AttrSpec {
   double flo = 0, fhi = 0;
   std::vector<std::string> choices;
   std::vector<int64_t> intChoices;
+  std::vector<std::string> samples;  // strings a generator draws where any is supported (Einsum)
   AttrSampling sampling = AttrSampling::Range;
   int perSpatialAxis = 0;  // int lists: values per spatial axis of input 0 (rank - 2)
 };
@@ -260,6 +261,9 @@ struct OpSpec {
   std::function<std::vector<double>(KernelCall&)> outputErrorFn;
   // Why generators never draw this op, when they cannot make it valid (empty: they do).
   std::string notGeneratedWhy;
+  // ONNX 1.12's shape inference gives this op's output a rank but no dims (Einsum): the validity
+  // check then compares only what ONNX gives, here and downstream.
+  bool onnxInfersRankOnly = false;
   // Output 0 from the node and its inputs' shapes alone (Shape, Size): it is also the kernel, and
   // lets static inference know the output's contents when the inputs' contents are not known.
   std::function<Tensor(const Node&, const std::vector<Shape>&)> valueFromShapesFn;
@@ -367,6 +371,16 @@ struct OpSpec {
     notGeneratedWhy = std::move(why);
     return *this;
   }
+  // Applies a helper that declares several parts at once (quantize.h's scaleAndZeroPoint).
+  template <class F>
+  OpSpec& with(F&& declare) {
+    declare(*this);
+    return *this;
+  }
+  OpSpec& onnxRankOnly() {
+    onnxInfersRankOnly = true;
+    return *this;
+  }
   OpSpec& tolerance(Tolerance t) {
     float32Tolerance = t;
     return *this;
@@ -449,6 +463,7 @@ void registerShapeQueriesAndMasks(Registry& reg);
 void registerConstants(Registry& reg);
 void registerLosses(Registry& reg);
 void registerQuantization(Registry& reg);
+void registerEinsum(Registry& reg);
 
 // The tensor a Constant node makes, from whichever value attribute it sets; throws ShapeError
 // naming the node when it sets none or several.

@@ -50,11 +50,6 @@ std::vector<double> quotients(const KernelCall& k) {
   return v;
 }
 
-// The integer range a quantized output saturates into.
-std::pair<double, double> rangeOf(DType t) {
-  return t == DType::Int8 ? std::pair{-128.0, 127.0} : std::pair{0.0, 255.0};
-}
-
 // DynamicQuantizeLinear's scale and zero point, computed in float32 as ONNX's function does.
 struct DynamicParams {
   float scale = 0;
@@ -81,13 +76,7 @@ void registerQuantization(Registry& reg) {
           .types("tensor(float)", {DType::Float32})
           .types("T2", {DType::UInt8, DType::Int8})
           .input("x", "T1")
-          .input("y_scale", "tensor(float)")
-          .weight()
-          .domain(ValueDomain::Positive)
-          .sampleShape(scaleShape)
-          .optionalInput("y_zero_point", "T2")
-          .weight()
-          .sampleShape([](SampleContext& c) { return c.shape(1); })
+          .with(scaleAndZeroPoint("y", "T2", true, scaleShape))
           .output("y")
           .attr(axisAttr("axis", 1))
           .shapeRule([](auto& r) {
@@ -103,7 +92,8 @@ void registerQuantization(Registry& reg) {
           // Where x / scale is near a half, x moves away from it.
           .stability([](StabilityCall& s) {
             const std::vector<double> v = quotients(s.kernel());
-            const auto [lo, hi] = rangeOf(s.kernel().has(2) ? s.in(2).dtype() : DType::UInt8);
+            const auto [lo, hi] =
+                saturationRange(s.kernel().has(2) ? s.in(2).dtype() : DType::UInt8);
             const std::vector<int64_t> c = channels(s.kernel(), 1);
             for (size_t e = 0; e < v.size(); ++e) {
               const double q = v[e], zeroPoint = perChannel(s.kernel(), 2, c[e]);
@@ -116,13 +106,7 @@ void registerQuantization(Registry& reg) {
                         .types("T", {DType::UInt8, DType::Int8, DType::Int32})
                         .types("tensor(float)", {DType::Float32})
                         .input("x", "T")
-                        .input("x_scale", "tensor(float)")
-                        .weight()
-                        .domain(ValueDomain::Positive)
-                        .sampleShape(scaleShape)
-                        .optionalInput("x_zero_point", "T")
-                        .weight()
-                        .sampleShape([](SampleContext& c) { return c.shape(1); })
+                        .with(scaleAndZeroPoint("x", "T", true, scaleShape))
                         .output("y")
                         .attr(axisAttr("axis", 1))
                         .shapeRule([](auto& r) {

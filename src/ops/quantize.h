@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "ops/kernels.h"
 #include "ops/stability.h"
@@ -61,11 +63,50 @@ void requantize(const std::vector<double>& values, ZeroPoint zeroPoint, Tensor& 
   });
 }
 
+// The range a quantized output of this dtype saturates into.
+inline std::pair<double, double> saturationRange(DType t) {
+  return t == DType::Int8 ? std::pair{-128.0, 127.0} : std::pair{0.0, 255.0};
+}
+
+// Declares the next two inputs, for OpSpec::with: a quantization's scale `<of>_scale` (float32,
+// positive; shaped by `scaleShape`) and zero point `<of>_zero_point` (type variable `zeroType`,
+// shaped like the scale), both weights. The spec declares the type variable "tensor(float)".
+//   .input("a", "T1").with(scaleAndZeroPoint("a", "T1", false))
+inline auto scaleAndZeroPoint(
+    std::string of, std::string zeroType, bool zeroPointOptional,
+    ShapeSampler scaleShape = [](SampleContext&) { return Shape{}; }) {
+  return [=](OpSpec& spec) {
+    const size_t scale = spec.inputs.size();
+    spec.input(of + "_scale", "tensor(float)")
+        .weight()
+        .domain(ValueDomain::Positive)
+        .sampleShape(scaleShape);
+    if (zeroPointOptional)
+      spec.optionalInput(of + "_zero_point", zeroType);
+    else
+      spec.input(of + "_zero_point", zeroType);
+    spec.weight().sampleShape([scale](SampleContext& c) { return c.shape(scale); });
+  };
+}
+
 // Whether a value about to be rounded is so near a half that a correct float32 engine may round
 // it the other way, inside [lo, hi] where rounding matters (the result saturates outside).
 inline bool nearHalf(double v, double lo, double hi) {
   if (!(v > lo - 1 && v < hi + 1)) return false;
   return std::fabs(v - std::floor(v) - 0.5) < stableMargin(std::fabs(v));
+}
+
+// A QLinear op's stability: where a result is near a half before rounding, y_scale (input
+// `yScale`) moves, which moves every result; `yZeroPoint` is the output's zero point.
+inline void requantizedAwayFromHalves(StabilityCall& s, const std::vector<double>& values,
+                                      size_t yScale, size_t yZeroPoint) {
+  const double zeroPoint = s.in(yZeroPoint).toDouble(0);
+  const auto [lo, hi] = saturationRange(s.in(yZeroPoint).dtype());
+  for (double v : values)
+    if (nearHalf(v, lo - zeroPoint, hi - zeroPoint)) {
+      s.tooClose(yScale, 0, 1);
+      return;
+    }
 }
 
 }  // namespace nncheck::ops

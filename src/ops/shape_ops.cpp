@@ -373,6 +373,7 @@ void registerShapeOps(Registry& reg) {
             int64_t done = 0;
             for (size_t i = 0; i < k.inputCount(); ++i) {
               const int64_t block = k.in(i).shape()[static_cast<size_t>(out.axis)] * out.inner;
+              if (block == 0) continue;  // an empty tensor's bytes may be a null pointer
               for (int64_t o = 0; o < out.outer; ++o)
                 std::memcpy(y + (o * outBlock + done) * sz, k.in(i).bytes().data() + o * block * sz,
                             static_cast<size_t>(block) * sz);
@@ -425,6 +426,7 @@ void registerShapeOps(Registry& reg) {
                             Tensor& out = k.out(i);
                             const int64_t block =
                                 out.shape()[static_cast<size_t>(in.axis)] * in.inner;
+                            if (block == 0) continue;  // an empty tensor's bytes may be null
                             for (int64_t o = 0; o < in.outer; ++o)
                               std::memcpy(out.bytes().data() + o * block * sz,
                                           k.in(0).bytes().data() + (o * inBlock + done) * sz,

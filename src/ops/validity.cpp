@@ -78,9 +78,10 @@ void checkValid(const Model& model) {
   }
   const int64_t opset = model.defaultOpset();
   std::vector<std::vector<ops::TensorType>> ours(model.graph.nodes.size());
-  // Values whose shape follows from a shape operand the graph computes (Shape -> Reshape): ONNX
-  // 1.12's static inference may give up on them, which is not a disagreement.
-  std::set<std::string> computedShape;
+  // Values whose shape follows from a shape operand the graph computes (Shape -> Reshape) or from
+  // an op ONNX 1.12 infers only the rank of (Einsum): ONNX's static inference may give up on
+  // them, which is not a disagreement.
+  std::set<std::string> unknownToOnnx;
   std::vector<bool> onnxMayNotKnow(model.graph.nodes.size(), false);
   for (size_t n = 0; n < model.graph.nodes.size(); ++n) {
     const Node& node = model.graph.nodes[n];
@@ -95,12 +96,13 @@ void checkValid(const Model& model) {
       auto it = facts.find(name);
       if (it == facts.end()) throw Error(node.label(n) + ": input '" + name + "' is undefined");
       ins.push_back(it->second);
-      if (computedShape.count(name) ||
+      if (unknownToOnnx.count(name) ||
           (it->second.folded && spec.inputSpec(i).role != ops::InputRole::Data))
         onnxMayNotKnow[n] = true;
     }
+    if (spec.onnxInfersRankOnly) onnxMayNotKnow[n] = true;
     if (onnxMayNotKnow[n])
-      for (const std::string& o : node.outputs) computedShape.insert(o);
+      for (const std::string& o : node.outputs) unknownToOnnx.insert(o);
     try {
       ours[n] = ops::inferNode(spec, node, ins);
     } catch (const Unsupported&) {

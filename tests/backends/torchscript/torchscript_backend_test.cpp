@@ -48,6 +48,7 @@ TEST(TorchScriptBackend, TranslatesEveryOpOfTheLibrary) {
                                         "Cosh",
                                         "DepthToSpace",
                                         "Dropout",
+                                        "Einsum",
                                         "EyeLike",
                                         "GatherElements",
                                         "GatherND",
