@@ -33,12 +33,8 @@ void requireScaleAndZeroPoint(Rule<I>& r, size_t scale, size_t zeroPoint) {
 
 // The channel (index into a per-axis scale) of each element of input 0.
 std::vector<int64_t> channels(const KernelCall& k, size_t scale) {
-  const Tensor& x = k.in(0);
-  std::vector<int64_t> c(static_cast<size_t>(x.size()), 0);
-  if (k.in(scale).rank() == 0) return c;
-  const AxisSplit sp(x.shape(), k.attrInt("axis"));
-  for (int64_t e = 0; e < x.size(); ++e) c[static_cast<size_t>(e)] = (e / sp.inner) % sp.size;
-  return c;
+  if (k.in(scale).rank() == 0) return std::vector<int64_t>(static_cast<size_t>(k.in(0).size()), 0);
+  return channelsAlong(k.in(0).shape(), k.attrInt("axis"));
 }
 
 // QuantizeLinear's x / scale, before rounding.

@@ -34,17 +34,25 @@ inline double perChannel(const KernelCall& k, size_t input, int64_t channel) {
   return t.toDouble(t.size() == 1 ? 0 : channel);
 }
 
+// Each element's index along `axis` of a tensor of this shape: its channel, which picks its
+// per-axis scale and zero point.
+inline std::vector<int64_t> channelsAlong(const Shape& shape, int64_t axis) {
+  const AxisSplit sp(shape, axis);
+  std::vector<int64_t> c(static_cast<size_t>(elementCount(shape)));
+  for (size_t e = 0; e < c.size(); ++e) c[e] = (static_cast<int64_t>(e) / sp.inner) % sp.size;
+  return c;
+}
+
 // x - zero point as float64 (exact for 8- and 32-bit integers). A zero point with more than one
 // element is per channel along `axis` of x.
 inline Tensor minusZeroPoint(const Tensor& x, const Tensor* zeroPoint, int64_t axis) {
   Tensor out(DType::Float64, x.shape());
   auto y = out.span<double>();
   const bool perAxis = zeroPoint && zeroPoint->size() > 1;
-  const AxisSplit sp(x.shape(), perAxis ? axis : 0);
-  for (int64_t e = 0; e < x.size(); ++e) {
-    const int64_t c = perAxis ? (e / sp.inner) % sp.size : 0;
-    y[static_cast<size_t>(e)] = x.toDouble(e) - (zeroPoint ? zeroPoint->toDouble(c) : 0.0);
-  }
+  const std::vector<int64_t> c =
+      perAxis ? channelsAlong(x.shape(), axis) : std::vector<int64_t>(y.size(), 0);
+  for (size_t e = 0; e < y.size(); ++e)
+    y[e] = x.toDouble(static_cast<int64_t>(e)) - (zeroPoint ? zeroPoint->toDouble(c[e]) : 0.0);
   return out;
 }
 
