@@ -2,8 +2,8 @@
 
 namespace nncheck::gen {
 
-std::optional<Attribute> drawAttribute(Rng& rng, const ops::AttrSpec& a, int64_t rank0,
-                                       const std::vector<DType>& dtypes) {
+std::optional<Attribute> drawAttribute(Rng& rng, const ops::AttrSpec& a, const Node& node,
+                                       int64_t rank0, const std::vector<DType>& dtypes) {
   using ops::AttrSampling;
   const int64_t spatial = std::max<int64_t>(0, rank0 - 2);
   Attribute v;
@@ -27,6 +27,14 @@ std::optional<Attribute> drawAttribute(Rng& rng, const ops::AttrSpec& a, int64_t
     case AttrSampling::DType:
       v.i = static_cast<int64_t>(rng.pick(dtypes));
       break;
+    case AttrSampling::Custom:
+      if (!a.draw) return std::nullopt;
+      if (auto drawn = a.draw(rng, node)) {
+        v = std::move(*drawn);
+        v.name = a.name;
+        break;
+      }
+      return std::nullopt;
     case AttrSampling::Range:
     case AttrSampling::Never:
       if (a.kind == Attribute::Kind::String) {

@@ -1,7 +1,7 @@
 // One attribute of a node drawn from its op's spec, as the generator draws every attribute of a
 // new node and a mutation redraws one attribute of a node in place.
 //
-//   if (auto a = gen::drawAttribute(rng, *spec.attrSpec("mode"), rank0, cfg.dtypes))
+//   if (auto a = gen::drawAttribute(rng, *spec.attrSpec("mode"), node, rank0, cfg.dtypes))
 //     node.attributes.push_back(*a);
 #pragma once
 
@@ -15,7 +15,8 @@ namespace nncheck::gen {
 
 // nullopt when the spec has nothing to draw for an input 0 of rank `rank0` (an axis of a
 // scalar, a per-spatial-axis list without spatial axes, a list with no sampling rule).
-std::optional<Attribute> drawAttribute(Rng& rng, const ops::AttrSpec& a, int64_t rank0,
-                                       const std::vector<DType>& dtypes);
+// `node` is the node as drawn so far, which AttrSampling::Custom reads.
+std::optional<Attribute> drawAttribute(Rng& rng, const ops::AttrSpec& a, const Node& node,
+                                       int64_t rank0, const std::vector<DType>& dtypes);
 
 }  // namespace nncheck::gen

@@ -176,7 +176,7 @@ void Builder::drawAttributes(Candidate& c, int64_t rank0) {
     // Optional attributes and those with defaults are set about half the time, so defaults
     // are exercised too.
     if (!a.required && !rng_.chance(a.defaultValue ? 0.5 : 0.6)) continue;
-    if (auto v = gen::drawAttribute(rng_, a, rank0, cfg_.dtypes))
+    if (auto v = gen::drawAttribute(rng_, a, c.node, rank0, cfg_.dtypes))
       c.node.attributes.push_back(std::move(*v));
   }
 }
@@ -262,7 +262,7 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
   std::vector<bool> present(count, true);
   for (size_t i = 1; i < count; ++i) {
     const ops::InputSpec& is = spec.inputSpec(i);
-    if (is.optional) present[i] = is.generated && rng_.chance(0.5);
+    if (is.optional) present[i] = is.alwaysGenerated || (is.generated && rng_.chance(0.5));
   }
   while (count > 1 && !present[count - 1]) --count;
 

@@ -192,7 +192,7 @@ std::optional<TestCase> redrawAttribute(const GeneratorConfig& cfg,
       return std::nullopt;
     }
     std::optional<Attribute> v =
-        drawAttribute(rng, a, static_cast<int64_t>(shape0->size()), cfg.dtypes);
+        drawAttribute(rng, a, changed, static_cast<int64_t>(shape0->size()), cfg.dtypes);
     if (!v || (old && *old == *v)) return std::nullopt;
     std::erase_if(changed.attributes, [&](const Attribute& x) { return x.name == a.name; });
     changed.attributes.push_back(std::move(*v));

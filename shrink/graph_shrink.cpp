@@ -92,7 +92,7 @@ void pruneDeadNodes(TestCase& tc) {
     for (const auto& o : g.nodes[n].outputs)
       if (needed.count(o)) keep[n] = true;
     if (keep[n])
-      for (const auto& i : g.nodes[n].inputs) needed.insert(i);
+      for (const auto& i : valuesRead(g.nodes[n])) needed.insert(i);
   }
   std::vector<Node> nodes;
   for (size_t n = 0; n < g.nodes.size(); ++n)
@@ -272,6 +272,8 @@ TestCase ShrinkCandidates::Impl::cut(size_t first, size_t count) const {
       bool& init = fedAsInitializer[node.inputs[i]];
       init = init || is.weight || is.role != ops::InputRole::Data;
     }
+    for (const std::string& in : valuesRead(node))  // what its subgraphs capture: fed as inputs
+      if (removedOutputs.count(in)) fedAsInitializer.emplace(in, false);
   }
   const TensorMap& vals = allValues();
   for (const auto& [name, init] : fedAsInitializer) {
@@ -290,7 +292,7 @@ TestCase ShrinkCandidates::Impl::cut(size_t first, size_t count) const {
     if (n < first || n >= first + count)
       for (const auto& o : g.nodes[n].outputs) computedByKept.insert(o);
   for (size_t n = first; n < first + count; ++n)
-    for (const auto& in : g.nodes[n].inputs) {
+    for (const auto& in : valuesRead(g.nodes[n])) {
       if (!computedByKept.count(in)) continue;
       bool listed = false;
       for (const ValueInfo& o : g.outputs) listed = listed || o.name == in;
@@ -335,6 +337,10 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
         for (const ValueInfo& go : g.outputs)
           if (go.name == o) return std::nullopt;
       g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(e.first));
+      for (const Node& n : g.nodes)  // subgraphs capture by name, which this edit does not reach
+        for (const Graph* sub : n.subgraphs())
+          for (const std::string& captured : capturedValues(*sub))
+            if (captured == o) return std::nullopt;
       for (Node& n : g.nodes)
         for (auto& in : n.inputs)
           if (in == o) in = via;

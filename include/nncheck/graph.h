@@ -1,7 +1,8 @@
 // The graph IR: typed values, nodes with attributes, graph inputs, initializers (weights)
 // and outputs, nodes in topological order. It mirrors ONNX's ModelProto closely enough to
-// round-trip it without loss; parts the IR does not model (subgraph attributes, sequence
-// types, model-local functions) are kept as serialized protobuf bytes.
+// round-trip it without loss; parts the IR does not model (sequence types, model-local
+// functions) are kept as serialized protobuf bytes. Control flow (If, Loop, Scan) holds its
+// bodies as graph attributes, whose nodes may read values of the enclosing graphs.
 //
 //   nncheck::Model m;
 //   m.opsets = {{"", 14}};
@@ -42,8 +43,10 @@ struct ValueInfo {
   bool operator==(const ValueInfo&) const = default;
 };
 
+struct Graph;
+
 struct Attribute {
-  enum class Kind { Int, Float, String, Tensor, Ints, Floats, Strings, Opaque };
+  enum class Kind { Int, Float, String, Tensor, Ints, Floats, Strings, Graph, Opaque };
   std::string name;
   Kind kind = Kind::Int;
   int64_t i = 0;
@@ -53,6 +56,8 @@ struct Attribute {
   std::vector<int64_t> ints;
   std::vector<float> floats;
   std::vector<std::string> strings;
+  // Kind::Graph: the one subgraph (a vector only because Graph is incomplete here).
+  std::vector<Graph> graphs;
   std::string opaque;  // serialized AttributeProto of a kind the IR does not model
   std::string docString;
 
@@ -62,6 +67,8 @@ struct Attribute {
   static Attribute ofInts(std::string name, std::vector<int64_t> v);
   static Attribute ofFloats(std::string name, std::vector<float> v);
   static Attribute ofTensor(std::string name, Tensor v);
+  static Attribute ofGraph(std::string name, Graph g);
+  const Graph& graph() const;  // Kind::Graph only
   // Floats compare by their bits: an attribute holding NaN is the same attribute again.
   bool operator==(const Attribute& o) const;
 };
@@ -83,6 +90,8 @@ struct Node {
                    std::vector<std::string> outputs, std::string name = "");
   const Attribute* attribute(std::string_view name) const;
   bool hasInput(size_t i) const { return i < inputs.size() && !inputs[i].empty(); }
+  // The subgraphs of its graph attributes (If's branches, Loop's and Scan's bodies).
+  std::vector<const Graph*> subgraphs() const;
   // "Conv 'conv1'" or "Conv #3" when unnamed, for messages.
   std::string label(size_t index) const;
   bool operator==(const Node&) const = default;
@@ -111,6 +120,14 @@ struct Graph {
   std::vector<const ValueInfo*> feedInputs() const;
   bool operator==(const Graph&) const = default;
 };
+
+// Every value a node reads: its inputs, then the values of enclosing graphs its subgraphs use
+// (captured by name, as ONNX's scoping allows), each once. Dependencies follow these.
+std::vector<std::string> valuesRead(const Node& node);
+
+// The values a graph uses but does not define (by inputs, initializers or nodes, at any depth):
+// those it captures from enclosing graphs.
+std::vector<std::string> capturedValues(const Graph& g);
 
 struct OpsetImport {
   std::string domain;  // "" or "ai.onnx" is the default domain

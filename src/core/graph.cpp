@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <sstream>
+
+#include "nncheck/error.h"
 
 namespace nncheck {
 
@@ -33,7 +36,23 @@ bool Attribute::operator==(const Attribute& o) const {
   return name == o.name && kind == o.kind && i == o.i && sameBits(f, o.f) && s == o.s && t == o.t &&
          ints == o.ints &&
          std::equal(floats.begin(), floats.end(), o.floats.begin(), o.floats.end(), sameBits) &&
-         strings == o.strings && opaque == o.opaque && docString == o.docString;
+         strings == o.strings && graphs == o.graphs && opaque == o.opaque &&
+         docString == o.docString;
+}
+
+Attribute Attribute::ofGraph(std::string name, Graph g) {
+  Attribute a;
+  a.name = std::move(name);
+  a.kind = Kind::Graph;
+  a.graphs.push_back(std::move(g));
+  return a;
+}
+
+const Graph& Attribute::graph() const {
+  if (kind != Kind::Graph || graphs.size() != 1)
+    throw Error("attribute '" + name + "' is " + std::string(attributeKindName(kind)) +
+                ", not a graph");
+  return graphs[0];
 }
 
 Attribute Attribute::ofInt(std::string name, int64_t v) {
@@ -100,6 +119,8 @@ std::string_view attributeKindName(Attribute::Kind k) {
       return "floats";
     case Attribute::Kind::Strings:
       return "strings";
+    case Attribute::Kind::Graph:
+      return "graph";
     case Attribute::Kind::Opaque:
       return "opaque";
   }
@@ -139,8 +160,15 @@ std::string attributeToString(const Attribute& a) {
     case Attribute::Kind::Strings:
       list(a.strings, [&](const std::string& v) { os << '"' << v << '"'; });
       break;
+    case Attribute::Kind::Graph:
+      os << "<graph";
+      if (a.graphs.size() == 1)
+        os << (a.graphs[0].name.empty() ? "" : " '" + a.graphs[0].name + "'") << ", "
+           << a.graphs[0].nodes.size() << " nodes";
+      os << ">";
+      break;
     case Attribute::Kind::Opaque:
-      os << "<graph or other>";
+      os << "<opaque>";
       break;
   }
   return os.str();
@@ -160,6 +188,40 @@ const Attribute* Node::attribute(std::string_view name) const {
   for (const Attribute& a : attributes)
     if (a.name == name) return &a;
   return nullptr;
+}
+
+std::vector<const Graph*> Node::subgraphs() const {
+  std::vector<const Graph*> out;
+  for (const Attribute& a : attributes)
+    for (const Graph& g : a.graphs) out.push_back(&g);
+  return out;
+}
+
+std::vector<std::string> capturedValues(const Graph& g) {
+  std::set<std::string> defined;
+  for (const ValueInfo& v : g.inputs) defined.insert(v.name);
+  for (const Initializer& i : g.initializers) defined.insert(i.name);
+  std::vector<std::string> out;
+  std::set<std::string> listed;
+  for (const Node& n : g.nodes) {
+    for (const std::string& name : valuesRead(n))
+      if (!defined.count(name) && listed.insert(name).second) out.push_back(name);
+    defined.insert(n.outputs.begin(), n.outputs.end());
+  }
+  for (const ValueInfo& v : g.outputs)  // an output may pass an outer value through
+    if (!defined.count(v.name) && listed.insert(v.name).second) out.push_back(v.name);
+  return out;
+}
+
+std::vector<std::string> valuesRead(const Node& node) {
+  std::vector<std::string> out;
+  std::set<std::string> listed;
+  for (const std::string& name : node.inputs)
+    if (!name.empty() && listed.insert(name).second) out.push_back(name);
+  for (const Graph* g : node.subgraphs())
+    for (const std::string& name : capturedValues(*g))
+      if (listed.insert(name).second) out.push_back(name);
+  return out;
 }
 
 std::string Node::label(size_t index) const {

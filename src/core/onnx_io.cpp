@@ -166,6 +166,10 @@ onnx::ValueInfoProto valueInfoToProto(const ValueInfo& v) {
   return p;
 }
 
+// Graphs and attributes nest (a Loop's body is an attribute holding a graph).
+Graph graphFromProto(const onnx::GraphProto& g, std::string_view origin);
+onnx::GraphProto graphToProto(const Graph& g);
+
 Attribute attributeFromProto(const onnx::AttributeProto& p, std::string_view origin) {
   Attribute a;
   a.name = p.name();
@@ -203,6 +207,10 @@ Attribute attributeFromProto(const onnx::AttributeProto& p, std::string_view ori
     case onnx::AttributeProto::STRINGS:
       a.kind = Attribute::Kind::Strings;
       a.strings.assign(p.strings().begin(), p.strings().end());
+      break;
+    case onnx::AttributeProto::GRAPH:
+      a.kind = Attribute::Kind::Graph;
+      a.graphs.push_back(graphFromProto(p.g(), std::string(origin) + " attribute " + p.name()));
       break;
     default:
       a.kind = Attribute::Kind::Opaque;
@@ -248,6 +256,10 @@ onnx::AttributeProto attributeToProto(const Attribute& a) {
     case Attribute::Kind::Strings:
       p.set_type(onnx::AttributeProto::STRINGS);
       for (const auto& v : a.strings) p.add_strings(v);
+      break;
+    case Attribute::Kind::Graph:
+      p.set_type(onnx::AttributeProto::GRAPH);
+      *p.mutable_g() = graphToProto(a.graph());
       break;
     case Attribute::Kind::Opaque:
       break;

@@ -21,20 +21,20 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-std::string modelToText(const Model& model) {
-  std::ostringstream os;
-  const Graph& g = model.graph;
+namespace {
+
+// One graph's lines at `indent`; a node's subgraphs follow it, indented further.
+void graphToText(std::ostringstream& os, const Graph& g, const std::string& indent) {
   auto type = [](DType t, const std::optional<Shape>& s) {
     return std::string(dtypeName(t)) + (s ? shapeToString(*s) : std::string("[?]"));
   };
-  os << "graph " << (g.name.empty() ? "(unnamed)" : printable(g.name)) << " (opset "
-     << model.defaultOpset() << ", " << g.nodes.size() << " nodes)\n";
   for (const ValueInfo* in : g.feedInputs())
-    os << "  input  " << printable(in->name) << ": " << type(in->dtype, in->shape()) << "\n";
+    os << indent << "input  " << printable(in->name) << ": " << type(in->dtype, in->shape())
+       << "\n";
   for (const Initializer& i : g.initializers)
-    os << "  init   " << printable(i.name) << ": " << tensorToString(i.value, 6) << "\n";
+    os << indent << "init   " << printable(i.name) << ": " << tensorToString(i.value, 6) << "\n";
   for (const Node& n : g.nodes) {
-    os << "  ";
+    os << indent;
     for (size_t o = 0; o < n.outputs.size(); ++o) os << (o ? ", " : "") << printable(n.outputs[o]);
     os << " = " << printable(n.opType) << "(";
     for (size_t i = 0; i < n.inputs.size(); ++i)
@@ -47,15 +47,31 @@ std::string modelToText(const Model& model) {
       os << "}";
     }
     os << "\n";
+    for (const Attribute& a : n.attributes)
+      for (const Graph& sub : a.graphs) {
+        os << indent << "  " << printable(a.name) << ":\n";
+        graphToText(os, sub, indent + "    ");
+      }
   }
   for (const ValueInfo& o : g.outputs)
-    os << "  output " << printable(o.name) << ": " << type(o.dtype, o.shape()) << "\n";
+    os << indent << "output " << printable(o.name) << ": " << type(o.dtype, o.shape()) << "\n";
+}
+
+}  // namespace
+
+std::string modelToText(const Model& model) {
+  std::ostringstream os;
+  const Graph& g = model.graph;
+  os << "graph " << (g.name.empty() ? "(unnamed)" : printable(g.name)) << " (opset "
+     << model.defaultOpset() << ", " << g.nodes.size() << " nodes)\n";
+  graphToText(os, g, "  ");
   return os.str();
 }
 
 TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values) {
   const Graph& g = tc.model.graph;
-  std::set<std::string> needed(g.nodes[node].inputs.begin(), g.nodes[node].inputs.end());
+  const std::vector<std::string> reads = valuesRead(g.nodes[node]);
+  std::set<std::string> needed(reads.begin(), reads.end());
   std::vector<bool> keep(g.nodes.size(), false);
   keep[node] = true;
   for (size_t i = node; i-- > 0;) {
@@ -63,7 +79,7 @@ TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values) {
     for (const std::string& out : g.nodes[i].outputs) produces |= needed.count(out) > 0;
     if (!produces) continue;
     keep[i] = true;
-    needed.insert(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
+    for (const std::string& in : valuesRead(g.nodes[i])) needed.insert(in);
   }
   TestCase sub = tc;
   Graph& s = sub.model.graph;

@@ -11,9 +11,10 @@
 namespace nncheck {
 namespace {
 
-void checkFeed(const ValueInfo& declared, const Tensor& given) {
+// `what` names the value's role in messages: "input", "subgraph 'body' output".
+void checkFeed(const ValueInfo& declared, const Tensor& given, const std::string& what = "input") {
   if (declared.isTensor() && declared.dtype != DType::Undefined && declared.dtype != given.dtype())
-    throw Error("input '" + declared.name + "' is declared " +
+    throw Error(what + " '" + declared.name + "' is declared " +
                 std::string(dtypeName(declared.dtype)) + " but given " +
                 std::string(dtypeName(given.dtype())));
   if (!declared.dims) return;
@@ -23,8 +24,8 @@ void checkFeed(const ValueInfo& declared, const Tensor& given) {
     ok = !d.value || *d.value == given.shape()[a];
   }
   if (!ok)
-    throw Error("input '" + declared.name + "' given shape " + shapeToString(given.shape()) +
-                " does not match its declared shape");
+    throw Error(what + " '" + declared.name + "' has shape " + shapeToString(given.shape()) +
+                ", not its declared shape");
 }
 
 double epsilonOf(DType t) {
@@ -125,15 +126,23 @@ void checkMemory(const Node& node, size_t index, const TensorMap& values,
                                     " per run");
 }
 
+std::vector<Tensor> runSubgraph(const Graph& g, int64_t opset, const TensorMap& scope,
+                                const std::vector<Tensor>& inputs);
+
 std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t index,
                               const TensorMap& values, std::vector<const Tensor*> ins,
-                              const std::vector<ops::TensorType>& types) {
+                              const std::vector<ops::TensorType>& types, int64_t opset) {
   std::vector<Tensor> outs;
   try {
     checkMemory(node, index, values, types);
     for (const auto& t : types)
       outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
-    ops::KernelCall call(spec, node, std::move(ins), std::move(outs));
+    ops::SubgraphRunner runner;
+    if (!node.subgraphs().empty())
+      runner = [&values, opset](const Graph& g, const std::vector<Tensor>& in) {
+        return runSubgraph(g, opset, values, in);
+      };
+    ops::KernelCall call(spec, node, std::move(ins), std::move(outs), std::move(runner));
     spec.kernelFn(call);
     return std::move(call.outputs());
   } catch (const Unsupported&) {
@@ -150,8 +159,50 @@ std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset,
   const ops::OpSpec& spec = ops::specFor(node, opset);
   std::vector<ops::InputFacts> facts;
   std::vector<const Tensor*> ins = nodeInputs(node, index, values, &facts);
-  return runKernel(spec, node, index, values, std::move(ins), ops::inferNode(spec, node, facts));
+  return runKernel(spec, node, index, values, std::move(ins), ops::inferNode(spec, node, facts),
+                   opset);
 }
+
+namespace {
+
+// A subgraph's run: the values it captures from `scope` (the enclosing graph's), its
+// initializers and its inputs, then its nodes; every input and output is checked against its
+// declared type, which is what the node's shape rule relied on.
+std::vector<Tensor> runSubgraph(const Graph& g, int64_t opset, const TensorMap& scope,
+                                const std::vector<Tensor>& inputs) {
+  const std::string where = "subgraph '" + g.name + "'";
+  TensorMap values;
+  for (const std::string& name : capturedValues(g)) {
+    auto it = scope.find(name);
+    if (it == scope.end())
+      throw Error(where + " reads '" + name + "', which its enclosing graphs do not compute");
+    values[name] = it->second;
+  }
+  for (const Initializer& init : g.initializers) values[init.name] = init.value;
+  if (inputs.size() != g.inputs.size())
+    throw Error(where + " takes " + std::to_string(g.inputs.size()) + " inputs, given " +
+                std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    checkFeed(g.inputs[i], inputs[i], where + " input");
+    values[g.inputs[i].name] = inputs[i];
+  }
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    std::vector<Tensor> outs = runNode(node, n, opset, values);
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
+  }
+  std::vector<Tensor> out;
+  for (const ValueInfo& o : g.outputs) {
+    auto it = values.find(o.name);
+    if (it == values.end()) throw Error(where + ": output '" + o.name + "' is never computed");
+    checkFeed(o, it->second, where + " output");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+}  // namespace
 
 namespace {
 
@@ -232,7 +283,8 @@ TensorMap RepeatedRun::allValues(const TensorMap& inputs) {
       specs_.push_back(&ops::specFor(node, opset));
       types_.push_back(ops::inferNode(*specs_.back(), node, facts));
     }
-    std::vector<Tensor> outs = runKernel(*specs_[n], node, n, values, std::move(ins), types_[n]);
+    std::vector<Tensor> outs =
+        runKernel(*specs_[n], node, n, values, std::move(ins), types_[n], opset);
     for (size_t i = 0; i < node.outputs.size(); ++i)
       if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
   }

@@ -176,7 +176,7 @@ void registerEinsum(Registry& reg) {
   reg.add(std::move(OpSpec("Einsum", 12)
                         // Long float32 accumulations (the reference sums in double).
                         .tolerance({1e-3, 1e-4})
-                        .onnxRankOnly()
+                        .onnxPartialShapes()
                         .types("T", floatTypes())
                         .variadicInput("Inputs", "T")
                         .sampleShape([](SampleContext& c) {

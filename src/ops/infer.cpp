@@ -26,6 +26,7 @@ void checkDTypes(const OpSpec& spec, const Node& node, const std::vector<InputFa
       throw Unsupported("dtype", label(spec, node) + ": input " + std::to_string(i) + " (" +
                                      is.name + ") has dtype " + std::string(dtypeName(dt)) +
                                      ", unsupported for type " + tv->name);
+    if (is.heterogeneous) continue;
     auto [it, fresh] = bound.emplace(tv->name, dt);
     if (!fresh && it->second != dt)
       throw ShapeError(label(spec, node) + ": inputs of type " + tv->name +

@@ -2,6 +2,19 @@
 
 namespace nncheck::ops {
 
+std::vector<double> toDoubles(const Tensor& x) {
+  std::vector<double> v(static_cast<size_t>(x.size()));
+  for (int64_t e = 0; e < x.size(); ++e) v[static_cast<size_t>(e)] = x.toDouble(e);
+  return v;
+}
+
+void assignDoubles(Tensor& out, const std::vector<double>& values) {
+  visitCompute(out.dtype(), [&]<class T>() {
+    auto y = out.span<T>();
+    for (size_t e = 0; e < values.size(); ++e) y[e] = fromDouble<T>(values[e]);
+  });
+}
+
 Shape stridesOf(const Shape& shape) {
   Shape s(shape.size(), 1);
   for (size_t a = shape.size(); a-- > 1;) s[a - 1] = s[a] * shape[a];

@@ -55,6 +55,11 @@ T fromArith(Arith<T> v) {
     return v;
 }
 
+// A tensor's elements as doubles, and doubles written back into a shaped tensor (as fromDouble
+// converts), for kernels that compute in double.
+std::vector<double> toDoubles(const Tensor& x);
+void assignDoubles(Tensor& out, const std::vector<double>& values);
+
 // Integer arithmetic modulo 2^bits, as numpy does.
 template <class T>
 T wrapAdd(T a, T b) {

@@ -97,15 +97,9 @@ void lossGradient(const KernelCall& k, const std::vector<double>& logp,
     }
 }
 
-std::vector<double> asDoubles(const Tensor& x) {
-  std::vector<double> v(static_cast<size_t>(x.size()));
-  for (int64_t e = 0; e < x.size(); ++e) v[static_cast<size_t>(e)] = x.toDouble(e);
-  return v;
-}
-
 // log-softmax over axis 1 of a (N, C, inner) tensor.
 std::vector<double> logSoftmaxOverClasses(const Tensor& x, const LossGeometry& g) {
-  std::vector<double> y = asDoubles(x);
+  std::vector<double> y = toDoubles(x);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t i = 0; i < g.inner; ++i) {
       double mx = -INFINITY;
@@ -177,12 +171,12 @@ void registerLosses(Registry& reg) {
   reg.add(std::move(lossOp("NegativeLogLikelihoodLoss", "input", "target", "weight")
                         .kernel([](KernelCall& k) {
                           const LossGeometry g(k.in(0).shape());
-                          writeLoss(k, asDoubles(k.in(0)), g, lossTerms(k, 2, g), k.out(0));
+                          writeLoss(k, toDoubles(k.in(0)), g, lossTerms(k, 2, g), k.out(0));
                         })
                         .gradient([](GradCall& g) {
                           if (!g.dOut(0)) return;
                           const LossGeometry geo(g.in(0).shape());
-                          lossGradient(g.kernel(), asDoubles(g.in(0)), *g.dOut(0), geo,
+                          lossGradient(g.kernel(), toDoubles(g.in(0)), *g.dOut(0), geo,
                                        lossTerms(g.kernel(), 2, geo), g.dIn(0), g.dIn(2));
                         })));
 
@@ -192,12 +186,7 @@ void registerLosses(Registry& reg) {
                           const LossGeometry g(k.in(0).shape());
                           const std::vector<double> logp = logSoftmaxOverClasses(k.in(0), g);
                           writeLoss(k, logp, g, lossTerms(k, 2, g), k.out(0));
-                          if (k.outputCount() > 1)
-                            visitCompute(k.out(1).dtype(), [&]<class T>() {
-                              auto y = k.out(1).span<T>();
-                              for (size_t e = 0; e < logp.size(); ++e)
-                                y[e] = fromDouble<T>(logp[e]);
-                            });
+                          if (k.outputCount() > 1) assignDoubles(k.out(1), logp);
                         })
                         // Through the log-softmax: dx_c = g_c - softmax_c sum_j g_j, g = dL/dlogp.
                         .gradient([](GradCall& g) {

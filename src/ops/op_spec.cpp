@@ -103,6 +103,12 @@ const Tensor& KernelCall::in(size_t i) const {
   if (!has(i)) throw Error(nodeName(spec_, node_) + ": input " + std::to_string(i) + " is absent");
   return *inputs_[i];
 }
+std::vector<Tensor> KernelCall::runSubgraph(const Graph& g,
+                                            const std::vector<Tensor>& inputs) const {
+  if (!runSubgraph_)
+    throw Error(nodeName(spec_, node_) + ": its subgraphs need the interpreter to run them");
+  return runSubgraph_(g, inputs);
+}
 int64_t KernelCall::attrInt(std::string_view name) const {
   return resolveKind(spec_, node_, name, Attribute::Kind::Int).i;
 }
@@ -294,6 +300,8 @@ const Registry& Registry::instance() {
     registerLosses(r);
     registerQuantization(r);
     registerEinsum(r);
+    registerRecurrent(r);
+    registerControlFlow(r);
     return r;
   }();
   return reg;

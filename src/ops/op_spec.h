@@ -98,13 +98,15 @@ struct InputSpec {
   std::string name;
   std::string typeVar;
   bool optional = false;
-  bool variadic = false;  // this and every later input (at least one)
+  bool variadic = false;       // this and every later input (at least one)
+  bool heterogeneous = false;  // variadic inputs of differing dtypes (Loop's carried values)
   InputRole role = InputRole::Data;
   bool weight = false;  // a parameter: an initializer when the generator is told so
   ValueDomain domain = ValueDomain::Any;
   ValueSampler values;            // shape operands: their contents
   ShapeSampler shape;             // fresh inputs: their shape (default: input 0's shape)
   bool generated = true;          // optional inputs a generator never sets (Resize's roi)
+  bool alwaysGenerated = false;   // optional only in older versions: generators always set it
   std::optional<SafeRange> safe;  // float values only
   IndexFix fixIndices;            // ValueDomain::Indices only; see IndexFix
 };
@@ -130,6 +132,7 @@ enum class AttrSampling {
   Permutation,    // of input 0's axes (Transpose)
   AxesSubset,     // distinct axes of input 0 (Reduce*)
   DType,          // a dtype code among the generator's dtypes (Cast)
+  Custom,         // by the spec's own `draw`, from the attributes drawn before it
   Never,          // left unset by generators
 };
 
@@ -146,14 +149,26 @@ struct AttrSpec {
   std::vector<std::string> samples;  // strings a generator draws where any is supported (Einsum)
   AttrSampling sampling = AttrSampling::Range;
   int perSpatialAxis = 0;  // int lists: values per spatial axis of input 0 (rank - 2)
+  // AttrSampling::Custom: a value for the node as drawn so far (attributes are drawn in their
+  // declaration order), or nullopt to leave it unset (RNN's activations, one per direction).
+  std::function<std::optional<Attribute>(Rng&, const Node&)> draw;
 };
 
-// What a kernel sees: the node, its inputs, and outputs already shaped by the shape rule.
+// Runs one of a node's subgraphs on values for its inputs, in the scope of the graph the node
+// is in, and returns its outputs (the interpreter provides it: ops sit below the interpreter).
+using SubgraphRunner = std::function<std::vector<Tensor>(const Graph&, const std::vector<Tensor>&)>;
+
+// What a kernel sees: the node, its inputs, and outputs already shaped by the shape rule (a
+// kernel may replace them: a Loop's outputs take the shapes its runs give).
 class KernelCall {
  public:
   KernelCall(const OpSpec& spec, const Node& node, std::vector<const Tensor*> inputs,
-             std::vector<Tensor> outputs)
-      : spec_(spec), node_(node), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+             std::vector<Tensor> outputs, SubgraphRunner runSubgraph = {})
+      : spec_(spec),
+        node_(node),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)),
+        runSubgraph_(std::move(runSubgraph)) {}
 
   bool has(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   const Tensor& in(size_t i) const;
@@ -170,12 +185,14 @@ class KernelCall {
   bool hasAttr(std::string_view name) const { return node_.attribute(name) != nullptr; }
   const Node& node() const { return node_; }
   const OpSpec& spec() const { return spec_; }
+  std::vector<Tensor> runSubgraph(const Graph& g, const std::vector<Tensor>& inputs) const;
 
  private:
   const OpSpec& spec_;
   const Node& node_;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor> outputs_;
+  SubgraphRunner runSubgraph_;
 };
 
 // What a gradient sees: the node's inputs and outputs as the reference computed them, dL/dY
@@ -261,9 +278,9 @@ struct OpSpec {
   std::function<std::vector<double>(KernelCall&)> outputErrorFn;
   // Why generators never draw this op, when they cannot make it valid (empty: they do).
   std::string notGeneratedWhy;
-  // ONNX 1.12's shape inference gives this op's output a rank but no dims (Einsum): the validity
-  // check then compares only what ONNX gives, here and downstream.
-  bool onnxInfersRankOnly = false;
+  // ONNX 1.12's shape inference leaves some of this op's output dims unknown (Einsum's, a Loop's
+  // trip count): the validity check then compares only what ONNX gives, here and downstream.
+  bool onnxLeavesDimsUnknown = false;
   // Output 0 from the node and its inputs' shapes alone (Shape, Size): it is also the kernel, and
   // lets static inference know the output's contents when the inputs' contents are not known.
   std::function<Tensor(const Node&, const std::vector<Shape>&)> valueFromShapesFn;
@@ -307,6 +324,14 @@ struct OpSpec {
   OpSpec& indices(IndexFix fix = {}) {
     inputs.back().domain = ValueDomain::Indices;
     inputs.back().fixIndices = std::move(fix);
+    return *this;
+  }
+  OpSpec& heterogeneous() {
+    inputs.back().heterogeneous = true;
+    return *this;
+  }
+  OpSpec& generatedAlways() {
+    inputs.back().alwaysGenerated = true;
     return *this;
   }
   OpSpec& notGenerated() {
@@ -377,8 +402,8 @@ struct OpSpec {
     declare(*this);
     return *this;
   }
-  OpSpec& onnxRankOnly() {
-    onnxInfersRankOnly = true;
+  OpSpec& onnxPartialShapes() {
+    onnxLeavesDimsUnknown = true;
     return *this;
   }
   OpSpec& tolerance(Tolerance t) {
@@ -464,6 +489,8 @@ void registerConstants(Registry& reg);
 void registerLosses(Registry& reg);
 void registerQuantization(Registry& reg);
 void registerEinsum(Registry& reg);
+void registerRecurrent(Registry& reg);
+void registerControlFlow(Registry& reg);
 
 // The tensor a Constant node makes, from whichever value attribute it sets; throws ShapeError
 // naming the node when it sets none or several.

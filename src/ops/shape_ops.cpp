@@ -278,12 +278,14 @@ void registerShapeOps(Registry& reg) {
                     .kernel(copyAll)));
 
   reg.add(std::move(
-      OpSpec("Unsqueeze", 13)
+      // Unsqueeze-11 took the axes as an attribute; 13 takes them as an input.
+      OpSpec("Unsqueeze", 11)
           .gradient(passThroughGradient)
           .types("T", allTypes())
           .types("tensor(int64)", {DType::Int64})
           .input("data", "T")
-          .input("axes", "tensor(int64)", InputRole::AxesValues)
+          .optionalInput("axes", "tensor(int64)", InputRole::AxesValues)
+          .generatedAlways()
           .sampleValues([](SampleContext& c) {
             const int64_t r = static_cast<int64_t>(c.shape(0).size());
             const int64_t n =
@@ -297,9 +299,13 @@ void registerShapeOps(Registry& reg) {
             return int64Vector(axes);
           })
           .output("expanded")
+          .attr(withSampling(intsAttr("axes"), AttrSampling::Never))
           .shapeRule([](auto& r) {
-            const int64_t outRank = r.rank(0) + static_cast<int64_t>(r.axes(1).size());
-            auto axes = normalizedAxes(r, r.axes(1), outRank);
+            r.check(r.has(1) != r.hasAttr("axes"),
+                    "the axes come as input 1 (opset 13) or as an attribute (opset 11), once");
+            const std::vector<int64_t> given = r.has(1) ? r.axes(1) : r.attrInts("axes");
+            const int64_t outRank = r.rank(0) + static_cast<int64_t>(given.size());
+            auto axes = normalizedAxes(r, given, outRank);
             std::vector<std::decay_t<decltype(r.lit(0))>> out;
             size_t next = 0;
             for (int64_t a = 0; a < outRank; ++a)

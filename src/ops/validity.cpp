@@ -100,7 +100,7 @@ void checkValid(const Model& model) {
           (it->second.folded && spec.inputSpec(i).role != ops::InputRole::Data))
         onnxMayNotKnow[n] = true;
     }
-    if (spec.onnxInfersRankOnly) onnxMayNotKnow[n] = true;
+    if (spec.onnxLeavesDimsUnknown) onnxMayNotKnow[n] = true;
     if (onnxMayNotKnow[n])
       for (const std::string& o : node.outputs) unknownToOnnx.insert(o);
     try {

@@ -41,7 +41,9 @@ void emitSqueeze(NodeEmit& e) {
 void emitUnsqueeze(NodeEmit& e) {
   std::string x = e.in(0);
   const int64_t outRank = static_cast<int64_t>(e.outShape(0).size());
-  for (int64_t a : normAxes(e.constInts(1), outRank))
+  // Unsqueeze-11's axes are an attribute; 13's are input 1.
+  const std::vector<int64_t> axes = e.has(1) ? e.constInts(1) : e.attrInts("axes");
+  for (int64_t a : normAxes(axes, outRank))
     x = "torch.unsqueeze(" + x + ", " + std::to_string(a) + ")";
   e.assign(0, x);
 }
