@@ -135,6 +135,21 @@ class Builder {
   // position `at`, before the nodes reading it.
   bool insertAimed(const std::string& op, int first, int placeholder = -1, size_t at = 0);
   void plantSeed();
+  // --- control flow (cfg.controlFlow) ---
+  // An If, Loop or Scan node reading existing values, its bodies grown by growBody.
+  bool insertControlFlow(const OpEntry& e);
+  struct Body {
+    Graph graph;                // inputs as given; nodes; initializers it made
+    std::vector<Value> values;  // everything it can read: captured values, inputs, its own
+  };
+  // One to three nodes grown over `inputs` (the body's graph inputs) and the values of this
+  // graph it captures; no control flow inside.
+  Body growBody(const std::vector<Value>& inputs);
+  // Names a value of the body of this type (any, when t is Undefined) to be an output: the
+  // latest it computed, else an Identity of `fallback` (of type t) it adds, else (any type) "";
+  // `avoid` is a name already listed.
+  std::string bodyOutput(Body& b, DType t, const Shape& s, const std::string& fallback,
+                         const std::string& avoid = "");
   TestCase growTo(size_t nodes);
   double pairWeight(const std::string& producer, const std::string& consumer) const {
     auto it = cfg_.pairWeights.find({producer, consumer});
@@ -168,6 +183,7 @@ class Builder {
   std::string forcedOp_;         // when set: the op a forward insertion must be
   size_t insertAt_ = 0;          // where a forward node computing a placeholder goes
   std::set<std::string> later_;  // values computed at or after insertAt_: not its to read
+  bool body_ = false;            // growing a subgraph: its fresh leaves are initializers of its own
 };
 
 void Builder::drawAttributes(Candidate& c, int64_t rank0) {
@@ -308,7 +324,7 @@ std::optional<Candidate> Builder::drawUnchecked(const OpEntry& e, bool backward,
           continue;
         }
       }
-      in.leafIsInitializer = needsValues || asWeight || rng_.chance(0.2);
+      in.leafIsInitializer = needsValues || asWeight || body_ || rng_.chance(0.2);
       in.leaf = {fresh(in.leafIsInitializer ? "w" : "x"),
                  t,
                  s,
@@ -562,9 +578,8 @@ bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
   const ValueSearchOptions options{.maxSteps = 10, .restarts = 0};
   if (!backward) {
     const Node& node = nodes_.back();
-    for (const std::string& in : node.inputs)
-      if (const Value* v = in.empty() ? nullptr : valueNamed(in);
-          v && v->kind != Value::Kind::Computed)
+    for (const std::string& in : valuesRead(node))
+      if (const Value* v = valueNamed(in); v && v->kind != Value::Kind::Computed)
         current_[in] = v->data;
     std::vector<Tensor> outs = runNode(node, nodes_.size() - 1, cfg_.opset, current_);
     for (size_t i = 0; i < node.outputs.size(); ++i)
@@ -606,6 +621,10 @@ bool Builder::insert(bool backward, int placeholder) {
   if (std::all_of(w.begin(), w.end(), [](double x) { return x == 0; })) return false;
   for (int tries = 0; tries < kOpsPerInsertion; ++tries) {
     const OpEntry& e = table_[rng_.weighted(w)];
+    if (gen::hasSubgraphs(*e.spec)) {
+      if (!backward && placeholder < 0 && !body_ && insertControlFlow(e)) return true;
+      continue;
+    }
     std::optional<Candidate> last;
     for (int draw = 0; draw < kDrawsBeforeSolving; ++draw) {
       auto c = drawCandidate(e, backward, placeholder);
@@ -702,6 +721,165 @@ void Builder::plantSeed() {
   adopt(seed, keep, runReferenceAllValues(seed.model, seed.inputs));
 }
 
+Builder::Body Builder::growBody(const std::vector<Value>& inputs) {
+  GeneratorConfig cfg = cfg_;
+  cfg.finiteValues = false;  // the node's run is checked whole, once its bodies are done
+  cfg.seeds = nullptr;
+  Builder b(cfg, table_, rng_.next(), stats_);
+  b.body_ = true;
+  b.counter_ = counter_;  // names stay unique across the nested graphs, as ONNX requires
+  for (const Value& v : values_)
+    if (v.kind != Value::Kind::Initializer) b.values_.push_back(v);
+  const size_t captured = b.values_.size();
+  b.values_.insert(b.values_.end(), inputs.begin(), inputs.end());
+  const int64_t n = rng_.uniform(1, 3);
+  for (int64_t k = 0; k < n; ++k)
+    if (!b.insert(false)) break;
+  counter_ = b.counter_;
+  Body body;
+  for (const Value& v : inputs)
+    body.graph.inputs.push_back(ValueInfo::tensor(v.name, v.dtype, v.shape));
+  body.graph.nodes = std::move(b.nodes_);
+  for (size_t v = captured + inputs.size(); v < b.values_.size(); ++v)
+    if (b.values_[v].kind == Value::Kind::Initializer)
+      body.graph.initializers.push_back({b.values_[v].name, b.values_[v].data, ""});
+  body.values = std::move(b.values_);
+  return body;
+}
+
+std::string Builder::bodyOutput(Body& b, DType t, const Shape& s, const std::string& fallback,
+                                const std::string& avoid) {
+  std::set<std::string> own;
+  for (const Node& n : b.graph.nodes) own.insert(n.outputs.begin(), n.outputs.end());
+  for (auto v = b.values.rbegin(); v != b.values.rend(); ++v)
+    if (own.count(v->name) && v->name != avoid && (t == DType::Undefined || v->dtype == t) &&
+        (t == DType::Undefined || v->shape == s))
+      return v->name;
+  if (t == DType::Undefined) return "";
+  Node copy = Node::make("Identity", {fallback}, {fresh("v")});
+  copy.name = "Identity_" + copy.outputs[0];
+  b.values.push_back({copy.outputs[0], t, s, Value::Kind::Computed, {}});
+  b.graph.nodes.push_back(copy);
+  return copy.outputs[0];
+}
+
+bool Builder::insertControlFlow(const OpEntry& e) {
+  const std::string& op = e.spec->type;
+  auto allowed = [&](DType t) {
+    return std::find(cfg_.dtypes.begin(), cfg_.dtypes.end(), t) != cfg_.dtypes.end();
+  };
+  std::vector<int> readable;  // what a node reads and a body carries: the config's dtypes
+  for (size_t v = 0; v < values_.size(); ++v)
+    if (values_[v].kind != Value::Kind::Initializer && allowed(values_[v].dtype))
+      readable.push_back(static_cast<int>(v));
+  if (readable.empty()) return false;
+  const Value carried = values_[static_cast<size_t>(rng_.pick(readable))];
+  auto scalarInit = [&](const char* prefix, Tensor t) {
+    values_.push_back({fresh(prefix), t.dtype(), t.shape(), Value::Kind::Initializer, t, true});
+    return values_.back().name;
+  };
+  auto typed = [](const std::string& name, const Value& like) {
+    return Value{name, like.dtype, like.shape, Value::Kind::Input, {}};
+  };
+  std::vector<Value> saved = values_;
+  const int counter = counter_;
+  Node node;
+  node.opType = op;
+  std::vector<ops::TensorType> outs;
+  if (op == "If") {
+    node.inputs = {scalarInit("w", Tensor::scalar<bool>(rng_.chance(0.5)))};
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      Body b = growBody({});
+      b.graph.name = fresh(branch == std::string("then_branch") ? "then" : "else");
+      const std::string out = bodyOutput(b, carried.dtype, carried.shape, carried.name);
+      b.graph.outputs = {ValueInfo::tensor(out, carried.dtype, carried.shape)};
+      node.attributes.push_back(Attribute::ofGraph(branch, std::move(b.graph)));
+    }
+    outs = {{carried.dtype, carried.shape}};
+  } else if (op == "Loop") {
+    const int64_t trips = rng_.uniform(1, 3);
+    node.inputs = {scalarInit("w", Tensor::scalar<int64_t>(trips)),
+                   rng_.chance(0.5) ? scalarInit("w", Tensor::scalar<bool>(true)) : "",
+                   carried.name};
+    const Value iter{fresh("i"), DType::Int64, {}, Value::Kind::Input, {}};
+    const Value cond{fresh("c"), DType::Bool, {}, Value::Kind::Input, {}};
+    const Value in = typed(fresh("x"), carried);
+    Body b = growBody({iter, cond, in});
+    b.graph.name = fresh("body");
+    const std::string condOut = bodyOutput(b, DType::Bool, {}, cond.name);
+    const std::string next = bodyOutput(b, in.dtype, in.shape, in.name, condOut);
+    b.graph.outputs = {ValueInfo::tensor(condOut, DType::Bool, {}),
+                       ValueInfo::tensor(next, in.dtype, in.shape)};
+    outs = {{carried.dtype, carried.shape}};
+    if (rng_.chance(0.6)) {  // a scan output: the last value the body computed
+      std::string scanned = bodyOutput(b, DType::Undefined, {}, "", condOut);
+      if (scanned.empty() || scanned == next)
+        scanned = bodyOutput(b, in.dtype, in.shape, in.name, next);
+      const Value& v = *std::find_if(b.values.begin(), b.values.end(),
+                                     [&](const Value& x) { return x.name == scanned; });
+      b.graph.outputs.push_back(ValueInfo::tensor(scanned, v.dtype, v.shape));
+      Shape s = v.shape;
+      s.insert(s.begin(), trips);
+      outs.push_back({v.dtype, s});
+    }
+    node.attributes.push_back(Attribute::ofGraph("body", std::move(b.graph)));
+  } else {  // Scan: one state, one scan input
+    std::vector<int> sequences;
+    for (int v : readable)
+      if (!values_[static_cast<size_t>(v)].shape.empty()) sequences.push_back(v);
+    if (sequences.empty()) return false;
+    const Value xs = values_[static_cast<size_t>(rng_.pick(sequences))];
+    const int64_t axis = rng_.uniform(0, static_cast<int64_t>(xs.shape.size()) - 1);
+    Shape slice = xs.shape;
+    slice.erase(slice.begin() + axis);
+    const Value state = typed(fresh("x"), carried);
+    const Value item{fresh("x"), xs.dtype, slice, Value::Kind::Input, {}};
+    Body b = growBody({state, item});
+    b.graph.name = fresh("body");
+    const std::string next = bodyOutput(b, state.dtype, state.shape, state.name);
+    std::string scanned = bodyOutput(b, DType::Undefined, {}, "", next);
+    if (scanned.empty() || scanned == next)
+      scanned = bodyOutput(b, item.dtype, item.shape, item.name, next);
+    const Value& v = *std::find_if(b.values.begin(), b.values.end(),
+                                   [&](const Value& x) { return x.name == scanned; });
+    b.graph.outputs = {ValueInfo::tensor(next, state.dtype, state.shape),
+                       ValueInfo::tensor(scanned, v.dtype, v.shape)};
+    const bool reversed = rng_.chance(0.3);
+    const int64_t outAxis = rng_.uniform(0, static_cast<int64_t>(v.shape.size()));
+    Shape s = v.shape;
+    s.insert(s.begin() + outAxis, xs.shape[static_cast<size_t>(axis)]);
+    outs = {{carried.dtype, carried.shape}, {v.dtype, s}};
+    node.inputs = {carried.name, xs.name};
+    node.attributes = {Attribute::ofGraph("body", std::move(b.graph)),
+                       Attribute::ofInt("num_scan_inputs", 1)};
+    if (axis != 0) node.attributes.push_back(Attribute::ofInts("scan_input_axes", {axis}));
+    if (reversed) node.attributes.push_back(Attribute::ofInts("scan_input_directions", {1}));
+    if (outAxis != 0) node.attributes.push_back(Attribute::ofInts("scan_output_axes", {outAxis}));
+  }
+  for (const auto& o : outs)
+    if (!withinLimits(o.shape)) {
+      values_ = std::move(saved);
+      counter_ = counter;
+      return false;
+    }
+  std::vector<Node> nodes = nodes_;
+  node.name = op + "_" + std::to_string(nodes_.size());
+  for (const auto& o : outs) {
+    Value v{fresh("v"), o.dtype, o.shape, Value::Kind::Computed, {}};
+    v.producer = op;
+    node.outputs.push_back(v.name);
+    values_.push_back(v);
+  }
+  nodes_.push_back(std::move(node));
+  ++stats_.attempts;
+  if (!cfg_.finiteValues || keepsFinite(*e.spec, false)) return true;
+  values_ = std::move(saved);
+  nodes_ = std::move(nodes);
+  counter_ = counter;
+  ++stats_.valueRejected;
+  return false;
+}
+
 TestCase Builder::growTo(size_t nodes) {
   if (values_.empty()) {
     // The first leaf: a graph input of a dtype some op can consume.
@@ -751,7 +929,11 @@ enum class Mutation {
 TestCase Builder::mutate(const TestCase& parent) {
   const Graph& g = parent.model.graph;
   const size_t n = g.nodes.size();
-  if (n > 0 && rng_.chance(kInPlaceShare)) {
+  // Bodies capture values by name and declare their types: in-place edits and adopted copies
+  // would break them, so a parent's control-flow nodes are left out and may grow anew.
+  const bool bodies = std::any_of(g.nodes.begin(), g.nodes.end(),
+                                  [](const Node& x) { return !x.subgraphs().empty(); });
+  if (n > 0 && !bodies && rng_.chance(kInPlaceShare)) {
     std::optional<TestCase> m = rng_.chance(kResolveShare)
                                     ? gen::resolveNumbers(cfg_, parent, rng_)
                                     : gen::redrawAttribute(cfg_, table_, parent, rng_);
@@ -804,6 +986,7 @@ TestCase Builder::mutate(const TestCase& parent) {
       break;
     }
   }
+  std::erase_if(keep, [&](size_t i) { return !g.nodes[i].subgraphs().empty(); });
   const std::map<std::string, std::string> renamed =
       adopt(parent, keep, runReferenceAllValues(parent.model, parent.inputs));
   auto indexOf = [&](const std::string& parentName) {
@@ -852,8 +1035,11 @@ TestCase Builder::mutate(const TestCase& parent) {
     const std::string op = kind == M::Redraw || rng_.chance(0.5) ? old.opType : "";
     const int first = old.inputs.empty() ? -1 : indexOf(old.inputs[0]);
     const int placeholder = kind == M::Replace ? indexOf(old.outputs[0]) : -1;
+    // Where the chosen node was among the kept ones (control-flow nodes may be left out).
+    const size_t at = static_cast<size_t>(
+        std::count_if(keep.begin(), keep.end(), [&](size_t i) { return i < chosen; }));
     if (placeholder >= 0)
-      insertAimed(op, first, placeholder, chosen);
+      insertAimed(op, first, placeholder, at);
     else if (first >= 0 || kind == M::Redraw)
       insertAimed(op, first);
   }
@@ -873,8 +1059,7 @@ TestCase Builder::assemble() const {
   std::map<std::string, size_t> index;
   for (size_t v = 0; v < values_.size(); ++v) index[values_[v].name] = v;
   for (const Node& n : nodes_)
-    for (const std::string& in : n.inputs)
-      if (!in.empty()) ++consumers[index.at(in)];
+    for (const std::string& in : valuesRead(n)) ++consumers[index.at(in)];
   for (size_t v = 0; v < values_.size(); ++v) {
     const Value& val = values_[v];
     if (val.kind == Value::Kind::Input && consumers[v] > 0) {

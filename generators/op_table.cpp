@@ -142,6 +142,7 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
       continue;
     if (std::find(cfg.denyOps.begin(), cfg.denyOps.end(), spec.type) != cfg.denyOps.end()) continue;
     if (!spec.notGeneratedWhy.empty()) continue;
+    if (hasSubgraphs(spec) && !cfg.controlFlow) continue;
     const SchemaFacts* facts = schemaFacts(spec, cfg.opset);
     if (!facts) continue;
     OpEntry e;

@@ -38,6 +38,12 @@ inline bool shapeWithinLimits(const GeneratorConfig& cfg, const Shape& s) {
   return elementCount(s) <= cfg.maxElements;
 }
 
+// If, Loop, Scan: ops with graph attributes, which the generator grows bodies for itself.
+inline bool hasSubgraphs(const ops::OpSpec& spec) {
+  return std::any_of(spec.attrs.begin(), spec.attrs.end(),
+                     [](const ops::AttrSpec& a) { return a.kind == Attribute::Kind::Graph; });
+}
+
 // Throws nncheck::Error for a bad config (see validateConfig).
 std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg);
 

@@ -54,6 +54,9 @@ struct GeneratorConfig {
   // NaN, infinite or beyond 1e6 gets value search over the inputs and weights of the model so
   // far, and is taken back when none keep it finite. Take the inputs from makeTestCase.
   bool finiteValues = true;
+  // Grow If, Loop and Scan nodes too, each body a small graph (one to three nodes) grown from
+  // values it captures from the enclosing graph. Off by default: few engines take control flow.
+  bool controlFlow = false;
 };
 
 GeneratorConfig configFor(const Capabilities& caps, int nodes = 10);

@@ -45,6 +45,7 @@ struct Stats {
   GenerationStats gen;
   double seconds = 0;
   int models = 0, invalid = 0;
+  int nested = 0;  // models with control flow (If, Loop, Scan)
   // Values: models with a NaN, infinity or out-of-domain value on random inputs (before) and on
   // the values the case comes with, searched (after); time spent on values per model.
   int brokenBefore = 0, brokenAfter = 0;
@@ -67,6 +68,8 @@ struct Stats {
   void add(const Model& m) {
     ++models;
     for (const Node& n : m.graph.nodes) ++ops[n.opType];
+    nested += std::any_of(m.graph.nodes.begin(), m.graph.nodes.end(),
+                          [](const Node& n) { return !n.subgraphs().empty(); });
     std::map<std::string, const Node*> made;  // value -> the node computing it
     for (const Node& n : m.graph.nodes)
       for (const auto& o : n.outputs) made[o] = &n;
@@ -106,6 +109,7 @@ struct Stats {
                 static_cast<long long>(gen.attempts), static_cast<long long>(gen.rejected));
     std::printf("\nops used: %zu of the %d usable under this config\n", ops.size(), usable);
     for (const auto& [op, n] : ops) std::printf("  %-24s %6d\n", op.c_str(), n);
+    std::printf("models with nested graphs (If, Loop, Scan): %d of %d\n", nested, models);
     // The diversity figure: compare generators at --count 10000.
     std::printf("\ndiversity: %zu distinct op pairs, %zu distinct three-node chains in %d models\n",
                 pairs.size(), chains.size(), models);

@@ -52,6 +52,8 @@ void addGenerationOptions(CLI::App* cmd, GenerationOptions& o) {
                   "planted inside random surroundings");
   cmd->add_option("--seed-share", o.seedShare, "share of models grown around a seed pattern")
       ->capture_default_str();
+  cmd->add_flag("--control-flow", o.controlFlow,
+                "grow If, Loop and Scan nodes too, each body a small graph of values it captures");
 }
 
 void applyGenerationOptions(const GenerationOptions& o, GeneratorConfig& cfg) {
@@ -75,6 +77,7 @@ void applyGenerationOptions(const GenerationOptions& o, GeneratorConfig& cfg) {
     cfg.pairWeights[{pair.substr(0, gt), pair.substr(gt + 1)}] = w;
   }
   cfg.seedShare = o.seedShare;
+  cfg.controlFlow = cfg.controlFlow || o.controlFlow;
   validateConfig(cfg);  // names an unknown op before seeds are loaded
   if (!o.seeds.empty()) {
     try {

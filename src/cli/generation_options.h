@@ -1,5 +1,5 @@
 // What nncheck gen and nncheck fuzz share to steer generation: the dtypes of graph values, op
-// weights, producer>consumer pair weights and seed patterns.
+// weights, producer>consumer pair weights, seed patterns and control flow.
 //
 //   GenerationOptions p;
 //   addGenerationOptions(cmd, p);
@@ -19,6 +19,7 @@ struct GenerationOptions {
   std::string pairWeights;  // "MatMul>Add=10,Conv>BatchNormalization=10"
   std::string seeds;        // a folder of seed patterns
   double seedShare = 0.5;
+  bool controlFlow = false;  // grow If, Loop and Scan with their bodies
 };
 
 void addGenerationOptions(CLI::App* cmd, GenerationOptions& o);

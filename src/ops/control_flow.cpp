@@ -1,7 +1,8 @@
 // Control flow: If, Loop and Scan. Their bodies are graph attributes that the interpreter runs
 // (KernelCall::runSubgraph) in the scope of the graph the node is in. Output types come from the
 // bodies' declared output types, which must give every dim (else the node is Unsupported); the
-// interpreter checks each body run against them.
+// interpreter checks each body run against them. Generators grow these nodes themselves
+// (GeneratorConfig::controlFlow), bodies included.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -221,9 +222,6 @@ AttrSpec graphAttr(std::string name) {
   return a;
 }
 
-constexpr const char* kNotGenerated =
-    "generators do not grow subgraphs yet; If, Loop and Scan come from imported models";
-
 }  // namespace
 
 void registerControlFlow(Registry& reg) {
@@ -233,7 +231,6 @@ void registerControlFlow(Registry& reg) {
               .variadicOutput("outputs", 64)
               .attr(graphAttr("then_branch"))
               .attr(graphAttr("else_branch"))
-              .neverGenerated(kNotGenerated)
               .shapeRule([](auto& r) {
                 r.check(r.rank(0) <= 1, "cond is a scalar or a vector of one");
                 if (r.rank(0) == 1) r.require(r.dim(0, 0) == r.lit(1), "cond holds one element");
@@ -270,7 +267,6 @@ void registerControlFlow(Registry& reg) {
               .heterogeneous()
               .variadicOutput("v_final_and_scan_outputs", 64)
               .attr(graphAttr("body"))
-              .neverGenerated(kNotGenerated)
               .onnxPartialShapes()
               .shapeRule([](auto& r) { loopRule(r); })
               .kernel(loopKernel));
@@ -286,7 +282,6 @@ void registerControlFlow(Registry& reg) {
               .attr(intsAttr("scan_input_directions"))
               .attr(intsAttr("scan_output_axes"))
               .attr(intsAttr("scan_output_directions"))
-              .neverGenerated(kNotGenerated)
               .shapeRule([](auto& r) { scanRule(r); })
               .kernel(scanKernel));
 }

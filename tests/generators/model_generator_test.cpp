@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -21,11 +22,13 @@ namespace {
 GeneratorConfig everyDTypeConfig() {
   GeneratorConfig cfg;
   cfg.dtypes = computeDTypes();
+  cfg.controlFlow = true;
   return cfg;
 }
 
 // The CI sweep: 2,000 seeds over sizes 1..30, each valid and runnable on the reference; odd seeds
-// draw from every dtype. NNCHECK_SWEEP_SEEDS shortens it for slow (sanitized, unoptimized) builds.
+// draw from every dtype and grow control flow. NNCHECK_SWEEP_SEEDS shortens it for slow (sanitized,
+// unoptimized) builds.
 TEST(Generator, TwoThousandSeedsAcrossSizesAreValidAndRun) {
   GenerationStats stats;
   const char* env = std::getenv("NNCHECK_SWEEP_SEEDS");
@@ -97,6 +100,43 @@ TEST(Generator, SameSeedSameBytesAtAnyPositionInARun) {
   for (uint64_t s = 0; s < 20; ++s) generateModel(cfg, s);  // z3 and sampler state must not leak
   EXPECT_EQ(serializeModel(generateModel(cfg, 77)), first);
   EXPECT_NE(serializeModel(generateModel(cfg, 78)), first);
+}
+
+bool nested(const Model& m) {
+  return std::any_of(m.graph.nodes.begin(), m.graph.nodes.end(),
+                     [](const Node& n) { return !n.subgraphs().empty(); });
+}
+
+// With control flow on, bodies grow in a good share of models; each model is valid (ONNX's
+// checker and strict shape inference go into bodies), runs, and comes out the same again.
+TEST(Generator, ControlFlowGrowsBodiesInManyValidModels) {
+  GeneratorConfig cfg;
+  cfg.nodes = 20;
+  cfg.controlFlow = true;
+  int withBodies = 0;
+  std::set<std::string> kinds;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    const TestCase tc = makeTestCase(cfg, seed);
+    if (!nested(tc.model)) continue;
+    ++withBodies;
+    for (const Node& n : tc.model.graph.nodes)
+      if (!n.subgraphs().empty()) kinds.insert(n.opType);
+    if (auto why = whyInvalid(tc.model)) FAIL() << "seed " << seed << ": " << *why;
+    EXPECT_NO_THROW(runReference(tc.model, tc.inputs)) << "seed " << seed;
+    EXPECT_EQ(serializeModel(makeTestCase(cfg, seed).model), serializeModel(tc.model));
+  }
+  EXPECT_GE(withBodies, 5) << "of 100 models of 20 nodes";
+  // Mutants of parents with bodies are valid too (their control-flow nodes grow anew).
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    const TestCase parent = makeTestCase(cfg, seed);
+    if (!nested(parent.model)) continue;
+    const TestCase mutant = mutateTestCase(cfg, parent, 500 + seed);
+    if (auto why = whyInvalid(mutant.model)) FAIL() << "mutant of seed " << seed << ": " << *why;
+    EXPECT_NO_THROW(runReference(mutant.model, mutant.inputs)) << "mutant of seed " << seed;
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"If", "Loop", "Scan"}));
+  cfg.controlFlow = false;
+  for (uint64_t seed = 0; seed < 50; ++seed) EXPECT_FALSE(nested(generateModel(cfg, seed)));
 }
 
 TEST(Generator, EveryUsableOpAppearsInAThousandModelsOfTenNodes) {
