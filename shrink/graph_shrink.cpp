@@ -20,6 +20,7 @@ struct Edit {
     Cut,
     DropOutput,
     Bypass,
+    Inline,  // a control-flow node replaced by one of its bodies (If's branch, a one-trip Loop)
     DropOperand,
     DropAttribute,
     LowerAttribute,
@@ -130,6 +131,7 @@ struct ShrinkCandidates::Impl {
   }
   std::optional<TestCase> apply(const Edit& e) const;
   TestCase cut(size_t first, size_t count) const;
+  std::optional<TestCase> inlineBody(size_t node, const std::string& attr) const;
 };
 
 ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()) {
@@ -147,6 +149,13 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
     for (size_t o = 0; o < g.outputs.size(); ++o)
       edits.push_back({Edit::Kind::DropOutput, o, 0, {}});
   for (size_t i = 0; i < n; ++i) edits.push_back({Edit::Kind::Bypass, i, 0, {}});
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = g.nodes[i];
+    if (node.opType == "If")
+      for (const char* branch : {"then_branch", "else_branch"})
+        edits.push_back({Edit::Kind::Inline, i, 0, branch});
+    if (node.opType == "Loop") edits.push_back({Edit::Kind::Inline, i, 0, "body"});
+  }
   // Fewer operands of variadic ops (Concat, Max, Min).
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
@@ -207,6 +216,8 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "drop output " + g.outputs[e.first].name;
     case Edit::Kind::Bypass:
       return "bypass " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::Inline:
+      return "inline " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::DropAttribute:
       return "default " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::LowerAttribute:
@@ -304,10 +315,63 @@ TestCase ShrinkCandidates::Impl::cut(size_t first, size_t count) const {
   return out;
 }
 
+// The body's nodes and initializers take the node's place. An If runs the branch whatever its
+// condition; a Loop whose trip count is 1 runs its body once: the iteration number is 0, the
+// condition the Loop's, each loop-carried value its initial one, and each scan output gains
+// an axis of 1. Identity nodes connect the body's outputs to the node's output names, so no
+// reader is renamed (a later bypass removes them).
+std::optional<TestCase> ShrinkCandidates::Impl::inlineBody(size_t index,
+                                                           const std::string& attr) const {
+  TestCase out = tc;
+  Graph& g = out.model.graph;
+  const Node node = g.nodes[index];
+  const Graph& body = node.attribute(attr)->graph();
+  std::vector<Node> nodes;
+  auto copy = [&](const std::string& from, const std::string& to) {
+    nodes.push_back(Node::make("Identity", {from}, {to}, to + "_inlined"));
+  };
+  size_t firstOutput = 0;  // of the body's outputs, where the node's begin
+  if (node.opType == "Loop") {
+    const TensorMap& vals = allValues();
+    if (!node.hasInput(0) || vals.at(node.inputs[0]).toInt64(0) != 1) return std::nullopt;
+    g.initializers.push_back({body.inputs.at(0).name, Tensor::scalar<int64_t>(0), ""});
+    if (node.hasInput(1))
+      copy(node.inputs[1], body.inputs.at(1).name);
+    else
+      g.initializers.push_back({body.inputs.at(1).name, Tensor::scalar<bool>(true), ""});
+    for (size_t k = 2; k < node.inputs.size(); ++k) copy(node.inputs[k], body.inputs.at(k).name);
+    firstOutput = 1;
+  }
+  nodes.insert(nodes.end(), body.nodes.begin(), body.nodes.end());
+  g.initializers.insert(g.initializers.end(), body.initializers.begin(), body.initializers.end());
+  const size_t carried = node.opType == "Loop" ? node.inputs.size() - 2 : node.outputs.size();
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    if (node.outputs[o].empty()) continue;
+    const std::string& from = body.outputs.at(firstOutput + o).name;
+    if (o < carried) {
+      copy(from, node.outputs[o]);
+      continue;
+    }
+    const std::string axes = node.outputs[o] + "_axes";
+    if (out.model.defaultOpset() >= 13) {
+      g.initializers.push_back({axes, Tensor::fromVector<int64_t>({1}, {0}), ""});
+      nodes.push_back(Node::make("Unsqueeze", {from, axes}, {node.outputs[o]}, axes));
+    } else {  // Unsqueeze-11: axes are an attribute
+      nodes.push_back(Node::make("Unsqueeze", {from}, {node.outputs[o]}, axes));
+      nodes.back().attributes = {Attribute::ofInts("axes", {0})};
+    }
+  }
+  g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(index));
+  g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(index), nodes.begin(), nodes.end());
+  return out;
+}
+
 std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
   switch (e.kind) {
     case Edit::Kind::Cut:
       return cut(e.first, e.count);
+    case Edit::Kind::Inline:
+      return inlineBody(e.first, e.name);
     case Edit::Kind::DropOutput: {
       TestCase out = tc;
       out.model.graph.outputs.erase(out.model.graph.outputs.begin() +

@@ -2,6 +2,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "doubles.h"
 #include "nncheck/compare.h"
@@ -68,6 +69,46 @@ TEST(ShrinkCandidates, KeepValuesInsideTheirDomains) {
     }
   }
   EXPECT_GT(candidates, 0);
+}
+
+// Inlining the branch an If takes, or the body of a Loop that runs once, keeps every output's
+// value exactly; every inline candidate is a valid case.
+TEST(ShrinkCandidates, InlinedTakenBranchesAndOneTripLoopsComputeWhatTheNodeDid) {
+  GeneratorConfig cfg = smallConfig(12);
+  cfg.controlFlow = true;
+  int exact = 0;
+  std::set<std::string> kinds;
+  for (uint64_t seed = 0; seed < 80; ++seed) {
+    const TestCase tc = makeTestCase(cfg, seed);
+    const TensorMap before = runReferenceAllValues(tc.model, tc.inputs);
+    ShrinkCandidates c(tc);
+    std::set<std::string> keeping;  // edits that must keep the values
+    for (size_t n = 0; n < tc.model.graph.nodes.size(); ++n) {
+      const Node& node = tc.model.graph.nodes[n];
+      if (node.opType == "If")
+        keeping.insert(
+            "inline " +
+            std::string(before.at(node.inputs[0]).toInt64(0) ? "then_branch" : "else_branch") +
+            " of " + node.label(n));
+      if (node.opType == "Loop" && before.at(node.inputs[0]).toInt64(0) == 1)
+        keeping.insert("inline body of " + node.label(n));
+    }
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (c.describe(i).rfind("inline", 0) != 0) continue;
+      const std::optional<TestCase> s = c.make(i);
+      if (!s) continue;
+      EXPECT_FALSE(whyInvalid(s->model)) << c.describe(i);
+      if (!keeping.count(c.describe(i))) continue;
+      const TensorMap after = runReference(s->model, s->inputs);
+      for (const ValueInfo& o : s->model.graph.outputs)
+        EXPECT_TRUE(compareTensors(after.at(o.name), before.at(o.name), {0, 0}).ok)
+            << "seed " << seed << ", " << c.describe(i) << ": output " << o.name;
+      ++exact;
+      kinds.insert(c.describe(i).substr(0, c.describe(i).find(" of ")));
+    }
+  }
+  EXPECT_GE(exact, 5);
+  EXPECT_EQ(kinds.size(), 3u) << "then_branch, else_branch and body";
 }
 
 TEST(ShrinkCandidates, PruningDropsWhatNoOutputNeeds) {
