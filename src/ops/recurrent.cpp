@@ -209,7 +209,7 @@ struct Recurrent {
     return static_cast<size_t>(d * 3 * hid + gate * hid + j);
   }
   const Activation& act(int64_t d, size_t n) const {
-    return acts[static_cast<size_t>(d) * defaultActivations(cell).size() + n];
+    return acts[static_cast<size_t>(d) * acts.size() / static_cast<size_t>(dirs) + n];
   }
   double clipped(double v) const { return clip ? std::clamp(v, -*clip, *clip) : v; }
   double clipSlope(double v) const { return clip && std::abs(v) > *clip ? 0 : 1; }
