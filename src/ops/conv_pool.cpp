@@ -744,7 +744,7 @@ void registerConvPool(Registry& reg) {
             r.require(group >= 1, "group >= 1");
             r.require(imod(r.dim(0, 1), group) == 0, "input channels divisible by group");
             r.require(r.dim(1, 0) == r.dim(0, 1), "W's first dim equals the input channels");
-            auto M = r.dim(1, 1) * group;
+            auto M = imul(r.dim(1, 1), group);
             if (r.has(2)) {
               r.check(r.rank(2) == 1, "B is a vector");
               r.require(r.dim(2, 0) == M, "B has one value per output channel");

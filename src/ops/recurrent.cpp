@@ -597,16 +597,16 @@ OpSpec recurrentOp(std::string type, Cell cell) {
         r.require(r.dim(i, static_cast<int64_t>(a)) == dims[a],
                   std::string(name) + "'s axis " + std::to_string(a) + " fits X and hidden_size");
     };
-    expect(1, "W", {r.lit(dirs), r.lit(G) * h, r.dim(0, 2)});
-    expect(2, "R", {r.lit(dirs), r.lit(G) * h, h});
-    expect(3, "B", {r.lit(dirs), r.lit(2 * G) * h});
+    expect(1, "W", {r.lit(dirs), imul(r.lit(G), h), r.dim(0, 2)});
+    expect(2, "R", {r.lit(dirs), imul(r.lit(G), h), h});
+    expect(3, "B", {r.lit(dirs), imul(r.lit(2 * G), h)});
     expect(4, "sequence_lens", {batch});
     const std::vector<I> state =
         batchMajor ? std::vector<I>{batch, r.lit(dirs), h} : std::vector<I>{r.lit(dirs), batch, h};
     expect(5, "initial_h", state);
     if (cell == Cell::Lstm) {
       expect(6, "initial_c", state);
-      expect(7, "P", {r.lit(dirs), r.lit(3) * h});
+      expect(7, "P", {r.lit(dirs), imul(r.lit(3), h)});
     }
     r.output(0, batchMajor ? std::vector<I>{batch, seq, r.lit(dirs), h}
                            : std::vector<I>{seq, r.lit(dirs), batch, h});

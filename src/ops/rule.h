@@ -258,11 +258,22 @@ void requireUnidirectional(Rule<I>& r, size_t from, const std::vector<I>& to,
   }
 }
 
+// a * b of dims, shape values or size attributes: exact for z3; past int64 (a malformed model's
+// shape) a ShapeError rather than overflow.
+inline int64_t imul(int64_t a, int64_t b) {
+  int64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p))
+    throw ShapeError("the product " + std::to_string(a) + " * " + std::to_string(b) +
+                     " of dims or shape values overflows int64");
+  return p;
+}
+inline z3::expr imul(const z3::expr& a, const z3::expr& b) { return a * b; }
+
 template <class I>
 I product(const Rule<I>& r, const std::vector<I>& dims, size_t begin = 0,
           size_t end = static_cast<size_t>(-1)) {
   I p = r.lit(1);
-  for (size_t k = begin; k < dims.size() && k < end; ++k) p = p * dims[k];
+  for (size_t k = begin; k < dims.size() && k < end; ++k) p = imul(p, dims[k]);
   return p;
 }
 

@@ -215,7 +215,7 @@ void registerShapeOps(Registry& reg) {
                                 r.require(v[j] != 0, "a 0 in shape copies an existing input dim");
                             }
                             given.push_back(d);
-                            known = known * ite(v[j] == -1, r.lit(1), d);
+                            known = imul(known, ite(v[j] == -1, r.lit(1), d));
                             inferred = inferred + ite(v[j] == -1, r.lit(1), r.lit(0));
                           }
                           r.require(inferred <= 1, "at most one -1 in shape");

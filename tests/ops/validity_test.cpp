@@ -44,6 +44,22 @@ Model matmulModel(Shape a, Shape b, Shape out) {
   return m;
 }
 
+// A malformed model's shape values whose product passes int64 (found by the loader's fuzzer) are
+// a clear error, not signed overflow.
+TEST(Validity, ShapeValuesWhoseProductOverflowsAreAnError) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {6291453})};
+  m.graph.initializers = {
+      {"s", Tensor::fromVector<int64_t>({3}, {6291453, 8796093022207, 8796093022207}), ""}};
+  m.graph.nodes = {Node::make("Reshape", {"x", "s"}, {"y"}, "r")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1})};
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("overflows int64"), std::string::npos) << *why;
+  EXPECT_NE(why->find("Reshape 'r'"), std::string::npos) << *why;
+}
+
 TEST(Validity, AcceptsAValidModel) {
   EXPECT_EQ(whyInvalid(matmulModel({2, 3}, {3, 5}, {2, 5})), std::nullopt);
 }
