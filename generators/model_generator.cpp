@@ -557,6 +557,17 @@ Value* Builder::valueNamed(const std::string& name) {
   return v < 0 ? nullptr : &values_[static_cast<size_t>(v)];
 }
 
+// Search moves bodies' initializers too: the bodies of `from`'s nodes (a search's copy of some of
+// `to`) go back into the nodes of `to` that compute the same first output.
+void takeBodies(const std::vector<Node>& from, std::vector<Node>& to) {
+  std::map<std::string, const Node*> searched;
+  for (const Node& n : from)
+    if (!n.subgraphs().empty()) searched[n.outputs.at(0)] = &n;
+  for (Node& n : to)
+    if (auto it = searched.find(n.outputs.at(0)); it != searched.end())
+      n.attributes = it->second->attributes;
+}
+
 // A forward node only adds values: its own run decides. A backward node changes a graph input
 // into a computed value, and search moves every leaf: both recompute the whole model.
 bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
@@ -584,8 +595,10 @@ bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
     std::vector<Tensor> outs = runNode(node, nodes_.size() - 1, cfg_.opset, current_);
     for (size_t i = 0; i < node.outputs.size(); ++i)
       if (!node.outputs[i].empty()) current_[node.outputs[i]] = std::move(outs[i]);
-    // Values named by a node taken back are overwritten when the name comes again.
-    if (checkNode(spec, node, current_, options.valueBound) == 0) return true;
+    // Values named by a node taken back are overwritten when the name comes again. A node
+    // with bodies is judged inside them too, by the search's unrolled run.
+    if (node.subgraphs().empty() && checkNode(spec, node, current_, options.valueBound) == 0)
+      return true;
   }
   ++stats_.valueSearches;
   TestCase partial = assemble();
@@ -597,10 +610,12 @@ bool Builder::keepsFinite(const OpSpec& spec, bool backward) {
     for (auto& [name, t] : cone.inputs) partial.inputs[name] = t;
     for (Initializer& w : partial.model.graph.initializers)
       if (const Initializer* moved = cone.model.graph.initializer(w.name)) w.value = moved->value;
+    takeBodies(cone.model.graph.nodes, partial.model.graph.nodes);
   }
   if (!searchValues(partial, options).finite) return false;
   for (auto& [name, t] : partial.inputs) valueNamed(name)->data = t;
   for (const Initializer& w : partial.model.graph.initializers) valueNamed(w.name)->data = w.value;
+  takeBodies(partial.model.graph.nodes, nodes_);
   current_ = runReferenceAllValues(partial.model, partial.inputs);
   return true;
 }

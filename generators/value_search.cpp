@@ -11,6 +11,7 @@
 #include "generators/values.h"
 #include "interp/gradients.h"
 #include "interp/run_node.h"
+#include "interp/unroll.h"
 #include "nncheck/generator.h"
 #include "ops/infer.h"
 
@@ -67,12 +68,64 @@ std::vector<std::string> searchable(const Model& m) {
   return out;
 }
 
-Tensor* valueOf(TestCase& tc, const std::string& name) {
-  if (auto it = tc.inputs.find(name); it != tc.inputs.end()) return &it->second;
-  for (Initializer& w : tc.model.graph.initializers)
+// The initializer of that name in g or, first found, in a body at any depth.
+Tensor* initializerNamed(Graph& g, const std::string& name) {
+  for (Initializer& w : g.initializers)
     if (w.name == name) return &w.value;
+  for (Node& node : g.nodes)
+    for (Attribute& a : node.attributes)
+      for (Graph& body : a.graphs)
+        if (Tensor* t = initializerNamed(body, name)) return t;
   return nullptr;
 }
+
+Tensor* valueOf(TestCase& tc, const std::string& name) {
+  if (auto it = tc.inputs.find(name); it != tc.inputs.end()) return &it->second;
+  return initializerNamed(tc.model.graph, name);
+}
+
+bool hasControlFlow(const Model& m) {
+  return std::any_of(m.graph.nodes.begin(), m.graph.nodes.end(),
+                     [](const Node& n) { return !n.subgraphs().empty(); });
+}
+
+// One forward run: the model's own, or, with control flow, its unrolled run (interp/unroll.h),
+// so that nodes inside bodies are judged and gradients flow through them. Its leaves keep their
+// names, so gradients on it move tc's values.
+struct Run {
+  const Model* source = nullptr;  // tc's model, when it has no control flow
+  Unrolled unrolled;              // else its unrolled run (values moved to `values`)
+  TensorMap values;
+  std::vector<const ops::OpSpec*> specs;
+  // What values, specs and gradients refer to.
+  const Model& model() const { return source ? *source : unrolled.model; }
+};
+
+class Runner {
+ public:
+  explicit Runner(const TestCase& tc)
+      : tc_(tc), unroll_(hasControlFlow(tc.model)), plain_(tc.model) {}
+  Run run() {
+    Run r;
+    if (!unroll_) {
+      r.source = &tc_.model;
+      r.values = plain_.allValues(tc_.inputs);
+      r.specs = plain_.specs();
+      return r;
+    }
+    r.unrolled = unrollControlFlow(tc_.model, tc_.inputs);
+    const int64_t opset = r.unrolled.model.defaultOpset();
+    for (const Node& node : r.unrolled.model.graph.nodes)
+      r.specs.push_back(&ops::specFor(node, opset));
+    r.values = std::move(r.unrolled.values);
+    return r;
+  }
+
+ private:
+  const TestCase& tc_;
+  bool unroll_;
+  RepeatedRun plain_;
+};
 
 // Rprop: a step size per element that grows while its gradient keeps its sign and halves when
 // the sign flips; only the sign of the gradient is used. Scale-free, which matters here: one
@@ -133,14 +186,15 @@ class Rprop {
 ValueSearchResult searchValues(TestCase& tc, const ValueSearchOptions& o) {
   const auto start = Clock::now();
   ValueSearchResult r;
-  RepeatedRun run(tc.model);
+  Runner runner(tc);
   std::vector<std::string> params;  // worked out at the first step: most models need none
   for (int attempt = 0;; ++attempt) {
     std::optional<Rprop> optimizer;
     int64_t fewest = std::numeric_limits<int64_t>::max();
     for (int step = 0, stale = 0;; ++step) {
-      const TensorMap values = run.allValues(tc.inputs);
-      Evaluation e = evaluate(tc.model, run.specs(), values, o);
+      Run run = runner.run();
+      const Model& model = run.model();
+      Evaluation e = evaluate(model, run.specs, run.values, o);
       r.violations = e.violations;
       stale = e.violations < fewest ? 0 : stale + 1;
       fewest = std::min(fewest, e.violations);
@@ -152,10 +206,13 @@ ValueSearchResult searchValues(TestCase& tc, const ValueSearchOptions& o) {
       }
       if (step == o.maxSteps || stale > o.patience || e.seeds.empty()) break;
       ++r.steps;
-      if (params.empty()) params = searchable(tc.model);
+      if (params.empty()) {
+        // An unrolled body's initializer renamed apart (its name is not unique) stays as it is.
+        params = searchable(model);
+        std::erase_if(params, [&](const std::string& name) { return !valueOf(tc, name); });
+      }
       if (!optimizer) optimizer.emplace(tc, params, o.stepSize, o.valueBound);
-      if (!optimizer->step(backpropagate(tc.model, values, std::move(e.seeds), &run.specs())))
-        break;
+      if (!optimizer->step(backpropagate(model, run.values, std::move(e.seeds), &run.specs))) break;
     }
     if (attempt == o.restarts) break;
     // Resample: fresh inputs, weights pulled toward 0 (keeping their signs, so positive

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -8,6 +9,7 @@
 #include "nncheck/shrink.h"
 #include "nncheck/validity.h"
 #include "nncheck/value_search.h"
+#include "ops/control_flow.h"
 #include "ops/infer.h"
 #include "shrink/dims.h"
 #include "shrink/rank.h"
@@ -20,7 +22,10 @@ struct Edit {
     Cut,
     DropOutput,
     Bypass,
-    Inline,  // a control-flow node replaced by one of its bodies (If's branch, a one-trip Loop)
+    BodyBypass,  // Bypass of a node inside a body: `first` the node, `name` its attribute,
+                 // `count` the body's node
+    Inline,      // a control-flow node replaced by one of its bodies (If's branch, a one-trip Loop
+                 // or Scan)
     DropOperand,
     DropAttribute,
     LowerAttribute,
@@ -82,10 +87,69 @@ Tensor rounded(const Tensor& like) {
   return t;
 }
 
+// Routes node n's output 0 around it from its first input of the same type (`typeOf`), and
+// drops it. Not when no input has the type, when the output is one of g's outputs and the
+// input is not computed in g (an output may not be an input or an initializer), or when a
+// subgraph captures the output by name (this edit renames readers, not captures).
+bool bypassNode(Graph& g, size_t n,
+                const std::function<std::optional<ops::TensorType>(const std::string&)>& typeOf) {
+  const Node node = g.nodes[n];
+  const std::string& o = node.outputs[0];
+  const auto type = o.empty() ? std::nullopt : typeOf(o);
+  if (!type) return false;
+  std::string via;
+  for (const auto& in : node.inputs)
+    if (!in.empty() && typeOf(in) == type) {
+      via = in;
+      break;
+    }
+  if (via.empty()) return false;
+  const bool computedHere = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& m) {
+    return std::find(m.outputs.begin(), m.outputs.end(), via) != m.outputs.end();
+  });
+  const bool isOutput = std::any_of(g.outputs.begin(), g.outputs.end(),
+                                    [&](const ValueInfo& v) { return v.name == o; });
+  if (isOutput && !computedHere) return false;
+  g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(n));
+  for (const Node& m : g.nodes)
+    for (const Graph* sub : m.subgraphs())
+      for (const std::string& captured : capturedValues(*sub))
+        if (captured == o) return false;
+  for (Node& m : g.nodes)
+    for (auto& in : m.inputs)
+      if (in == o) in = via;
+  for (ValueInfo& v : g.outputs)
+    if (v.name == o) v.name = via;
+  return true;
+}
+
+// A body's nodes that none of its outputs needs, and its initializers no node reads, dropped;
+// bodies inside it first.
+void pruneBody(Graph& body) {
+  std::set<std::string> needed;
+  for (const ValueInfo& o : body.outputs) needed.insert(o.name);
+  std::vector<Node> nodes;
+  for (size_t n = body.nodes.size(); n-- > 0;) {
+    Node& node = body.nodes[n];
+    if (std::none_of(node.outputs.begin(), node.outputs.end(),
+                     [&](const std::string& o) { return needed.count(o) > 0; }))
+      continue;
+    for (Attribute& a : node.attributes)
+      for (Graph& inner : a.graphs) pruneBody(inner);
+    for (const auto& i : valuesRead(node)) needed.insert(i);
+    nodes.insert(nodes.begin(), std::move(node));
+  }
+  body.nodes = std::move(nodes);
+  std::erase_if(body.initializers, [&](const Initializer& i) { return !needed.count(i.name); });
+}
+
 }  // namespace
 
 void pruneDeadNodes(TestCase& tc) {
   Graph& g = tc.model.graph;
+  for (Node& node : g.nodes)
+    for (Attribute& a : node.attributes)
+      for (Graph& body : a.graphs) pruneBody(body);
   std::set<std::string> needed;
   for (const ValueInfo& o : g.outputs) needed.insert(o.name);
   std::vector<bool> keep(g.nodes.size(), false);
@@ -154,7 +218,12 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
     if (node.opType == "If")
       for (const char* branch : {"then_branch", "else_branch"})
         edits.push_back({Edit::Kind::Inline, i, 0, branch});
-    if (node.opType == "Loop") edits.push_back({Edit::Kind::Inline, i, 0, "body"});
+    if (node.opType == "Loop" || node.opType == "Scan")
+      edits.push_back({Edit::Kind::Inline, i, 0, "body"});
+    for (const Attribute& a : node.attributes)
+      for (const Graph& body : a.graphs)
+        for (size_t b = 0; b < body.nodes.size(); ++b)
+          edits.push_back({Edit::Kind::BodyBypass, i, b, a.name});
   }
   // Fewer operands of variadic ops (Concat, Max, Min).
   for (size_t i = 0; i < n; ++i) {
@@ -216,6 +285,9 @@ std::string ShrinkCandidates::describe(size_t i) const {
       return "drop output " + g.outputs[e.first].name;
     case Edit::Kind::Bypass:
       return "bypass " + g.nodes[e.first].label(e.first);
+    case Edit::Kind::BodyBypass:
+      return "bypass " + g.nodes[e.first].attribute(e.name)->graph().nodes[e.count].label(e.count) +
+             " in " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::Inline:
       return "inline " + e.name + " of " + g.nodes[e.first].label(e.first);
     case Edit::Kind::DropAttribute:
@@ -316,23 +388,39 @@ TestCase ShrinkCandidates::Impl::cut(size_t first, size_t count) const {
 }
 
 // The body's nodes and initializers take the node's place. An If runs the branch whatever its
-// condition; a Loop whose trip count is 1 runs its body once: the iteration number is 0, the
-// condition the Loop's, each loop-carried value its initial one, and each scan output gains
-// an axis of 1. Identity nodes connect the body's outputs to the node's output names, so no
-// reader is renamed (a later bypass removes them).
+// condition; a Loop whose trip count is 1, or a Scan over one slice, runs its body once: a
+// Loop's iteration number is 0, its condition the Loop's; loop-carried values and states are
+// their initial ones, a Scan's slices its inputs squeezed, and each scanned output gains its
+// axis of 1. Identity nodes connect the body's outputs to the node's output names, so no reader
+// is renamed (a later bypass removes them).
 std::optional<TestCase> ShrinkCandidates::Impl::inlineBody(size_t index,
                                                            const std::string& attr) const {
   TestCase out = tc;
   Graph& g = out.model.graph;
   const Node node = g.nodes[index];
   const Graph& body = node.attribute(attr)->graph();
+  const bool newUnsqueeze = out.model.defaultOpset() >= 13;  // axes an input, not an attribute
   std::vector<Node> nodes;
   auto copy = [&](const std::string& from, const std::string& to) {
     nodes.push_back(Node::make("Identity", {from}, {to}, to + "_inlined"));
   };
+  // Squeeze or Unsqueeze of one axis.
+  auto reshaped = [&](const char* op, const std::string& from, const std::string& to,
+                      int64_t axis) {
+    const std::string axes = to + "_axes";
+    if (newUnsqueeze) {
+      g.initializers.push_back({axes, Tensor::fromVector<int64_t>({1}, {axis}), ""});
+      nodes.push_back(Node::make(op, {from, axes}, {to}, axes));
+    } else {
+      nodes.push_back(Node::make(op, {from}, {to}, axes));
+      nodes.back().attributes = {Attribute::ofInts("axes", {axis})};
+    }
+  };
+  const TensorMap& vals = allValues();
   size_t firstOutput = 0;  // of the body's outputs, where the node's begin
+  size_t carried = node.outputs.size();
+  std::vector<int64_t> outAxes(node.outputs.size(), 0);  // scanned outputs' new axes
   if (node.opType == "Loop") {
-    const TensorMap& vals = allValues();
     if (!node.hasInput(0) || vals.at(node.inputs[0]).toInt64(0) != 1) return std::nullopt;
     g.initializers.push_back({body.inputs.at(0).name, Tensor::scalar<int64_t>(0), ""});
     if (node.hasInput(1))
@@ -341,25 +429,38 @@ std::optional<TestCase> ShrinkCandidates::Impl::inlineBody(size_t index,
       g.initializers.push_back({body.inputs.at(1).name, Tensor::scalar<bool>(true), ""});
     for (size_t k = 2; k < node.inputs.size(); ++k) copy(node.inputs[k], body.inputs.at(k).name);
     firstOutput = 1;
+    carried = node.inputs.size() - 2;
+  } else if (node.opType == "Scan") {
+    const ops::OpSpec& spec = ops::specFor(node, out.model.defaultOpset());
+    ops::KernelCall call(spec, node, {}, {});
+    const size_t scans = static_cast<size_t>(call.attrInt("num_scan_inputs"));
+    carried = node.inputs.size() - scans;
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      if (k < carried) {
+        copy(node.inputs[k], body.inputs.at(k).name);
+        continue;
+      }
+      const Tensor& x = vals.at(node.inputs[k]);
+      int64_t axis = ops::perItem(call, "scan_input_axes", k - carried);
+      if (axis < 0) axis += x.rank();
+      if (x.shape()[static_cast<size_t>(axis)] != 1) return std::nullopt;
+      reshaped("Squeeze", node.inputs[k], body.inputs.at(k).name, axis);
+    }
+    for (size_t o = carried; o < node.outputs.size(); ++o) {
+      const int64_t axis = ops::perItem(call, "scan_output_axes", o - carried);
+      outAxes[o] =
+          axis < 0 ? axis + static_cast<int64_t>(body.outputs.at(o).dims->size()) + 1 : axis;
+    }
   }
   nodes.insert(nodes.end(), body.nodes.begin(), body.nodes.end());
   g.initializers.insert(g.initializers.end(), body.initializers.begin(), body.initializers.end());
-  const size_t carried = node.opType == "Loop" ? node.inputs.size() - 2 : node.outputs.size();
   for (size_t o = 0; o < node.outputs.size(); ++o) {
     if (node.outputs[o].empty()) continue;
     const std::string& from = body.outputs.at(firstOutput + o).name;
-    if (o < carried) {
+    if (o < carried)
       copy(from, node.outputs[o]);
-      continue;
-    }
-    const std::string axes = node.outputs[o] + "_axes";
-    if (out.model.defaultOpset() >= 13) {
-      g.initializers.push_back({axes, Tensor::fromVector<int64_t>({1}, {0}), ""});
-      nodes.push_back(Node::make("Unsqueeze", {from, axes}, {node.outputs[o]}, axes));
-    } else {  // Unsqueeze-11: axes are an attribute
-      nodes.push_back(Node::make("Unsqueeze", {from}, {node.outputs[o]}, axes));
-      nodes.back().attributes = {Attribute::ofInts("axes", {0})};
-    }
+    else
+      reshaped("Unsqueeze", from, node.outputs[o], outAxes[o]);
   }
   g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(index));
   g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(index), nodes.begin(), nodes.end());
@@ -379,37 +480,32 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
       return out;
     }
     case Edit::Kind::Bypass: {
-      // Route the node's output 0 around it from an input of the same type and shape.
       TestCase out = tc;
-      Graph& g = out.model.graph;
-      const Node node = g.nodes[e.first];
       const TensorMap& vals = allValues();
-      const std::string& o = node.outputs[0];
-      std::string via;
-      for (const auto& in : node.inputs)
-        if (!in.empty() && vals.at(in).dtype() == vals.at(o).dtype() &&
-            vals.at(in).shape() == vals.at(o).shape()) {
-          via = in;
-          break;
-        }
-      if (via.empty()) return std::nullopt;
-      for (const ValueInfo& gi : g.inputs)
-        if (gi.name == via)
-          for (const ValueInfo& go : g.outputs)
-            if (go.name == o) return std::nullopt;  // an output may not be a graph input
-      if (g.initializer(via))
-        for (const ValueInfo& go : g.outputs)
-          if (go.name == o) return std::nullopt;
-      g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(e.first));
-      for (const Node& n : g.nodes)  // subgraphs capture by name, which this edit does not reach
-        for (const Graph* sub : n.subgraphs())
-          for (const std::string& captured : capturedValues(*sub))
-            if (captured == o) return std::nullopt;
-      for (Node& n : g.nodes)
-        for (auto& in : n.inputs)
-          if (in == o) in = via;
-      for (ValueInfo& go : g.outputs)
-        if (go.name == o) go.name = via;
+      auto typeOf = [&](const std::string& name) -> std::optional<ops::TensorType> {
+        auto it = vals.find(name);
+        if (it == vals.end()) return std::nullopt;
+        return ops::TensorType{it->second.dtype(), it->second.shape()};
+      };
+      if (!bypassNode(out.model.graph, e.first, typeOf)) return std::nullopt;
+      return out;
+    }
+    case Edit::Kind::BodyBypass: {
+      TestCase out = tc;
+      Node& node = out.model.graph.nodes[e.first];
+      auto it = std::find_if(node.attributes.begin(), node.attributes.end(),
+                             [&](const Attribute& a) { return a.name == e.name; });
+      Graph& body = it->graphs.at(0);
+      // The body's types by our rules, in the scope of the top graph's values.
+      std::map<std::string, ops::InputFacts> scope;
+      for (const auto& [name, t] : allValues()) scope[name] = {true, t.dtype(), t.shape(), &t};
+      const auto facts = ops::inferGraph(body, std::move(scope), out.model.defaultOpset());
+      auto typeOf = [&](const std::string& name) -> std::optional<ops::TensorType> {
+        auto f = facts.find(name);
+        if (f == facts.end()) return std::nullopt;
+        return ops::TensorType{f->second.dtype, f->second.shape};
+      };
+      if (!bypassNode(body, e.count, typeOf)) return std::nullopt;
       return out;
     }
     case Edit::Kind::DropAttribute:

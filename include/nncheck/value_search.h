@@ -3,6 +3,8 @@
 // result bounded, every value within +-1e6). Violations become hinge losses; reverse-mode
 // gradients through the reference (declared per op) move the graph inputs and float weight
 // initializers; when the budget runs out the values are resampled and the search restarts.
+// Nodes inside If, Loop and Scan bodies are judged and differentiated on the model's unrolled
+// run, and bodies' own float initializers are moved too.
 // Never reports success without checking: `finite` is true only when a last forward run shows
 // every value finite and inside its domain.
 //

@@ -3,6 +3,8 @@
 // bodies' declared output types, which must give every dim (else the node is Unsupported); the
 // interpreter checks each body run against them. Generators grow these nodes themselves
 // (GeneratorConfig::controlFlow), bodies included.
+#include "ops/control_flow.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -10,13 +12,14 @@
 #include "ops/kernels.h"
 
 namespace nncheck::ops {
-namespace {
 
 const Graph& subgraph(const Node& node, const char* attr) {
   const Attribute* a = node.attribute(attr);
   if (!a) throw ShapeError(node.opType + " '" + node.name + "': no '" + attr + "' attribute");
   return a->graph();
 }
+
+namespace {
 
 // A subgraph value's declared dtype and dims, as the rule's integers.
 template <class R>
@@ -92,48 +95,6 @@ void loopRule(auto& r) {
   }
 }
 
-// Past this, a Loop is taken for one that never ends: a case the reference does not compute,
-// rather than a hang.
-constexpr int64_t kMaxLoopIterations = 100000;
-
-void loopKernel(KernelCall& k) {
-  const Graph& body = subgraph(k.node(), "body");
-  const size_t carried = k.inputCount() > 2 ? k.inputCount() - 2 : 0;
-  std::vector<Tensor> state;
-  for (size_t i = 0; i < carried; ++i) state.push_back(k.in(2 + i));
-  // No M: until the condition turns false.
-  const int64_t trips = k.has(0) ? k.in(0).toInt64(0) : std::numeric_limits<int64_t>::max();
-  bool cond = !k.has(1) || k.in(1).toInt64(0) != 0;
-  const size_t scans = body.outputs.size() - 1 - carried;
-  std::vector<std::vector<Tensor>> scanned(scans);
-  for (int64_t i = 0; i < trips && cond; ++i) {
-    if (i == kMaxLoopIterations)
-      throw Unsupported("loop", "Loop '" + k.node().name + "' runs past " +
-                                    std::to_string(kMaxLoopIterations) +
-                                    " iterations, the reference's limit (a loop that never ends?)");
-    std::vector<Tensor> in = {Tensor::scalar<int64_t>(i), Tensor::scalar<bool>(cond)};
-    in.insert(in.end(), state.begin(), state.end());
-    std::vector<Tensor> out = k.runSubgraph(body, in);
-    cond = out[0].toInt64(0) != 0;
-    for (size_t s = 0; s < carried; ++s) state[s] = std::move(out[1 + s]);
-    for (size_t j = 0; j < scans; ++j) scanned[j].push_back(std::move(out[1 + carried + j]));
-  }
-  for (size_t o = 0; o < k.outputCount(); ++o) {
-    if (o < carried) {
-      k.out(o) = std::move(state[o]);
-    } else {
-      const ValueInfo& v = body.outputs[1 + o];
-      k.out(o) = stack(scanned[o - carried], 0, v.dtype, *v.shape());
-    }
-  }
-}
-
-// Scan's attributes, per scan input or output (ONNX's defaults: axis 0, forward).
-int64_t perItem(const KernelCall& k, const char* attr, size_t j) {
-  if (!k.hasAttr(attr)) return 0;
-  return k.attrInts(attr).at(j);
-}
-
 void scanRule(auto& r) {
   const Graph& body = subgraph(r.node(), "body");
   const int64_t m = r.attrInt("num_scan_inputs");
@@ -175,42 +136,29 @@ void scanRule(auto& r) {
   }
 }
 
-void scanKernel(KernelCall& k) {
-  const Graph& body = subgraph(k.node(), "body");
-  const size_t scanInputs = static_cast<size_t>(k.attrInt("num_scan_inputs"));
-  const size_t states = k.inputCount() - scanInputs, scanOutputs = body.outputs.size() - states;
-  std::vector<Tensor> state;
-  for (size_t s = 0; s < states; ++s) state.push_back(k.in(s));
-  auto axisOf = [](int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; };
-  const Tensor& first = k.in(states);
-  const int64_t length =
-      first.shape()[static_cast<size_t>(axisOf(perItem(k, "scan_input_axes", 0), first.rank()))];
-  std::vector<std::vector<Tensor>> scanned(scanOutputs);
-  for (int64_t t = 0; t < length; ++t) {
-    std::vector<Tensor> in = state;
-    for (size_t j = 0; j < scanInputs; ++j) {
-      const Tensor& x = k.in(states + j);
-      const int64_t at = perItem(k, "scan_input_directions", j) ? length - 1 - t : t;
-      in.push_back(sliceAt(x, axisOf(perItem(k, "scan_input_axes", j), x.rank()), at));
-    }
-    std::vector<Tensor> out = k.runSubgraph(body, in);
-    for (size_t s = 0; s < states; ++s) state[s] = std::move(out[s]);
-    for (size_t j = 0; j < scanOutputs; ++j) scanned[j].push_back(std::move(out[states + j]));
+// The kernel's executor of control_flow.h: values are tensors, bodies run in the interpreter.
+struct TensorExecutor {
+  using Value = Tensor;
+  KernelCall& k;
+  Tensor in(size_t i) const { return k.in(i); }
+  const Tensor& tensor(const Tensor& t) const { return t; }
+  Tensor constant(Tensor t) const { return t; }
+  std::vector<Tensor> runBody(const Graph& g, const std::vector<Tensor>& inputs) const {
+    return k.runSubgraph(g, inputs);
   }
-  for (size_t o = 0; o < k.outputCount(); ++o) {
-    if (o < states) {
-      k.out(o) = std::move(state[o]);
-      continue;
-    }
-    const size_t j = o - states;
-    std::vector<Tensor>& parts = scanned[j];
-    if (perItem(k, "scan_output_directions", j)) std::reverse(parts.begin(), parts.end());
-    const ValueInfo& v = body.outputs[o];
-    const Shape part = *v.shape();
-    k.out(o) = stack(
-        parts, axisOf(perItem(k, "scan_output_axes", j), static_cast<int64_t>(part.size()) + 1),
-        v.dtype, part);
+  Tensor slice(const Tensor& x, int64_t axis, int64_t index) const {
+    return sliceAt(x, axis, index);
   }
+  Tensor stack(const std::vector<Tensor>& parts, int64_t axis, DType dtype,
+               const Shape& part) const {
+    return ops::stack(parts, axis, dtype, part);
+  }
+  void output(size_t o, Tensor t) const { k.out(o) = std::move(t); }
+};
+
+void controlFlowKernel(KernelCall& k) {
+  TensorExecutor x{k};
+  runControlFlow(k, x);
 }
 
 AttrSpec graphAttr(std::string name) {
@@ -250,12 +198,7 @@ void registerControlFlow(Registry& reg) {
                     r.output(o, dims, dt);
                 }
               })
-              .kernel([](KernelCall& k) {
-                const Graph& taken =
-                    subgraph(k.node(), k.in(0).toInt64(0) ? "then_branch" : "else_branch");
-                std::vector<Tensor> out = k.runSubgraph(taken, {});
-                for (size_t o = 0; o < k.outputCount(); ++o) k.out(o) = std::move(out.at(o));
-              }));
+              .kernel(controlFlowKernel));
 
   reg.add(OpSpec("Loop", 11)
               .types("I", {DType::Int64})
@@ -269,7 +212,7 @@ void registerControlFlow(Registry& reg) {
               .attr(graphAttr("body"))
               .onnxPartialShapes()
               .shapeRule([](auto& r) { loopRule(r); })
-              .kernel(loopKernel));
+              .kernel(controlFlowKernel));
 
   reg.add(OpSpec("Scan", 9)
               .types("V", allComputeTypes())
@@ -283,7 +226,7 @@ void registerControlFlow(Registry& reg) {
               .attr(intsAttr("scan_output_axes"))
               .attr(intsAttr("scan_output_directions"))
               .shapeRule([](auto& r) { scanRule(r); })
-              .kernel(scanKernel));
+              .kernel(controlFlowKernel));
 }
 
 }  // namespace nncheck::ops

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace nncheck::ops {
@@ -229,19 +230,27 @@ void recordOutputs(const OpSpec& spec, const Node& node, const std::vector<Input
   }
 }
 
-std::map<std::string, InputFacts> inferModel(const Model& model) {
-  std::map<std::string, InputFacts> facts;
-  for (const Initializer& i : model.graph.initializers)
+std::map<std::string, InputFacts> inferGraph(const Graph& g,
+                                             std::map<std::string, InputFacts> facts,
+                                             int64_t opset) {
+  std::set<std::string> own;
+  for (const Initializer& i : g.initializers) {
     facts[i.name] = {true, i.value.dtype(), i.value.shape(), &i.value};
-  for (const ValueInfo& v : model.graph.inputs)
-    if (!facts.count(v.name)) facts[v.name] = {true, v.dtype, v.shape().value_or(Shape{}), nullptr};
-  for (const Node& n : model.graph.nodes) {
+    own.insert(i.name);
+  }
+  for (const ValueInfo& v : g.inputs)
+    if (!own.count(v.name)) facts[v.name] = {true, v.dtype, v.shape().value_or(Shape{}), nullptr};
+  for (const Node& n : g.nodes) {
     std::vector<InputFacts> ins;
     for (const auto& name : n.inputs) ins.push_back(name.empty() ? InputFacts{} : facts.at(name));
-    const OpSpec& spec = specFor(n, model.defaultOpset());
+    const OpSpec& spec = specFor(n, opset);
     recordOutputs(spec, n, ins, inferNode(spec, n, ins), facts);
   }
   return facts;
+}
+
+std::map<std::string, InputFacts> inferModel(const Model& model) {
+  return inferGraph(model.graph, {}, model.defaultOpset());
 }
 
 std::map<std::string, InputFacts> inferStaticModel(const Model& model, const std::string& engine) {

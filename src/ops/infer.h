@@ -59,6 +59,12 @@ void recordOutputs(const OpSpec& spec, const Node& node, const std::vector<Input
 // graph order (with contents as recordOutputs knows them). Throws like inferNode.
 std::map<std::string, InputFacts> inferModel(const Model& model);
 
+// The same for any graph, a body included, in `scope`: what is known of the values of its
+// enclosing graphs, which it may capture. Inputs without a full declared shape have shape {}.
+std::map<std::string, InputFacts> inferGraph(const Graph& g,
+                                             std::map<std::string, InputFacts> scope,
+                                             int64_t opset);
+
 // inferModel for an engine that compiles static shapes: a shape operand not known before running
 // (a graph input) is Unsupported, naming `engine` and the node.
 std::map<std::string, InputFacts> inferStaticModel(const Model& model, const std::string& engine);

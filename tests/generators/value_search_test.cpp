@@ -145,6 +145,58 @@ TEST(ValueSearch, FixesADomainThroughAComparison) {
     EXPECT_LT(tc.inputs.at("a").toDouble(i), tc.inputs.at("b").toDouble(i)) << i;
 }
 
+// Inside a body: an If's branch divides by a value it captures, and a Loop body takes the Log of
+// its carried value and of its own initializer. Search sees those nodes (interp/unroll.h) and
+// moves the graph input and the body's initializer: without it, the divisor's 0 is never seen
+// (the output is finite) and no gradient reaches the Log's inputs.
+TEST(ValueSearch, ReachesInsideIfAndLoopBodies) {
+  auto f32 = [](std::string name) {
+    return ValueInfo::tensor(std::move(name), DType::Float32, {3});
+  };
+  Graph thenG;
+  thenG.name = "then";
+  thenG.nodes = {Node::make("Div", {"one", "d"}, {"q"}), Node::make("Tanh", {"q"}, {"t"})};
+  thenG.outputs = {f32("t")};
+  Graph elseG;
+  elseG.name = "else";
+  elseG.nodes = {Node::make("Identity", {"d"}, {"e"})};
+  elseG.outputs = {f32("e")};
+  Graph body;
+  body.name = "body";
+  body.inputs = {ValueInfo::tensor("i", DType::Int64, {}), ValueInfo::tensor("c", DType::Bool, {}),
+                 f32("s")};
+  body.initializers = {{"k", Tensor::fromVector<float>({3}, {-2.0f, 1.0f, -0.5f}), ""}};
+  body.nodes = {Node::make("Log", {"s"}, {"ls"}), Node::make("Log", {"k"}, {"lk"}),
+                Node::make("Add", {"ls", "lk"}, {"s2"}), Node::make("Identity", {"c"}, {"c2"})};
+  body.outputs = {ValueInfo::tensor("c2", DType::Bool, {}), f32("s2")};
+  Model m;
+  m.opsets = {{"", 16}};
+  m.graph.inputs = {f32("d"), f32("x")};
+  m.graph.initializers = {{"one", Tensor::fromVector<float>({3}, {1, 1, 1}), ""},
+                          {"yes", Tensor::scalar<bool>(true), ""},
+                          {"M", Tensor::scalar<int64_t>(1), ""}};
+  Node iff = Node::make("If", {"yes"}, {"y"}, "if");
+  iff.attributes = {Attribute::ofGraph("then_branch", thenG),
+                    Attribute::ofGraph("else_branch", elseG)};
+  Node loop = Node::make("Loop", {"M", "", "x"}, {"z"}, "loop");
+  loop.attributes = {Attribute::ofGraph("body", body)};
+  m.graph.nodes = {iff, loop};
+  m.graph.outputs = {f32("y"), f32("z")};
+  TestCase tc{m,
+              {{"d", Tensor::fromVector<float>({3}, {0.0f, 2.0f, -1e-30f})},
+               {"x", Tensor::fromVector<float>({3}, {-1.0f, 3.0f, 2.0f})}}};
+  ValueSearchResult r = searchValues(tc);
+  EXPECT_FALSE(r.wasFinite);
+  ASSERT_TRUE(r.finite) << r.violations << " left";
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_GE(std::fabs(tc.inputs.at("d").toDouble(i)), 0.01) << i;
+    EXPECT_GT(tc.inputs.at("x").toDouble(i), 0) << i;
+    EXPECT_GT(tc.model.graph.nodes[1].attribute("body")->graph().initializers[0].value.toDouble(i),
+              0)
+        << i;
+  }
+}
+
 }  // namespace
 }  // namespace nncheck
 

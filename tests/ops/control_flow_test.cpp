@@ -7,6 +7,7 @@
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
 #include "nncheck/test_case.h"
+#include "nncheck/validity.h"
 
 namespace nncheck {
 namespace {
@@ -34,6 +35,7 @@ Model loopModel(int64_t trips) {
   Model m;
   m.opsets = {{"", 16}};
   Graph& g = m.graph;
+  g.name = "loop_model";
   g.inputs = {f32("x", {2}), f32("addend", {2})};
   g.initializers = {{"M", Tensor::scalar<int64_t>(trips), ""},
                     {"stopAt", Tensor::scalar<int64_t>(2), ""}};
@@ -149,6 +151,27 @@ TEST(ControlFlow, ABodyOutputOfAnotherShapeThanDeclaredIsAnErrorNamingIt) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(ControlFlow, TheValidityCheckRunsOurRulesInsideBodies) {
+  // Well formed: valid.
+  EXPECT_EQ(whyInvalid(loopModel(2)), std::nullopt);
+  // A body output declared of another shape than its node computes.
+  Model declared = loopModel(2);
+  declared.graph.nodes[0].attributes[0].graphs[0].outputs[2] = f32("s_next", {3});
+  declared.graph.outputs[1] = f32("sums", {2, 3});
+  const auto why = whyInvalid(declared);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("Loop 'loop', subgraph 'acc': output 's_next' is declared float32[3], "
+                      "nncheck's rules give float32[2]"),
+            std::string::npos)
+      << *why;
+  // A body node whose operands do not broadcast: a captured value of another length.
+  Model broken = loopModel(2);
+  broken.graph.inputs[1] = f32("addend", {3});
+  const auto bad = whyInvalid(broken);
+  ASSERT_TRUE(bad);
+  EXPECT_NE(bad->find("Loop 'loop', subgraph 'acc': Add #0"), std::string::npos) << *bad;
 }
 
 TEST(ControlFlow, ALoopThatNeverStopsIsUnsupportedNotAHang) {

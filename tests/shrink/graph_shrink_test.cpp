@@ -71,27 +71,27 @@ TEST(ShrinkCandidates, KeepValuesInsideTheirDomains) {
   EXPECT_GT(candidates, 0);
 }
 
-// Inlining the branch an If takes, or the body of a Loop that runs once, keeps every output's
-// value exactly; every inline candidate is a valid case.
-TEST(ShrinkCandidates, InlinedTakenBranchesAndOneTripLoopsComputeWhatTheNodeDid) {
+// Inlining the branch an If takes, or the body of a Loop that runs once or of a Scan over one
+// slice, keeps every output's value exactly; every inline candidate is a valid case.
+TEST(ShrinkCandidates, InlinedTakenBranchesAndOneStepBodiesComputeWhatTheNodeDid) {
   GeneratorConfig cfg = smallConfig(12);
   cfg.controlFlow = true;
   int exact = 0;
-  std::set<std::string> kinds;
-  for (uint64_t seed = 0; seed < 80; ++seed) {
+  std::set<std::string> ops;
+  for (uint64_t seed = 0; seed < 120; ++seed) {
     const TestCase tc = makeTestCase(cfg, seed);
     const TensorMap before = runReferenceAllValues(tc.model, tc.inputs);
     ShrinkCandidates c(tc);
-    std::set<std::string> keeping;  // edits that must keep the values
+    std::map<std::string, std::string> keeping;  // edits that must keep the values, by op
     for (size_t n = 0; n < tc.model.graph.nodes.size(); ++n) {
       const Node& node = tc.model.graph.nodes[n];
       if (node.opType == "If")
-        keeping.insert(
-            "inline " +
-            std::string(before.at(node.inputs[0]).toInt64(0) ? "then_branch" : "else_branch") +
-            " of " + node.label(n));
+        keeping["inline " +
+                std::string(before.at(node.inputs[0]).toInt64(0) ? "then_branch" : "else_branch") +
+                " of " + node.label(n)] = "If";
       if (node.opType == "Loop" && before.at(node.inputs[0]).toInt64(0) == 1)
-        keeping.insert("inline body of " + node.label(n));
+        keeping["inline body of " + node.label(n)] = "Loop";
+      if (node.opType == "Scan") keeping["inline body of " + node.label(n)] = "Scan";
     }
     for (size_t i = 0; i < c.size(); ++i) {
       if (c.describe(i).rfind("inline", 0) != 0) continue;
@@ -104,11 +104,42 @@ TEST(ShrinkCandidates, InlinedTakenBranchesAndOneTripLoopsComputeWhatTheNodeDid)
         EXPECT_TRUE(compareTensors(after.at(o.name), before.at(o.name), {0, 0}).ok)
             << "seed " << seed << ", " << c.describe(i) << ": output " << o.name;
       ++exact;
-      kinds.insert(c.describe(i).substr(0, c.describe(i).find(" of ")));
+      ops.insert(keeping[c.describe(i)]);
     }
   }
   EXPECT_GE(exact, 5);
-  EXPECT_EQ(kinds.size(), 3u) << "then_branch, else_branch and body";
+  EXPECT_EQ(ops, (std::set<std::string>{"If", "Loop", "Scan"}));
+}
+
+int bodyNodes(const Model& m) {
+  int n = 0;
+  for (const Node& node : m.graph.nodes)
+    for (const Graph* body : node.subgraphs()) n += static_cast<int>(body->nodes.size());
+  return n;
+}
+
+// Shrinking reaches into bodies: a body's node bypassed leaves a valid case with fewer nodes in
+// bodies, and the nodes no body output needs any more go with it.
+TEST(ShrinkCandidates, BypassesNodesInsideBodies) {
+  GeneratorConfig cfg = smallConfig(12);
+  cfg.controlFlow = true;
+  int made = 0;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    const TestCase tc = makeTestCase(cfg, seed);
+    ShrinkCandidates c(tc);
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (c.describe(i).find(" in ") == std::string::npos || c.describe(i).rfind("bypass", 0) != 0)
+        continue;
+      const std::optional<TestCase> s = c.make(i);
+      if (!s) continue;
+      ++made;
+      EXPECT_EQ(whyInvalid(s->model), std::nullopt) << c.describe(i);
+      EXPECT_LT(bodyNodes(s->model), bodyNodes(tc.model))
+          << "seed " << seed << ", " << c.describe(i);
+      EXPECT_NO_THROW(runReference(s->model, s->inputs)) << c.describe(i);
+    }
+  }
+  EXPECT_GE(made, 10);
 }
 
 TEST(ShrinkCandidates, PruningDropsWhatNoOutputNeeds) {
