@@ -11,6 +11,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
+  libgraphviz-dev
   libopencv-dnn-dev
   libtorch-dev
   libmlir-19-dev mlir-19-tools llvm-19-dev

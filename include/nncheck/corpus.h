@@ -17,6 +17,7 @@
 
 #include "nncheck/localize.h"
 #include "nncheck/outcome.h"
+#include "nncheck/picture.h"
 #include "nncheck/property.h"
 
 namespace nncheck {
@@ -32,8 +33,9 @@ struct FailureInfo {
   double estimatedError = -1;            // Verdict::estimatedError
   int signal = 0;                        // Crash: the signal
   std::optional<Divergence> divergence;  // the first diverging node; nullopt: not localized
-  std::vector<std::string> ops;          // the minimized model's op types, in graph order
-  std::string pattern;                   // what failures are deduplicated on (failurePattern)
+  std::map<std::string, std::string> differingOutputs;  // Verdict::differingOutputs
+  std::vector<std::string> ops;  // the minimized model's op types, in graph order
+  std::string pattern;           // what failures are deduplicated on (failurePattern)
   int nodesBefore = 0, nodesAfter = 0;
   int shrinkSteps = 0;
   double shrinkSeconds = 0;
@@ -79,7 +81,10 @@ struct CorpusCase {
   std::map<std::string, Outcome> knownFailures;
   std::string pattern;
   std::string divergingOp;       // first_diverging_node.op; empty: not localized
-  std::vector<std::string> ops;  // the model's op types
+  std::string divergingOutput;   // first_diverging_node.output
+  std::string divergenceDetail;  // first_diverging_node.detail: how that output differs
+  std::map<std::string, std::string> differingOutputs;  // graph output -> how it differs
+  std::vector<std::string> ops;                         // the model's op types
 };
 
 // The folders of every case under `corpus` (recursively: a folder holding model.onnx), sorted;
@@ -100,5 +105,10 @@ std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus,
 void readCaseMetadata(const std::string& text, const std::filesystem::path& origin,
                       CorpusCase& into);
 TestCase loadCase(const std::filesystem::path& caseDir);
+
+// How a saved case is drawn (nncheck/picture.h): its first diverging node highlighted, the
+// value it computes wrong and each differing graph output noted with how it differs. Saved
+// cases carry this drawing as model.svg.
+DrawOptions drawOptionsFor(const CorpusCase& c);
 
 }  // namespace nncheck

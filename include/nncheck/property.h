@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -41,7 +42,9 @@ struct Verdict {
   // err by at the worst element; -1 when none was made (a shape mismatch, an integer output).
   double estimatedError = -1;
   bool shapeOnly = false;  // Mismatch: in shape, dtype or presence only
-  int signal = 0;          // Crash
+  // Mismatch: each graph output that differs, and how ("max abs error 0.5 at [0, 2] ...").
+  std::map<std::string, std::string> differingOutputs{};
+  int signal = 0;                                         // Crash
   std::function<std::optional<Divergence>()> localize{};  // Mismatch against the reference
   // The coverage features the engines' isolated runs reached while judging (SanitizerCoverage;
   // RunOutcome::coverage), merged and sorted; empty when no engine is instrumented.

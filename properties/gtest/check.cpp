@@ -145,6 +145,8 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
   }
   os << "model (seed " << tc.seed << "):\n" << modelToText(tc.model);
   os << "saved: " << saved << "\n";
+  if (std::error_code ec; fs::exists(fs::path(saved) / "model.svg", ec))
+    os << "picture: " << (fs::path(saved) / "model.svg").string() << "\n";
   const std::string filter = " --gtest_filter='" + test + "'";
   if (saved.rfind("(", 0) != 0)
     os << "replay: NNCHECK_REPLAY='" << saved << "' " << settingsPrefix({"NNCHECK_SEED"})

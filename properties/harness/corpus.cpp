@@ -13,6 +13,7 @@
 #include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/picture.h"
 #include "nncheck/reference.h"
 
 namespace nncheck {
@@ -61,6 +62,7 @@ void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info)
                                  {"detail", d->detail}};
   else
     j["first_diverging_node"] = nullptr;
+  j["differing_outputs"] = info.differingOutputs;
   j["ops"] = info.ops;
   j["pattern"] = info.pattern;
   j["triage"] = outcomeNames(info.triage);
@@ -71,8 +73,19 @@ void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info)
   j["shrink_seconds"] = info.shrinkSeconds;
   j["nncheck_version"] = NNCHECK_VERSION;
   // Names in a model may be any bytes; invalid UTF-8 is replaced, not a reason to lose the case.
-  writeFileAtomic(tmp / "nncheck.json",
-                  j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  writeFileAtomic(tmp / "nncheck.json", text);
+  // The picture is drawn from the record as written, as `nncheck show` draws it. A drawing
+  // Graphviz cannot make costs the picture, not the case.
+  CorpusCase saved;
+  readCaseMetadata(text, tmp / "nncheck.json", saved);
+  std::string svg;
+  try {
+    svg = drawModel(tc.model, PictureFormat::Svg, drawOptionsFor(saved));
+  } catch (const Error&) {
+    return;
+  }
+  writeFileAtomic(tmp / "model.svg", svg);
 }
 
 }  // namespace
@@ -91,6 +104,7 @@ FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
   info.pattern = failurePattern(minimized, verdict.outcome, divergence ? divergence->opType : "",
                                 verdict.shapeOnly);
   info.divergence = std::move(divergence);
+  info.differingOutputs = verdict.differingOutputs;
   info.nodesAfter = static_cast<int>(minimized.model.graph.nodes.size());
   return info;
 }
@@ -230,11 +244,25 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
     if (j.contains("configuration") && j["configuration"].is_string())
       c.configuration = j["configuration"].get<std::string>();
     c.ops = j.value("ops", std::vector<std::string>{});
-    if (j.contains("first_diverging_node") && j["first_diverging_node"].is_object())
-      c.divergingOp = j["first_diverging_node"].value("op", std::string());
+    if (j.contains("first_diverging_node") && j["first_diverging_node"].is_object()) {
+      const auto& d = j["first_diverging_node"];
+      c.divergingOp = d.value("op", std::string());
+      c.divergingOutput = d.value("output", std::string());
+      c.divergenceDetail = d.value("detail", std::string());
+    }
+    c.differingOutputs = j.value("differing_outputs", std::map<std::string, std::string>{});
   } catch (const nlohmann::json::exception& e) {
     throw Error(meta.string() + ": not valid nncheck metadata: " + e.what());
   }
+}
+
+DrawOptions drawOptionsFor(const CorpusCase& c) {
+  DrawOptions o;
+  o.highlightOutput = c.divergingOutput;
+  for (const auto& [name, how] : c.differingOutputs) o.notes[name] = how;
+  if (!c.divergingOutput.empty() && !c.divergenceDetail.empty())
+    o.notes[c.divergingOutput] = c.divergenceDetail;
+  return o;
 }
 
 CorpusCase loadCorpusCase(const fs::path& caseDir) {

@@ -103,11 +103,13 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
   os.precision(6);
   double maxAbs = 0, maxRel = 0, estimate = allowance ? 0 : -1;
   bool ok = true, valuesDiffer = false;
+  std::map<std::string, std::string> differing;
   for (const auto& [name, w] : want) {
     auto it = got.find(name);
     if (it == got.end()) {
       ok = false;
-      os << "  output '" << name << "': missing from the engine's outputs\n";
+      differing[name] = "missing from the engine's outputs";
+      os << "  output '" << name << "': " << differing[name] << "\n";
       continue;
     }
     const Tensor* allowed = nullptr;
@@ -122,6 +124,7 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
     if (!c.ok) {
       ok = false;
       valuesDiffer |= !c.layoutDiffers;
+      differing[name] = c.message;
       os << "  output '" << name << "': " << c.message << "\n";
     }
   }
@@ -142,6 +145,7 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
   f.verdict.maxRelError = maxRel;
   f.verdict.tolerance = tol;
   f.verdict.estimatedError = valuesDiffer ? estimate : -1;
+  f.verdict.differingOutputs = std::move(differing);
   throw f;
 }
 

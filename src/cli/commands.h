@@ -12,6 +12,7 @@ void addProbeCommand(CLI::App& app);
 void addFuzzCommand(CLI::App& app);
 void addReduceCommand(CLI::App& app);   // reduce_command.cpp
 void addEnginesCommand(CLI::App& app);  // engines.cpp
+void addShowCommand(CLI::App& app);     // show_command.cpp
 
 void setExitCode(int code);
 int exitCode();

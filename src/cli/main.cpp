@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   nncheck::cli::addFuzzCommand(app);
   nncheck::cli::addReduceCommand(app);
   nncheck::cli::addEnginesCommand(app);
+  nncheck::cli::addShowCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

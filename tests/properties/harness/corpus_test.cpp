@@ -10,6 +10,8 @@
 
 #include "nncheck/backend_test.h"
 #include "nncheck/generator.h"
+#include "nncheck/onnx_io.h"
+#include "nncheck/picture.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -118,6 +120,37 @@ TEST(Corpus, OpsWithKnownFailuresAreTheDivergingOrAllOps) {
             (std::set<std::string>{"Tile", "Gather"}));
   EXPECT_EQ(opsWithKnownFailures(dir.path(), "level=eager"), (std::set<std::string>{"Sigmoid"}));
   EXPECT_TRUE(opsWithKnownFailures(dir.path(), "level=nnc").empty());
+}
+
+}  // namespace
+}  // namespace nncheck
+
+namespace nncheck {
+namespace {
+
+// A saved failure carries model.svg, drawn from its nncheck.json as `nncheck show` draws it: the
+// first diverging node highlighted, the differing values noted.
+TEST(Corpus, SavedFailuresCarryAPictureOfWhereTheyDiverge) {
+  testing::TempDir dir("corpus_picture");
+  const TestCase tc = makeTestCase(GeneratorConfig{}, 9);
+  const Node& node = tc.model.graph.nodes.front();
+  FailureInfo info;
+  info.divergence =
+      Divergence{0, node.name, node.opType, node.outputs[0], "max abs error 0.25", true};
+  const std::string output = tc.model.graph.outputs.front().name;
+  info.differingOutputs = {{output, "max abs error 0.75 at [0]"}};
+  const fs::path saved = saveFailure(dir.path(), "S.T", tc, info);
+  const CorpusCase c = loadCorpusCase(saved);
+  EXPECT_EQ(c.divergingOutput, node.outputs[0]);
+  EXPECT_EQ(c.differingOutputs, info.differingOutputs);
+  const DrawOptions o = drawOptionsFor(c);
+  EXPECT_EQ(o.highlightOutput, node.outputs[0]);
+  EXPECT_EQ(o.notes.at(node.outputs[0]), "max abs error 0.25");
+  ASSERT_TRUE(fs::exists(saved / "model.svg"));
+  const std::string svg = readFile(saved / "model.svg");
+  EXPECT_EQ(svg, drawModel(tc.model, PictureFormat::Svg, o));
+  EXPECT_NE(svg.find("#f4a6a6"), std::string::npos) << "the diverging node is drawn red";
+  EXPECT_NE(svg.find("max abs error 0.75 at [0]"), std::string::npos);
 }
 
 }  // namespace

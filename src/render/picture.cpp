@@ -1,0 +1,101 @@
+#include "nncheck/picture.h"
+
+#include <graphviz/gvc.h>
+
+#include <mutex>
+
+#include "nncheck/error.h"
+#include "nncheck/test_case.h"
+#include "render/dot.h"
+
+namespace nncheck {
+namespace render {
+
+namespace {
+
+// What Graphviz would print on stderr goes into the error instead.
+std::string* graphvizMessages = nullptr;
+
+int collect(char* message) {
+  if (graphvizMessages) *graphvizMessages += message;
+  return 0;
+}
+
+}  // namespace
+
+std::string renderDot(const std::string& dot, const std::string& format) {
+  // Graphviz keeps global state: one drawing at a time.
+  static std::mutex busy;
+  std::lock_guard<std::mutex> lock(busy);
+  std::string messages;
+  graphvizMessages = &messages;
+  agseterrf(collect);
+  struct Detach {
+    ~Detach() { graphvizMessages = nullptr; }
+  } detach;
+  GVC_t* gvc = gvContext();
+  if (!gvc) throw Error("graphviz: no context (is libgvc's plugin configuration installed?)");
+  Agraph_t* g = agmemread(dot.c_str());
+  if (!g) {
+    gvFreeContext(gvc);
+    throw Error("graphviz could not read the drawing's DOT text (" + messages + ")");
+  }
+  std::string out;
+  std::string failure;
+  if (gvLayout(gvc, g, "dot") != 0) {
+    failure = "graphviz could not lay the drawing out with 'dot'";
+  } else {
+    char* data = nullptr;
+    unsigned int length = 0;
+    if (gvRenderData(gvc, g, format.c_str(), &data, &length) != 0 || !data)
+      failure = "graphviz has no renderer for '" + format + "'";
+    else
+      out.assign(data, length);
+    if (data) gvFreeRenderData(data);
+    gvFreeLayout(gvc, g);
+  }
+  agclose(g);
+  gvFreeContext(gvc);
+  while (!messages.empty() && messages.back() == '\n') messages.pop_back();
+  if (!failure.empty()) throw Error(failure + (messages.empty() ? "" : " (" + messages + ")"));
+  return out;
+}
+
+}  // namespace render
+
+PictureFormat pictureFormat(std::string_view name) {
+  for (PictureFormat f :
+       {PictureFormat::Svg, PictureFormat::Png, PictureFormat::Dot, PictureFormat::Text})
+    if (name == pictureFormatName(f)) return f;
+  throw Error("picture format '" + std::string(name) + "' is not one of svg, png, dot, text");
+}
+
+std::string_view pictureFormatName(PictureFormat f) {
+  switch (f) {
+    case PictureFormat::Svg:
+      return "svg";
+    case PictureFormat::Png:
+      return "png";
+    case PictureFormat::Dot:
+      return "dot";
+    case PictureFormat::Text:
+      return "text";
+  }
+  return "?";
+}
+
+std::string drawModel(const Model& model, PictureFormat format, const DrawOptions& options) {
+  switch (format) {
+    case PictureFormat::Text:
+      return modelToText(model);
+    case PictureFormat::Dot:
+      return render::modelToDot(model, options);
+    case PictureFormat::Svg:
+    case PictureFormat::Png:
+      return render::renderDot(render::modelToDot(model, options),
+                               std::string(pictureFormatName(format)));
+  }
+  return {};
+}
+
+}  // namespace nncheck
