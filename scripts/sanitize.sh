@@ -15,6 +15,8 @@ build=${NNCHECK_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 "$root/scripts/configure-sanitized.sh" "$build"
 cmake --build "$build" -j "$(nproc)"
 slow='^(Install\.|Format\.|Layers\.|Registry\.ConcreteAndSymbolicRules|Generator\.TwoThousandSeeds|Generator\.EveryUsableOpAppears|ShrinkCandidates\.AreValid|FuzzCommand\.(ACampaignAgainstOpenCV|TwoCampaignsOnOneCorpus|CampaignsKilledAtAnyMoment))'
+# Leaks of the font libraries Graphviz measures text with are theirs (scripts/lsan.supp).
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # A failed test runs once more: LeakSanitizer's own tracer now and then dies at a process's exit
 # ("Tracer caught signal 11", google/sanitizers#1353), after every assertion has passed.
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E "$slow" --repeat until-pass:2)
