@@ -89,7 +89,8 @@ class Writer {
       const std::string v = id('v');
       const std::string type =
           in->shape() ? typeText(in->dtype, *in->shape()) : scope.type(in->name);
-      out_ << indent << v << " [shape=ellipse, style=filled, fillcolor=\"#dbe9f6\", label=\""
+      out_ << indent << v << " [shape=ellipse, style=filled, fillcolor=\""
+           << (top ? "#dbe9f6" : "#e8f0f8") << "\", label=\""
            << escaped(in->name + "\n" + type + note(in->name)) << "\"];\n";
       scope.producer[in->name] = v;
     }
@@ -154,8 +155,9 @@ class Writer {
       if (!o.empty()) scope.producer[o] = v;
   }
 
-  // A body as a cluster: its own inputs, initializers and nodes; what it captures comes in by
-  // dashed edges from the enclosing graphs, and its outputs go to the node that owns it.
+  // A body as a cluster: its own inputs (paler than the graph's), initializers and nodes; what it
+  // captures comes in by dashed edges from the enclosing graphs, and its outputs go to the node
+  // that owns it.
   void cluster(const Graph& body, const std::string& attr, const Node& owner,
                const std::string& ownerId, const Scope& scope, const std::string& indent) {
     std::map<std::string, ops::InputFacts> facts;
@@ -171,18 +173,7 @@ class Writer {
     out_ << indent << "subgraph cluster_" << next_++ << " {\n"
          << indent << "  label=\"" << escaped(attr + " of " + owner.opType) << "\";\n"
          << indent << "  style=\"rounded,dashed\"; color=\"#888888\"; fontsize=10;\n";
-    for (const ValueInfo& in : body.inputs)
-      if (!body.initializer(in.name)) {
-        const std::string v = id('v');
-        const std::string type = in.shape() ? typeText(in.dtype, *in.shape()) : "";
-        out_ << indent << "  " << v
-             << " [shape=ellipse, style=filled, fillcolor=\"#e8f0f8\", label=\""
-             << escaped(in.name + (type.empty() ? "" : "\n" + type)) << "\"];\n";
-        inner.producer[in.name] = v;
-      }
-    Graph rest = body;
-    rest.inputs.clear();  // drawn above
-    graph(rest, inner, indent + "  ", false);
+    graph(body, inner, indent + "  ", false);
     out_ << indent << "}\n";
     for (const ValueInfo& o : body.outputs)
       if (const std::string* from = inner.find(o.name))
