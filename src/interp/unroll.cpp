@@ -39,8 +39,13 @@ void countNames(const Graph& g, std::map<std::string, int>& count) {
 class Unroller {
  public:
   Unroller(const Model& model, const TensorMap& inputs) : opset_(model.defaultOpset()) {
-    out_.model = model;
-    out_.model.graph.nodes.clear();
+    // What the unrolled model keeps of the source: its opsets and leaves, not its nodes.
+    out_.model.irVersion = model.irVersion;
+    out_.model.opsets = model.opsets;
+    out_.model.graph.name = model.graph.name;
+    out_.model.graph.inputs = model.graph.inputs;
+    out_.model.graph.initializers = model.graph.initializers;
+    out_.model.graph.outputs = model.graph.outputs;
     countNames(model.graph, names_);
     for (const Initializer& init : model.graph.initializers) out_.values[init.name] = init.value;
     for (const ValueInfo* in : model.graph.feedInputs()) {
