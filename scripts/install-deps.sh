@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package nncheck needs to build, test, fuzz (clang, libFuzzer) and run
-# its main job.
+# its main job. Chart.js is inlined into campaign reports; chromium loads them in the report test.
 # Idempotent and non-interactive: packages already present are skipped without touching apt.
 set -euo pipefail
 
@@ -12,6 +12,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   libgraphviz-dev
+  libjs-chart.js chromium
   libopencv-dnn-dev
   libtorch-dev
   libmlir-19-dev mlir-19-tools llvm-19-dev

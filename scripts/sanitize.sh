@@ -2,8 +2,8 @@
 # The sanitizer job: builds nncheck, its tests and its fuzz harnesses with clang,
 # AddressSanitizer and UndefinedBehaviorSanitizer (scripts/configure-sanitized.sh) into
 # build-sanitize/ (or $NNCHECK_SANITIZE_BUILD_DIR); runs the tests there except the long sweeps,
-# the command-line campaigns against OpenCV of hundreds of cases (the same campaign code runs
-# sanitized in Campaign.*, on smaller budgets) and the checks of the build itself (install,
+# the command-line campaigns against OpenCV of hundreds of cases (the same campaign, corpus and
+# report code runs sanitized in Campaign.*, CorpusMerge.*, CorpusCheckTest.*, on smaller budgets) and the checks of the build itself (install,
 # format, layering), which the main build runs;
 # then smoke-runs every fuzz harness for NNCHECK_FUZZ_SECONDS (default 60) with scripts/fuzz.sh.
 # Any sanitizer report from nncheck's own process fails a test; reports from an engine's isolated
@@ -14,7 +14,7 @@ build=${NNCHECK_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 "$root/scripts/install-deps.sh"
 "$root/scripts/configure-sanitized.sh" "$build"
 cmake --build "$build" -j "$(nproc)"
-slow='^(Install\.|Format\.|Layers\.|Registry\.ConcreteAndSymbolicRules|Generator\.TwoThousandSeeds|Generator\.EveryUsableOpAppears|ShrinkCandidates\.AreValid|FuzzCommand\.(ACampaignAgainstOpenCV|TwoCampaignsOnOneCorpus|CampaignsKilledAtAnyMoment))'
+slow='^(Install\.|Format\.|Layers\.|Registry\.ConcreteAndSymbolicRules|Generator\.TwoThousandSeeds|Generator\.EveryUsableOpAppears|ShrinkCandidates\.AreValid|FuzzCommand\.(ACampaignAgainstOpenCV|TwoCampaignsOnOneCorpus|CampaignsKilledAtAnyMoment)|Shard\.TwoShards|ReportCommand\.|CorpusCommand\.)'
 # Leaks of the font libraries Graphviz measures text with are theirs (scripts/lsan.supp).
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # A failed test runs once more: LeakSanitizer's own tracer now and then dies at a process's exit

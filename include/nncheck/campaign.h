@@ -39,16 +39,22 @@ struct CampaignEngine {
 };
 
 struct CampaignOptions {
-  GeneratorConfig generator;                 // usually configFor(engine.capabilities())
-  uint64_t seed = 1;                         // case i uses seed + i
-  double seconds = 60;                       // time box
-  int64_t maxCases = 0;                      // 0: until the time is up; else stop after this many
-  int64_t maxFindings = 0;                   // 0: no limit; else stop at this many distinct ones
+  GeneratorConfig generator;  // usually configFor(engine.capabilities())
+  uint64_t seed = 1;          // case i uses seed + i
+  // A disjoint slice of the cases: this campaign runs case i only where i mod shardCount is
+  // shardIndex (from 0). Campaigns of the same seed and settings over every shard run, between
+  // them, exactly the cases one unsharded campaign runs.
+  int shardIndex = 0, shardCount = 1;
+  double seconds = 60;      // time box
+  int64_t maxCases = 0;     // 0: until the time is up; else stop after this many (over all shards)
+  int64_t maxFindings = 0;  // 0: no limit; else stop at this many distinct ones
   std::filesystem::path corpus;              // where findings are saved; empty: not saved
   std::string property = "fuzz";             // <corpus>/<property>/<hash>/
   std::chrono::milliseconds timeout{10000};  // per engine run
   ShrinkBudget shrink{400, 20};
-  int shrinksPerKey = 2;  // failures of one kind at one op shrunk before the rest count as repeats
+  // Failures of one kind at one op shrunk before the rest count as repeats (0: every failure is
+  // shrunk, so that which patterns are found does not depend on the order cases come in).
+  int shrinksPerKey = 2;
   bool learnUnsupported = true;    // lower the weight of ops the engine rejects
   bool coverageGuided = true;      // mutate cases that reached new coverage (when there is any)
   bool markKnownFailures = false;  // save findings with known_failures = their failing configs
@@ -70,13 +76,25 @@ struct CampaignFinding {
   double firstSeconds = 0;    // and when (before shrinking), from the campaign's start
 };
 
+// The campaign's counts at one moment, for a plot of its rate over time.
+struct CampaignSample {
+  double seconds = 0;
+  int64_t cases = 0, passed = 0, unsupported = 0, nonfinite = 0, failures = 0;
+};
+
 struct CampaignStats {
   int64_t cases = 0, passed = 0, unsupported = 0, nonfinite = 0;
+  int64_t plannedCases = 0;  // the cases this shard runs with maxCases; 0: time-boxed
+  // What the campaign is doing when progress is reported: "" between cases, or the failure it
+  // is shrinking ("shrinking mismatch@Conv"), which may take many seconds.
+  std::string activity;
   int64_t unconfirmed = 0;  // failed in the persistent process, not in a fresh one (repeats
                             // are not run in a fresh one)
   int64_t repeats = 0;      // failures not shrunk: their kind and op were shrunk often enough
   std::map<Outcome, int64_t> failures;         // by kind (repeats as the worker saw them)
   std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
+  std::map<std::string, int64_t> opCases;      // generated cases holding each op
+  std::vector<CampaignSample> timeline;        // a sample about every second, and at the end
   double seconds = 0, shrinkSeconds = 0;
   // Coverage-guided generation (nncheck/coverage_guide.h): all zero when the engine is not
   // instrumented, and the campaign then generates every case afresh.
@@ -87,7 +105,8 @@ struct CampaignStats {
   int newFindings() const;
 };
 
-// Throws nncheck::Error for an empty engine list or a bad generator config.
+// Throws nncheck::Error for an empty engine list, a bad generator config or shard. `progress` is
+// called between cases at most twice a second, and as a shrink starts.
 CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
                           const std::function<void(const CampaignStats&)>& progress = {});
 

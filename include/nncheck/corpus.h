@@ -77,7 +77,15 @@ struct CorpusCase {
   std::filesystem::path dir;
   TestCase testCase;
   std::optional<Outcome> kind;  // failure_kind
+  std::string property;         // Suite.Test, or fuzz-<engine> for a campaign's finding
+  std::string backend;          // the engine's name as it describes itself
   std::string configuration;    // the configuration it failed in; empty: not recorded
+  std::string message;
+  double maxAbsError = 0, maxRelError = 0;
+  double estimatedError = -1;  // estimated_float_error; -1: not estimated
+  int signal = 0;
+  std::map<std::string, Outcome> triage;  // configuration -> outcome on this case
+  int nodesBefore = 0, nodesAfter = 0;    // around shrinking; 0: not recorded
   std::map<std::string, Outcome> knownFailures;
   std::string pattern;
   std::string divergingOp;       // first_diverging_node.op; empty: not localized
@@ -100,11 +108,19 @@ CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
 // and red on anything new, while the corpus pins them.
 std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus,
                                            const std::string& configuration = "");
+// A failure as its saved case reads back, without saving it: what a report shows of a finding.
+CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info);
+
 // The one reader of nncheck.json: fills the seed and the recorded fields of `into` from the
 // file's text; throws nncheck::Error naming `origin` (the file) and what is wrong.
 void readCaseMetadata(const std::string& text, const std::filesystem::path& origin,
                       CorpusCase& into);
 TestCase loadCase(const std::filesystem::path& caseDir);
+// Adds `marks` (configuration -> outcome) to a saved case's known failures, keeping those it
+// has, and rewrites its nncheck.json atomically; false when it had them all already. Throws
+// nncheck::Error naming a case that cannot be read.
+bool addKnownFailures(const std::filesystem::path& caseDir,
+                      const std::map<std::string, Outcome>& marks);
 
 // How a saved case is drawn (nncheck/picture.h): its first diverging node highlighted, the
 // value it computes wrong and each differing graph output noted with how it differs. Saved

@@ -38,4 +38,6 @@
 #include "nncheck/campaign.h"
 #include "nncheck/conformance.h"
 #include "nncheck/corpus.h"
+#include "nncheck/corpus_tools.h"
 #include "nncheck/probe.h"
+#include "nncheck/report.h"

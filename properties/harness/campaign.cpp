@@ -31,6 +31,16 @@ std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Verdi
   return key;
 }
 
+// The engine that runs the case of this seed, in round robin: a function of the seed alone
+// (splitmix64's finalizer), so a case meets the same configuration in any shard, and every
+// shard's slice spreads evenly over the configurations.
+size_t engineFor(uint64_t seed, size_t engines) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<size_t>((z ^ (z >> 31)) % engines);
+}
+
 // Each engine isolated, a fresh process per run; made once, since each keeps the helper process
 // that forks those.
 std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
@@ -136,8 +146,14 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
                           const std::function<void(const CampaignStats&)>& progress) {
   if (engines.empty() || !engines.front().backend)
     throw Error("campaign: no engine to run against");
+  if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
+    throw Error("campaign: shard " + std::to_string(o.shardIndex) + " of " +
+                std::to_string(o.shardCount) + ": expected 0 <= index < count");
   validateConfig(o.generator);
   CampaignStats stats;
+  if (o.maxCases > 0)
+    stats.plannedCases =
+        std::max<int64_t>(0, o.maxCases - o.shardIndex + o.shardCount - 1) / o.shardCount;
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   // One persistent worker per engine that runs cases: the first, or each in turn.
@@ -155,14 +171,31 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   double lastProgress = 0;
   CoverageGuide guide;
 
-  for (int64_t i = 0;; ++i) {
+  auto sample = [&] {
+    CampaignSample at{stats.seconds,     stats.cases,     stats.passed,
+                      stats.unsupported, stats.nonfinite, 0};
+    for (const auto& [kind, n] : stats.failures) at.failures += n;
+    stats.timeline.push_back(at);
+  };
+  auto report = [&](std::string activity) {
+    stats.seconds = elapsed();
+    stats.activity = std::move(activity);
+    lastProgress = stats.seconds;
+    if (progress) progress(stats);
+  };
+
+  // Case i of the whole seed space, this shard's slice of it.
+  for (int64_t i = o.shardIndex;; i += o.shardCount) {
     if (o.maxCases > 0 ? i >= o.maxCases : elapsed() >= o.seconds) break;
     if (o.maxCases > 0 && elapsed() >= o.seconds) break;
     if (o.maxFindings > 0 && static_cast<int64_t>(stats.findings.size()) >= o.maxFindings) break;
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
     TestCase tc = o.coverageGuided ? guide.next(cfg, seed) : makeTestCase(cfg, seed);
     ++stats.cases;
-    const size_t at = static_cast<size_t>(i) % workers.size();
+    std::set<std::string> ops;
+    for (const Node& n : tc.model.graph.nodes) ops.insert(n.opType);
+    for (const std::string& op : ops) ++stats.opCases[op];
+    const size_t at = engineFor(seed, workers.size());
     const Isolated& primary = workers[at];
     const Isolated& fresh = freshes[at];
     Verdict v = judgeOn(primary, tc);
@@ -181,7 +214,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       // A failure to be shrunk is confirmed in a fresh process first (the worker may carry
       // damage from an earlier case); a repeat is counted as the worker saw it, since a fresh
       // process costs as much as 40 runs on the worker.
-      if (shrunkPerKey[key] < o.shrinksPerKey) {
+      if (o.shrinksPerKey == 0 || shrunkPerKey[key] < o.shrinksPerKey) {
         Verdict again = judgeOn(fresh, tc);
         if (!sameFailure(again, v)) {
           ++stats.unconfirmed;
@@ -210,12 +243,13 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       }
       default: {  // a failure
         ++stats.failures[v.outcome];
-        if (shrunkPerKey[key]++ >= o.shrinksPerKey) {
+        if (o.shrinksPerKey > 0 && shrunkPerKey[key]++ >= o.shrinksPerKey) {
           ++stats.repeats;
           break;
         }
         const auto shrinkStart = Clock::now();
         const double failedAt = elapsed();
+        report("shrinking " + key);
         CampaignFinding f = reduceJudged(engines, at, primary, freshes, tc, v, o);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
@@ -239,12 +273,12 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       }
     }
     stats.seconds = elapsed();
-    if (progress && stats.seconds - lastProgress >= 0.5) {
-      lastProgress = stats.seconds;
-      progress(stats);
-    }
+    if (stats.timeline.empty() || stats.seconds - stats.timeline.back().seconds >= 1) sample();
+    if (stats.seconds - lastProgress >= 0.5 || !stats.activity.empty()) report("");
   }
   stats.seconds = elapsed();
+  stats.activity.clear();
+  sample();
   return stats;
 }
 

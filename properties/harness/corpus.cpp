@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
@@ -37,9 +38,8 @@ std::map<std::string, std::string> outcomeNames(const std::map<std::string, Outc
   return out;
 }
 
-// The case folder's files: the backend-test layout, then nncheck.json.
-void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info) {
-  saveBackendTestCase(tmp, tc.model, tc.inputs, runReference(tc.model, tc.inputs));
+// The one writer of nncheck.json.
+std::string caseMetadataText(const TestCase& tc, const FailureInfo& info) {
   nlohmann::ordered_json j;
   j["seed"] = tc.seed;
   j["property"] = info.property;
@@ -73,7 +73,13 @@ void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info)
   j["shrink_seconds"] = info.shrinkSeconds;
   j["nncheck_version"] = NNCHECK_VERSION;
   // Names in a model may be any bytes; invalid UTF-8 is replaced, not a reason to lose the case.
-  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// The case folder's files: the backend-test layout, then nncheck.json.
+void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info) {
+  saveBackendTestCase(tmp, tc.model, tc.inputs, runReference(tc.model, tc.inputs));
+  const std::string text = caseMetadataText(tc, info);
   writeFileAtomic(tmp / "nncheck.json", text);
   // The picture is drawn from the record as written, as `nncheck show` draws it. A drawing
   // Graphviz cannot make costs the picture, not the case.
@@ -89,6 +95,13 @@ void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info)
 }
 
 }  // namespace
+
+CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info) {
+  CorpusCase c;
+  readCaseMetadata(caseMetadataText(tc, info), "nncheck.json", c);
+  c.testCase = tc;
+  return c;
+}
 
 FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
                           std::optional<Divergence> divergence) {
@@ -240,9 +253,40 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
     for (const auto& [config, kind] :
          j.value("known_failures", std::map<std::string, std::string>{}))
       c.knownFailures[config] = outcome("known_failures[\"" + config + "\"]", kind);
+    for (const auto& [config, kind] : j.value("triage", std::map<std::string, std::string>{})) {
+      std::optional<Outcome> o = outcomeFromName(kind);
+      if (!o)
+        throw Error(meta.string() + ": triage[\"" + config + "\"] = \"" + kind +
+                    "\": not an outcome");
+      c.triage[config] = *o;
+    }
     c.pattern = j.value("pattern", std::string());
-    if (j.contains("configuration") && j["configuration"].is_string())
-      c.configuration = j["configuration"].get<std::string>();
+    auto text = [&](const char* field) {
+      return j.contains(field) && j[field].is_string() ? j[field].get<std::string>() : "";
+    };
+    auto number = [&](const char* field, double otherwise) {
+      return j.contains(field) && j[field].is_number() ? j[field].get<double>() : otherwise;
+    };
+    c.property = text("property");
+    c.backend = text("backend");
+    c.configuration = text("configuration");
+    c.message = text("message");
+    // JSON has no infinity: an error figure written as null was not finite.
+    auto figure = [&](const char* field) {
+      return j.contains(field) && j[field].is_null() ? std::numeric_limits<double>::infinity()
+                                                     : number(field, 0);
+    };
+    c.maxAbsError = figure("max_abs_error");
+    c.maxRelError = figure("max_rel_error");
+    c.estimatedError = number("estimated_float_error", -1);
+    // Small counts; a number out of int's range in a hand-edited file reads as not recorded.
+    auto count = [&](const char* field) {
+      const double v = number(field, 0);
+      return v >= 0 && v <= 1e9 ? static_cast<int>(v) : 0;
+    };
+    c.signal = count("signal");
+    c.nodesBefore = count("nodes_before_shrinking");
+    c.nodesAfter = count("nodes_after_shrinking");
     c.ops = j.value("ops", std::vector<std::string>{});
     if (j.contains("first_diverging_node") && j["first_diverging_node"].is_object()) {
       const auto& d = j["first_diverging_node"];
@@ -282,6 +326,21 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
 }
 
 TestCase loadCase(const fs::path& caseDir) { return loadCorpusCase(caseDir).testCase; }
+
+bool addKnownFailures(const fs::path& caseDir, const std::map<std::string, Outcome>& marks) {
+  const CorpusCase c = loadCorpusCase(caseDir);  // checks the record before it is changed
+  std::map<std::string, Outcome> all = c.knownFailures;
+  for (const auto& [config, kind] : marks) all.emplace(config, kind);
+  if (all == c.knownFailures) return false;
+  // Only the marks change: every other field stays as the campaign that saved the case wrote it.
+  const fs::path meta = caseDir / "nncheck.json";
+  std::error_code ec;
+  nlohmann::ordered_json j = fs::exists(meta, ec) ? nlohmann::ordered_json::parse(readFile(meta))
+                                                  : nlohmann::ordered_json::object();
+  j["known_failures"] = outcomeNames(all);
+  writeFileAtomic(meta, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return true;
+}
 
 std::vector<fs::path> corpusCaseDirs(const fs::path& corpus) {
   return findBackendTestCases(corpus);

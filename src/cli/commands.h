@@ -13,6 +13,8 @@ void addFuzzCommand(CLI::App& app);
 void addReduceCommand(CLI::App& app);   // reduce_command.cpp
 void addEnginesCommand(CLI::App& app);  // engines.cpp
 void addShowCommand(CLI::App& app);     // show_command.cpp
+void addCorpusCommand(CLI::App& app);   // corpus_command.cpp
+void addReportCommand(CLI::App& app);   // report_command.cpp
 
 void setExitCode(int code);
 int exitCode();

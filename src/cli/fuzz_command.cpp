@@ -1,5 +1,6 @@
 // nncheck fuzz: a time-boxed differential campaign against an engine (nncheck/campaign.h), with
-// a live progress line, a summary table and new failures saved to the corpus.
+// a live progress line, a summary table, new failures saved to the corpus, an HTML report on
+// request, and a shard of the seed space for campaigns spread over machines.
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,8 +10,11 @@
 #include "cli/commands.h"
 #include "cli/engines.h"
 #include "cli/generation_options.h"
+#include "cli/progress.h"
+#include "cli/shard.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
+#include "nncheck/report.h"
 
 namespace nncheck::cli {
 namespace {
@@ -29,7 +33,38 @@ struct FuzzOptions {
   int64_t maxFindings = 0;
   bool noCoverage = false;
   bool firstConfigOnly = false;
+  std::string shard;
+  int shardCount = 0;
+  int shrinksPerKey = 2;
+  std::string report;
+  double progressEvery = 0;  // 0: 1 s on a terminal, 10 s otherwise
 };
+
+// The report's settings: what a reader needs to know the campaign by.
+std::vector<std::pair<std::string, std::string>> reportSettings(const FuzzOptions& o,
+                                                                const CampaignOptions& c,
+                                                                const std::string& configs) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", o.seconds);
+  std::vector<std::pair<std::string, std::string>> s = {
+      {"engine", o.engine.selection.backend},
+      {"configurations", configs},
+      {"nodes per model", std::to_string(o.nodes)},
+      {"seed", std::to_string(o.seed) + " (case i uses seed + i)"},
+      {"budget", o.cases > 0 ? std::to_string(o.cases) + " cases" : std::string(seconds) + " s"},
+      {"shard", std::to_string(c.shardIndex) + " of " + std::to_string(c.shardCount)},
+      {"corpus", o.corpus},
+      {"coverage-guided", c.coverageGuided ? "yes, when the engine is instrumented" : "no"},
+      {"op weights learned from rejections", c.learnUnsupported ? "yes" : "no"},
+      {"shrinks per kind and op", c.shrinksPerKey ? std::to_string(c.shrinksPerKey) : "all"},
+      {"nncheck", NNCHECK_VERSION}};
+  if (!o.generation.dtypes.empty()) s.emplace_back("dtypes", o.generation.dtypes);
+  if (!o.generation.opWeights.empty()) s.emplace_back("op weights", o.generation.opWeights);
+  if (!o.generation.pairWeights.empty()) s.emplace_back("pair weights", o.generation.pairWeights);
+  if (!o.generation.seeds.empty()) s.emplace_back("seed patterns", o.generation.seeds);
+  if (o.generation.controlFlow) s.emplace_back("control flow", "yes");
+  return s;
+}
 
 int fuzz(const FuzzOptions& o) {
   CampaignEngines engines;
@@ -41,6 +76,18 @@ int fuzz(const FuzzOptions& o) {
     if (o.cases < 0) throw Error("--cases: expected a non-negative number");
     if (o.maxFindings < 0) throw Error("--max-findings: expected a non-negative number");
     if (o.nodes < 1) throw Error("--nodes: expected a positive number");
+    if (o.shrinksPerKey < 0) throw Error("--shrinks-per-key: expected a non-negative number");
+    if (o.progressEvery < 0) throw Error("--progress-every: expected a positive number");
+    const Shard shard = resolveShard(o.shard, o.shardCount);
+    c.shardIndex = shard.index;
+    c.shardCount = shard.count;
+    if (!o.report.empty()) {
+      requireReportLibrary();
+      const std::filesystem::path folder = std::filesystem::path(o.report).parent_path();
+      std::error_code ec;
+      if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+        throw Error("--report " + o.report + ": no such folder " + folder.string());
+    }
     c.generator = configFor(engines.list.front().backend->capabilities(), o.nodes);
     applyGenerationOptions(o.generation, c.generator);
   } catch (const Error& e) {
@@ -57,38 +104,31 @@ int fuzz(const FuzzOptions& o) {
   c.coverageGuided = !o.noCoverage;
   c.markKnownFailures = o.markKnown;
   c.roundRobin = !o.firstConfigOnly;
+  c.shrinksPerKey = o.shrinksPerKey;
   const bool tty = ::isatty(STDERR_FILENO);
   std::string configs;
   for (size_t e = 0; e < (c.roundRobin ? engines.list.size() : 1); ++e)
     configs += (e ? " " : "") + engines.list[e].configuration;
-  std::fprintf(stderr, "nncheck fuzz: %s (%s), %d-node models, seed %llu, %s; corpus %s\n",
+  const std::string shardText = c.shardCount > 1 ? ", shard " + std::to_string(c.shardIndex) + "/" +
+                                                       std::to_string(c.shardCount)
+                                                 : "";
+  std::fprintf(stderr, "nncheck fuzz: %s (%s), %d-node models, seed %llu%s, %s; corpus %s\n",
                o.engine.selection.backend.c_str(), configs.c_str(), o.nodes,
-               static_cast<unsigned long long>(o.seed),
+               static_cast<unsigned long long>(o.seed), shardText.c_str(),
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
                o.corpus.c_str());
-  double lastLine = 0;
-  auto progress = [&](const CampaignStats& s) {
-    if (!tty && s.seconds - lastLine < 10) return;
-    lastLine = s.seconds;
-    int64_t failures = 0;
-    for (const auto& [k, n] : s.failures) failures += n;
-    std::fprintf(stderr,
-                 "%s[%6.1fs] %lld cases (%.0f/s)  passed %lld  unsupported %lld  nonfinite %lld"
-                 "  failures %lld  distinct %zu%s",
-                 tty ? "\r" : "", s.seconds, static_cast<long long>(s.cases),
-                 s.cases / std::max(s.seconds, 1e-9), static_cast<long long>(s.passed),
-                 static_cast<long long>(s.unsupported), static_cast<long long>(s.nonfinite),
-                 static_cast<long long>(failures), s.findings.size(), tty ? "   " : "\n");
-  };
   CampaignStats s;
-  try {
-    s = runCampaign(engines.list, c, progress);
-  } catch (const Error& e) {
-    std::cerr << "\nnncheck fuzz: error: " << e.what() << "\n";
-    return 1;
+  {
+    CampaignProgress progress(tty, o.progressEvery > 0 ? o.progressEvery : tty ? 1.0 : 10.0);
+    try {
+      s = runCampaign(engines.list, c, [&](const CampaignStats& now) { progress.update(now); });
+    } catch (const Error& e) {
+      progress.stop();
+      std::cerr << "nncheck fuzz: error: " << e.what() << "\n";
+      return 1;
+    }
   }
-  if (tty) std::fprintf(stderr, "\n");
   std::printf("\ncampaign: %lld cases in %.1f s (%.0f cases/s; shrinking %.1f s)\n",
               static_cast<long long>(s.cases), s.seconds, s.cases / std::max(s.seconds, 1e-9),
               s.shrinkSeconds);
@@ -126,6 +166,16 @@ int fuzz(const FuzzOptions& o) {
   std::printf("\ndistinct failures: %zu (%d new)\n", s.findings.size(), s.newFindings());
   if (!s.findings.empty()) std::printf("  #  kind     nodes     hits  pattern\n");
   for (size_t i = 0; i < s.findings.size(); ++i) printFinding(i, s.findings[i], engines.baseline);
+  if (!o.report.empty()) {
+    try {
+      writeReport(o.report,
+                  campaignReport(s, c, reportSettings(o, c, configs), o.engine.selection.backend));
+    } catch (const Error& e) {
+      std::cerr << "nncheck fuzz: error: the report: " << e.what() << "\n";
+      return 1;
+    }
+    std::printf("\nreport: %s\n", o.report.c_str());
+  }
   return o.failOnNew && s.newFindings() > 0 ? 1 : 0;
 }
 
@@ -162,6 +212,22 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_flag("--first-config-only", o->firstConfigOnly,
                 "run every case on the first configuration, the others only triaging failures "
                 "(by default cases take the configurations in turn, so each is tested)");
+  cmd->add_option("--shard", o->shard,
+                  "run shard K of N (K from 0): the cases i with i mod N = K, so N campaigns of "
+                  "one seed run each case once between them (default: GTEST_SHARD_INDEX of "
+                  "GTEST_TOTAL_SHARDS, or JOB_COMPLETION_INDEX of --shard-count, when set)");
+  cmd->add_option("--shard-count", o->shardCount,
+                  "the number of shards, with the shard index from JOB_COMPLETION_INDEX "
+                  "(a Kubernetes Indexed Job's completions)");
+  cmd->add_option("--shrinks-per-key", o->shrinksPerKey,
+                  "failures of one kind at one op that are shrunk; later ones count as repeats "
+                  "(0: shrink every failure, so shards find what one campaign finds)")
+      ->capture_default_str();
+  cmd->add_option("--report", o->report,
+                  "write an HTML report of the campaign here (self-contained: settings, rate, "
+                  "ops, every distinct failure with its picture)");
+  cmd->add_option("--progress-every", o->progressEvery,
+                  "seconds between progress lines (default: 1 on a terminal, 10 otherwise)");
   cmd->callback([o] { setExitCode(fuzz(*o)); });
 }
 

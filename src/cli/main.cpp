@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   nncheck::cli::addReduceCommand(app);
   nncheck::cli::addEnginesCommand(app);
   nncheck::cli::addShowCommand(app);
+  nncheck::cli::addCorpusCommand(app);
+  nncheck::cli::addReportCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -79,9 +79,23 @@ class Writer {
 
   std::string id(char kind) { return std::string(1, kind) + std::to_string(next_++); }
 
+  // A note broken into lines of about 60 characters at spaces, so that a long one (a
+  // divergence's detail) does not stretch the drawing to a strip.
   std::string note(const std::string& value) const {
     auto it = options_.notes.find(value);
-    return it == options_.notes.end() ? "" : "\n" + it->second;
+    if (it == options_.notes.end()) return "";
+    std::string out = "\n";
+    size_t line = 0;
+    for (char c : it->second) {
+      if (c == ' ' && line >= 60) {
+        out += '\n';
+        line = 0;
+        continue;
+      }
+      out += c;
+      line = c == '\n' ? 0 : line + 1;
+    }
+    return out;
   }
 
   void graph(const Graph& g, Scope& scope, const std::string& indent, bool top) {

@@ -14,15 +14,20 @@ struct CliOutcome {
   std::string output;  // stdout and stderr
 };
 
-inline CliOutcome runCli(const std::string& args) {
+// Runs a shell command line, capturing its exit status, stdout and stderr.
+inline CliOutcome runCommand(const std::string& command) {
   CliOutcome o;
-  FILE* p = popen((std::string(NNCHECK_CLI) + " " + args + " 2>&1").c_str(), "r");
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
   if (!p) return o;
   std::array<char, 4096> buf{};
   while (size_t n = fread(buf.data(), 1, buf.size(), p)) o.output.append(buf.data(), n);
   int st = pclose(p);
   o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return o;
+}
+
+inline CliOutcome runCli(const std::string& args) {
+  return runCommand(std::string(NNCHECK_CLI) + " " + args);
 }
 
 }  // namespace nncheck::testing

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <set>
+
 #include "doubles.h"
 #include "doubles/optimizer.h"
 #include "nncheck/onnx_io.h"
@@ -208,6 +211,79 @@ TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
   EXPECT_EQ(failurePattern(tc, Outcome::Crash, ""), "crash: Add(x,w) Mul(#0,x)");
   EXPECT_EQ(rejectedOp("cannot create layer (onnx_node!mul) of type", tc.model), "Mul");
   EXPECT_EQ(rejectedOp("no node named", tc.model), "");
+}
+
+}  // namespace
+}  // namespace nncheck
+
+namespace nncheck {
+namespace {
+
+std::set<std::string> patternsOf(const CampaignStats& s) {
+  std::set<std::string> out;
+  for (const CampaignFinding& f : s.findings) out.insert(f.info.pattern);
+  return out;
+}
+
+// Three shards run disjoint slices that are, between them, the unsharded campaign's cases: the
+// same counts and, with every failure shrunk and weights fixed, the same patterns. Both
+// configurations run cases in every shard.
+TEST_F(Campaign, ShardsRunDisjointSlicesThatTogetherAreTheWholeCampaign) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  const std::vector<CampaignEngine> engines = {{"fusion=off", &unfused}, {"fusion=on", &fused}};
+  CampaignOptions o = options(120);
+  o.corpus.clear();
+  o.learnUnsupported = false;
+  o.coverageGuided = false;  // which cases a guide keeps depends on what came before
+  o.shrinksPerKey = 0;
+  o.roundRobin = true;
+  const CampaignStats whole = runCampaign(engines, o);
+  ASSERT_FALSE(whole.findings.empty());
+  CampaignStats sum;
+  std::set<std::string> patterns;
+  for (int k = 0; k < 3; ++k) {
+    o.shardIndex = k;
+    o.shardCount = 3;
+    const CampaignStats part = runCampaign(engines, o);
+    EXPECT_EQ(part.cases, 40);
+    EXPECT_EQ(part.plannedCases, 40);
+    EXPECT_FALSE(part.findings.empty()) << "the fused configuration runs cases in shard " << k;
+    sum.cases += part.cases;
+    sum.passed += part.passed;
+    sum.failures[Outcome::Mismatch] += part.failures.at(Outcome::Mismatch);
+    for (const auto& [op, n] : part.opCases) sum.opCases[op] += n;
+    for (const CampaignFinding& f : part.findings) {
+      patterns.insert(f.info.pattern);
+      EXPECT_EQ(f.firstCase % 3, k) << "case numbers are the whole campaign's";
+    }
+  }
+  EXPECT_EQ(sum.cases, whole.cases);
+  EXPECT_EQ(sum.passed, whole.passed);
+  EXPECT_EQ(sum.failures[Outcome::Mismatch], whole.failures.at(Outcome::Mismatch));
+  EXPECT_EQ(sum.opCases, whole.opCases);
+  EXPECT_EQ(patterns, patternsOf(whole));
+
+  o.shardIndex = 3;
+  EXPECT_THROW(runCampaign(engines, o), Error);
+}
+
+TEST_F(Campaign, RecordsItsRateOverTimeAndTheOpsItGenerated) {
+  CampaignOptions o = options(60);
+  o.corpus.clear();
+  o.coverageGuided = false;
+  const CampaignStats s = runCampaign({{"", &reference()}}, o);
+  ASSERT_FALSE(s.timeline.empty());
+  EXPECT_EQ(s.timeline.back().cases, 60);
+  EXPECT_EQ(s.timeline.back().passed, s.passed);
+  for (size_t i = 1; i < s.timeline.size(); ++i)
+    EXPECT_LE(s.timeline[i - 1].cases, s.timeline[i].cases);
+  int64_t holdingMatMul = 0;
+  for (uint64_t i = 0; i < 60; ++i) {
+    const TestCase tc = makeTestCase(o.generator, o.seed + i);
+    holdingMatMul += std::any_of(tc.model.graph.nodes.begin(), tc.model.graph.nodes.end(),
+                                 [](const Node& n) { return n.opType == "MatMul"; });
+  }
+  EXPECT_EQ(s.opCases.at("MatMul"), holdingMatMul);
 }
 
 }  // namespace

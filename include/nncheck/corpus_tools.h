@@ -1,0 +1,58 @@
+// Keeping corpora: merging the corpora of several campaigns (shards, machines) into one, and
+// checking that every saved case still loads and still behaves as recorded.
+//
+//   nncheck::MergeResult m = nncheck::mergeCorpora({"shard-0", "shard-1"}, "corpus");
+//   nncheck::CorpusCheck c = nncheck::checkCorpus("corpus", {{"fusion=on", &cv}});
+//   if (c.changed + c.broken > 0) { /* c.cases names each and what differs */ }
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nncheck/campaign.h"
+
+namespace nncheck {
+
+struct MergeResult {
+  int copied = 0;      // cases copied into the target
+  int duplicates = 0;  // cases left out: their pattern (or content) is already there
+  int marked = 0;      // cases kept that took known-failure marks from a duplicate
+};
+
+// Copies the cases of `from` (corpora, in order) into `into`, keeping one case per property and
+// minimized pattern (a case without a pattern: per content hash). What `into` holds already
+// stays and wins; among the sources, a case marked as a known failure wins over an unmarked one,
+// then the first. No mark is lost: the case kept takes the known-failure marks of the duplicates
+// left out. A case keeps its folder below its corpus (<property>/<hash>). Each copy and each
+// rewritten record is atomic. Throws nncheck::Error naming a source that is missing or a case
+// that cannot be read.
+MergeResult mergeCorpora(const std::vector<std::filesystem::path>& from,
+                         const std::filesystem::path& into);
+
+struct CaseCheck {
+  std::filesystem::path dir;
+  bool ok = true;
+  std::string detail;  // what differs, or how it behaved ("mismatch at fusion=on, as recorded")
+};
+
+struct CorpusCheck {
+  std::vector<CaseCheck> cases;  // sorted by folder
+  int ok = 0;
+  int changed = 0;  // loads, but behaves otherwise than recorded
+  int broken = 0;   // does not load
+};
+
+// Checks every case under `corpus`: it loads (model, inputs, nncheck.json); the reference still
+// computes its saved outputs; and on each engine (each isolated, a fresh process per run), in
+// each configuration the case recorded an outcome for (its triage, or the configuration it
+// failed in), the outcome is the one recorded. A campaign's case of another engine (property
+// fuzz-<engine>, engine named by `engineName`) is checked without the engines.
+CorpusCheck checkCorpus(const std::filesystem::path& corpus,
+                        const std::vector<CampaignEngine>& engines = {},
+                        const std::string& engineName = "",
+                        std::chrono::milliseconds timeout = std::chrono::milliseconds(10000),
+                        const std::function<void(const CaseCheck&)>& onCase = {});
+
+}  // namespace nncheck

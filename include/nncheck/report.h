@@ -1,0 +1,63 @@
+// The campaign report: one self-contained HTML page (no network when viewed) with a campaign's
+// settings, its rate over time and outcome counts, op coverage and rejections by op, and every
+// distinct failure with its picture, pattern, kind, error figures, triage, known/new status and
+// the command that replays it. Charts are drawn by Chart.js, inlined from Debian's
+// libjs-chart.js when the page is written. What `nncheck fuzz --report` and `nncheck report`
+// write.
+//
+//   nncheck::CampaignStats s = nncheck::runCampaign(engines, o);
+//   nncheck::writeReport("report.html", nncheck::campaignReport(s, settings, "opencv"));
+//   nncheck::writeReport("corpus.html", nncheck::corpusReport("nncheck-corpus"));
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nncheck/campaign.h"
+#include "nncheck/corpus.h"
+
+namespace nncheck {
+
+struct ReportFailure {
+  CorpusCase record;   // as saved (record.dir empty: not saved)
+  std::string status;  // "new": saved by this campaign; "in the corpus"; "known failure"
+  int hits = 0;        // failures of the campaign with this pattern; 0: not counted
+  std::string replay;  // the command that replays it
+};
+
+struct CampaignReport {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> settings;  // shown in this order
+  std::vector<CampaignSample> timeline;                       // empty: no plot over time
+  std::vector<std::pair<std::string, int64_t>> outcomes;      // outcome -> cases
+  std::map<std::string, int64_t> opCases;                     // op -> cases holding it
+  std::map<std::string, int64_t> rejectedOps;                 // op -> cases rejected at it
+  std::vector<ReportFailure> failures;
+};
+
+// The report of a campaign that ran with `settings`, against the engine registered as `engine`
+// (for the replay commands). A finding the campaign did not save (its pattern was in the corpus)
+// is shown from the corpus's case, if there is one.
+CampaignReport campaignReport(const CampaignStats& stats, const CampaignOptions& options,
+                              std::vector<std::pair<std::string, std::string>> settings,
+                              const std::string& engine);
+
+// The report of a corpus: its cases by kind and by op, and each case; cases that cannot be read
+// are left out and counted in the settings. Throws nncheck::Error naming a missing corpus.
+CampaignReport corpusReport(const std::filesystem::path& corpus);
+
+// The page. Throws nncheck::Error when Chart.js is not installed (requireReportLibrary).
+std::string reportHtml(const CampaignReport& report);
+
+// Writes the page atomically.
+void writeReport(const std::filesystem::path& file, const CampaignReport& report);
+
+// Throws nncheck::Error naming the file and the package when Chart.js is not installed, so a
+// campaign can refuse to start rather than lose its report at the end.
+void requireReportLibrary();
+
+}  // namespace nncheck
