@@ -106,7 +106,8 @@ struct CampaignStats {
 };
 
 // Throws nncheck::Error for an empty engine list, a bad generator config or shard. `progress` is
-// called between cases at most twice a second, and as a shrink starts.
+// called once before the engines start, between cases at most twice a second, and as a shrink
+// starts.
 CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
                           const std::function<void(const CampaignStats&)>& progress = {});
 

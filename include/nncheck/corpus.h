@@ -108,6 +108,9 @@ CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
 // and red on anything new, while the corpus pins them.
 std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus,
                                            const std::string& configuration = "");
+// "fusion=off: pass; fusion=on: mismatch": a triage or known failures for people ("(default)"
+// names the empty configuration).
+std::string outcomesByConfiguration(const std::map<std::string, Outcome>& m);
 // A failure as its saved case reads back, without saving it: what a report shows of a finding.
 CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info);
 

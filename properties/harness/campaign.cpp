@@ -156,6 +156,14 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         std::max<int64_t>(0, o.maxCases - o.shardIndex + o.shardCount - 1) / o.shardCount;
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  double lastProgress = 0;
+  auto report = [&](std::string activity) {
+    stats.seconds = elapsed();
+    stats.activity = std::move(activity);
+    lastProgress = stats.seconds;
+    if (progress) progress(stats);
+  };
+  report("starting the engines");  // which may take a while: say what is planned at once
   // One persistent worker per engine that runs cases: the first, or each in turn.
   std::vector<Isolated> workers;
   for (size_t e = 0; e < (o.roundRobin ? engines.size() : 1); ++e)
@@ -168,7 +176,6 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       o.corpus.empty() ? std::set<std::string>{}
                        : corpusPatterns(o.corpus / o.property, stats.unreadableCorpusCases);
   std::map<std::string, size_t> findingIndex;
-  double lastProgress = 0;
   CoverageGuide guide;
 
   auto sample = [&] {
@@ -176,12 +183,6 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
                       stats.unsupported, stats.nonfinite, 0};
     for (const auto& [kind, n] : stats.failures) at.failures += n;
     stats.timeline.push_back(at);
-  };
-  auto report = [&](std::string activity) {
-    stats.seconds = elapsed();
-    stats.activity = std::move(activity);
-    lastProgress = stats.seconds;
-    if (progress) progress(stats);
   };
 
   // Case i of the whole seed space, this shard's slice of it.

@@ -96,6 +96,14 @@ void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info)
 
 }  // namespace
 
+std::string outcomesByConfiguration(const std::map<std::string, Outcome>& m) {
+  std::string s;
+  for (const auto& [config, o] : m)
+    s += (s.empty() ? "" : "; ") + (config.empty() ? std::string("(default)") : config) + ": " +
+         std::string(outcomeName(o));
+  return s;
+}
+
 CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info) {
   CorpusCase c;
   readCaseMetadata(caseMetadataText(tc, info), "nncheck.json", c);

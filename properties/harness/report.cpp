@@ -88,14 +88,6 @@ std::string row(const std::string& name, const std::string& valueHtml) {
   return "<tr><th>" + escapeHtml(name) + "</th><td>" + valueHtml + "</td></tr>\n";
 }
 
-std::string outcomesText(const std::map<std::string, Outcome>& m) {
-  std::string s;
-  for (const auto& [config, o] : m)
-    s += (s.empty() ? "" : ", ") + (config.empty() ? std::string("(default)") : config) + ": " +
-         std::string(outcomeName(o));
-  return s;
-}
-
 std::string headline(const CorpusCase& c) {
   std::string s = c.kind ? std::string(outcomeName(*c.kind)) : "case";
   if (!c.divergingOp.empty()) s += " at " + c.divergingOp;
@@ -119,9 +111,10 @@ std::string failureSection(size_t i, const ReportFailure& f) {
     rows += row("first diverging",
                 escapeHtml(c.divergingOp + " → " + c.divergingOutput +
                            (c.divergenceDetail.empty() ? "" : ": " + c.divergenceDetail)));
-  if (!c.triage.empty()) rows += row("configurations", escapeHtml(outcomesText(c.triage)));
+  if (!c.triage.empty())
+    rows += row("configurations", escapeHtml(outcomesByConfiguration(c.triage)));
   if (!c.knownFailures.empty())
-    rows += row("known failure in", escapeHtml(outcomesText(c.knownFailures)));
+    rows += row("known failure in", escapeHtml(outcomesByConfiguration(c.knownFailures)));
   if (c.nodesAfter > 0)
     rows += row("nodes", std::to_string(c.nodesBefore) + " → " + std::to_string(c.nodesAfter));
   if (f.hits > 0) rows += row("hits", std::to_string(f.hits));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "nncheck/corpus.h"
 #include "nncheck/engine.h"
 
 namespace nncheck::cli {
@@ -34,17 +35,6 @@ void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o) {
       ->capture_default_str();
 }
 
-namespace {
-
-std::string triageText(const std::map<std::string, Outcome>& triage) {
-  std::string s;
-  for (const auto& [config, outcome] : triage)
-    s += (s.empty() ? "" : "; ") + config + ": " + std::string(outcomeName(outcome));
-  return s;
-}
-
-}  // namespace
-
 void printFinding(size_t i, const CampaignFinding& f, const std::string& baseline) {
   std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
               std::string(outcomeName(f.info.kind)).c_str(), f.info.nodesBefore, f.info.nodesAfter,
@@ -53,7 +43,7 @@ void printFinding(size_t i, const CampaignFinding& f, const std::string& baselin
   if (!diverging.empty())
     std::printf("       first diverging node: %s\n",
                 diverging.substr(0, diverging.find('\n')).c_str());
-  std::printf("       configurations: %s\n", triageText(f.info.triage).c_str());
+  std::printf("       configurations: %s\n", outcomesByConfiguration(f.info.triage).c_str());
   if (auto at = f.info.triage.find(baseline); at != f.info.triage.end())
     std::printf(isFailure(at->second)
                     ? "       fails at %s too: the engine's kernels or its adapter, not its "

@@ -14,14 +14,6 @@ namespace nncheck::cli {
 namespace {
 namespace fs = std::filesystem;
 
-std::string outcomesText(const std::map<std::string, Outcome>& m) {
-  std::string s;
-  for (const auto& [config, o] : m)
-    s += (s.empty() ? "" : " ") + (config.empty() ? std::string("-") : config) + ":" +
-         std::string(outcomeName(o));
-  return s;
-}
-
 int list(const std::string& corpus) {
   std::error_code ec;
   if (!fs::is_directory(corpus, ec)) {
@@ -40,7 +32,7 @@ int list(const std::string& corpus) {
                   c.kind ? std::string(outcomeName(*c.kind)).c_str() : "-",
                   c.configuration.empty() ? "-" : c.configuration.c_str(),
                   c.testCase.model.graph.nodes.size(),
-                  c.knownFailures.empty() ? "-" : outcomesText(c.knownFailures).c_str(),
+                  c.knownFailures.empty() ? "-" : outcomesByConfiguration(c.knownFailures).c_str(),
                   c.pattern.empty() ? "-" : c.pattern.c_str());
     } catch (const std::exception& e) {
       ++unreadable;

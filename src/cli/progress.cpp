@@ -20,8 +20,15 @@ CampaignProgress::CampaignProgress(bool tty, double intervalSeconds)
 CampaignProgress::~CampaignProgress() { stop(); }
 
 void CampaignProgress::update(const CampaignStats& s) {
-  Counts c{s.cases, s.plannedCases,    s.passed,  s.unsupported, s.nonfinite,
-           0,       s.findings.size(), s.activity};
+  Counts c;
+  c.known = true;
+  c.cases = s.cases;
+  c.planned = s.plannedCases;
+  c.passed = s.passed;
+  c.unsupported = s.unsupported;
+  c.nonfinite = s.nonfinite;
+  c.distinct = s.findings.size();
+  c.activity = s.activity;
   for (const auto& [kind, n] : s.failures) c.failures += n;
   std::lock_guard lock(mutex_);
   counts_ = std::move(c);
@@ -42,6 +49,7 @@ void CampaignProgress::run() {
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
     const Counts c = counts_;
+    if (!c.known) continue;  // nothing heard from the campaign yet
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     lock.unlock();
@@ -53,8 +61,9 @@ void CampaignProgress::run() {
 void CampaignProgress::print(const Counts& c, double seconds) const {
   const double rate = c.cases / std::max(seconds, 1e-9);
   std::string eta;
-  if (c.planned > 0 && c.cases > 0)
-    eta = "  ETA " + clockText(static_cast<double>(c.planned - c.cases) / rate);
+  if (c.planned > 0)
+    eta =
+        "  ETA " + (c.cases > 0 ? clockText(static_cast<double>(c.planned - c.cases) / rate) : "-");
   const std::string done = c.planned > 0 ? std::to_string(c.cases) + "/" + std::to_string(c.planned)
                                          : std::to_string(c.cases);
   const std::string activity = c.activity.empty() ? "" : "  (" + c.activity + ")";

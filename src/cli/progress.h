@@ -31,6 +31,7 @@ class CampaignProgress {
 
  private:
   struct Counts {
+    bool known = false;  // the campaign has reported
     int64_t cases = 0, planned = 0, passed = 0, unsupported = 0, nonfinite = 0, failures = 0;
     size_t distinct = 0;
     std::string activity;

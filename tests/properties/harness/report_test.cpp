@@ -61,7 +61,7 @@ TEST(Report, ACorpusPageShowsEveryCaseWithItsFactsAndNothingEscapesTheMarkup) {
   EXPECT_EQ(count(page, "<script"), 3u);
   EXPECT_EQ(count(page, "</script>"), 3u);
   for (const char* shown :
-       {"max abs 0.5, max rel 2", "fusion=off: pass, fusion=on: mismatch", "known failure",
+       {"max abs 0.5, max rel 2", "fusion=off: pass; fusion=on: mismatch", "known failure",
         "nncheck run --backend opencv --config fusion=on", "--gtest_filter=Suite.Prop"})
     EXPECT_NE(page.find(shown), std::string::npos) << shown;
   EXPECT_EQ(page, reportHtml(corpusReport(corpus))) << "the same corpus, the same bytes";
