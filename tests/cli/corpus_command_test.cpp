@@ -18,8 +18,11 @@ class CorpusCommand : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir("corpus_cli");
-    status_ =
-        runCli("fuzz --backend opencv --cases 100 --seed 21 --corpus " + corpus().string()).status;
+    // Without CumSum, whose bug in OpenCV 4.6 shows at some runs and not others, so that every
+    // case saved behaves as recorded when checked.
+    status_ = runCli("fuzz --backend opencv --cases 100 --seed 21 --op-weights CumSum=0 --corpus " +
+                     corpus().string())
+                  .status;
   }
   static void TearDownTestSuite() { delete dir_; }
   static fs::path corpus() { return dir_->path() / "corpus"; }

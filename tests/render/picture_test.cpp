@@ -64,6 +64,11 @@ TEST(Picture, TheDivergingNodeIsHighlightedAndValuesCarryTheirNotes) {
   EXPECT_EQ(dot.rfind('\n', conv), dot.rfind('\n', red)) << "the Conv's line is the red one";
   EXPECT_TRUE(has(dot, "float32[1, 3, 5, 5]\\nmax abs error 0.5 at [0, 1, 2, 2]")) << dot;
   EXPECT_TRUE(has(dot, "fillcolor=\"#f4cccc\", label=\"y\\nfloat32[1, 3, 5, 5]\\nexpected")) << dot;
+
+  // A long note is broken at spaces into lines of about 60 characters.
+  o.notes = {{"c", std::string(70, 'a') + " " + std::string(10, 'b') + " c"}};
+  EXPECT_TRUE(has(drawModel(convRelu(), PictureFormat::Dot, o),
+                  std::string(70, 'a') + "\\n" + std::string(10, 'b') + " c\""));
 }
 
 TEST(Picture, NestedGraphsAreClustersThatCaptureByDashedEdges) {
