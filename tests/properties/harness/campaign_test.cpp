@@ -213,12 +213,6 @@ TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
   EXPECT_EQ(rejectedOp("no node named", tc.model), "");
 }
 
-}  // namespace
-}  // namespace nncheck
-
-namespace nncheck {
-namespace {
-
 std::set<std::string> patternsOf(const CampaignStats& s) {
   std::set<std::string> out;
   for (const CampaignFinding& f : s.findings) out.insert(f.info.pattern);
