@@ -32,7 +32,7 @@ void BM_ReportOf40Failures(benchmark::State& state) {
     s.opCases[op] = 1000;
   size_t bytes = 0;
   for (auto _ : state) {
-    const std::string page = reportHtml(campaignReport(s, CampaignOptions{}, {}, "opencv"));
+    const std::string page = reportHtml(campaignReport(s, {}, "opencv"));
     bytes = page.size();
     benchmark::DoNotOptimize(page.data());
   }

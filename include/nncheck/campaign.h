@@ -69,11 +69,13 @@ struct CampaignFinding {
   // diverging node, configuration triage, pattern, and known failures with --mark-known.
   FailureInfo info;
   TestCase minimized;
-  std::filesystem::path dir;  // empty when not saved
-  bool fromCorpus = false;    // the pattern was already in the corpus
-  int hits = 1;               // shrunk failures with this pattern
-  int64_t firstCase = 0;      // the campaign's case number (from 0) that first showed it
-  double firstSeconds = 0;    // and when (before shrinking), from the campaign's start
+  // The corpus case of its pattern: saved by this campaign, or already there (fromCorpus);
+  // empty when not saved, or when another campaign on the corpus claimed it meanwhile.
+  std::filesystem::path dir;
+  bool fromCorpus = false;  // the pattern was already in the corpus
+  int hits = 1;             // shrunk failures with this pattern
+  int64_t firstCase = 0;    // the campaign's case number (from 0) that first showed it
+  double firstSeconds = 0;  // and when (before shrinking), from the campaign's start
 };
 
 // The campaign's counts at one moment, for a plot of its rate over time.

@@ -40,9 +40,9 @@ struct CampaignReport {
 };
 
 // The report of a campaign that ran with `settings`, against the engine registered as `engine`
-// (for the replay commands). A finding the campaign did not save (its pattern was in the corpus)
-// is shown from the corpus's case, if there is one.
-CampaignReport campaignReport(const CampaignStats& stats, const CampaignOptions& options,
+// (for the replay commands). Each finding is shown from its corpus case (CampaignFinding::dir),
+// saved by the campaign or already there; one not saved, from what the campaign recorded.
+CampaignReport campaignReport(const CampaignStats& stats,
                               std::vector<std::pair<std::string, std::string>> settings,
                               const std::string& engine);
 

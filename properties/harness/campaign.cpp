@@ -96,14 +96,14 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t 
   return f;
 }
 
-// The patterns saved under `dir`; a case that cannot be read is reported, not fatal.
-std::set<std::string> corpusPatterns(const std::filesystem::path& dir,
-                                     std::vector<std::string>& unreadable) {
-  std::set<std::string> out;
+// The cases saved under `dir`, by pattern; a case that cannot be read is reported, not fatal.
+std::map<std::string, std::filesystem::path> corpusCasesByPattern(
+    const std::filesystem::path& dir, std::vector<std::string>& unreadable) {
+  std::map<std::string, std::filesystem::path> out;
   for (const std::filesystem::path& c : corpusCaseDirs(dir)) {
     try {
       const CorpusCase saved = loadCorpusCase(c);
-      if (!saved.pattern.empty()) out.insert(saved.pattern);
+      if (!saved.pattern.empty()) out.emplace(saved.pattern, c);
     } catch (const std::exception& e) {
       unreadable.push_back(e.what());
     }
@@ -172,9 +172,9 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   GeneratorConfig cfg = o.generator;
   std::map<std::string, double> initialWeight;
   std::map<std::string, int> shrunkPerKey;
-  std::set<std::string> known =
-      o.corpus.empty() ? std::set<std::string>{}
-                       : corpusPatterns(o.corpus / o.property, stats.unreadableCorpusCases);
+  const std::map<std::string, std::filesystem::path> known =
+      o.corpus.empty() ? std::map<std::string, std::filesystem::path>{}
+                       : corpusCasesByPattern(o.corpus / o.property, stats.unreadableCorpusCases);
   std::map<std::string, size_t> findingIndex;
   CoverageGuide guide;
 
@@ -257,7 +257,10 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           ++stats.findings[it->second].hits;
           break;
         }
-        f.fromCorpus = known.count(f.info.pattern) > 0;
+        if (auto saved = known.find(f.info.pattern); saved != known.end()) {
+          f.fromCorpus = true;
+          f.dir = saved->second;
+        }
         // Another campaign on the same corpus may have found it meanwhile: one claims it.
         if (!o.corpus.empty() && !f.fromCorpus) {
           if (claimPattern(o.corpus / o.property, f.info.pattern))

@@ -274,7 +274,7 @@ void writeReport(const fs::path& file, const CampaignReport& r) {
   writeFileAtomic(file, reportHtml(r));
 }
 
-CampaignReport campaignReport(const CampaignStats& s, const CampaignOptions& o,
+CampaignReport campaignReport(const CampaignStats& s,
                               std::vector<std::pair<std::string, std::string>> settings,
                               const std::string& engine) {
   CampaignReport r;
@@ -289,21 +289,11 @@ CampaignReport campaignReport(const CampaignStats& s, const CampaignOptions& o,
   for (const auto& [kind, n] : s.failures) r.outcomes.emplace_back(outcomeName(kind), n);
   r.opCases = s.opCases;
   r.rejectedOps = s.rejectedOps;
-  // The corpus's cases by pattern, for findings this campaign did not save.
-  std::map<std::string, fs::path> saved;
-  if (!o.corpus.empty())
-    for (const fs::path& dir : corpusCaseDirs(o.corpus / o.property)) try {
-        saved.emplace(loadCorpusCase(dir).pattern, dir);
-      } catch (const std::exception&) {  // the campaign reported it as unreadable
-      }
   for (const CampaignFinding& f : s.findings) {
     ReportFailure out;
-    const fs::path dir = !f.dir.empty()                ? f.dir
-                         : saved.count(f.info.pattern) ? saved[f.info.pattern]
-                                                       : fs::path();
     out.record = corpusRecord(f.minimized, f.info);
-    if (!dir.empty()) try {
-        out.record = loadCorpusCase(dir);
+    if (!f.dir.empty()) try {
+        out.record = loadCorpusCase(f.dir);
       } catch (const std::exception&) {  // changed since it was saved: shown as found
       }
     out.status = !f.fromCorpus                      ? "new"

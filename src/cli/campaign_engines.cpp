@@ -50,10 +50,10 @@ void printFinding(size_t i, const CampaignFinding& f, const std::string& baselin
                       "optimizations\n"
                     : "       passes at %s: a bug of the optimizing configurations\n",
                 baseline.c_str());
-  if (!f.dir.empty())
+  if (f.fromCorpus)
+    std::printf("       already in the corpus%s%s\n", f.dir.empty() ? "" : ": ", f.dir.c_str());
+  else if (!f.dir.empty())
     std::printf("       saved: %s\n", f.dir.c_str());
-  else if (f.fromCorpus)
-    std::printf("       already in the corpus\n");
 }
 
 }  // namespace nncheck::cli

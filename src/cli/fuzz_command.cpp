@@ -169,7 +169,7 @@ int fuzz(const FuzzOptions& o) {
   if (!o.report.empty()) {
     try {
       writeReport(o.report,
-                  campaignReport(s, c, reportSettings(o, c, configs), o.engine.selection.backend));
+                  campaignReport(s, reportSettings(o, c, configs), o.engine.selection.backend));
     } catch (const Error& e) {
       std::cerr << "nncheck fuzz: error: the report: " << e.what() << "\n";
       return 1;

@@ -77,6 +77,8 @@ TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
   ASSERT_EQ(again.findings.size(), s.findings.size());
   EXPECT_EQ(again.newFindings(), 0);
   EXPECT_EQ(loadCorpus(corpus_).size(), s.findings.size());
+  for (size_t i = 0; i < again.findings.size(); ++i)
+    EXPECT_EQ(again.findings[i].dir, s.findings[i].dir) << "each names the corpus case it matched";
 }
 
 // With the fused configuration second, a campaign on the first alone never sees the bug; in

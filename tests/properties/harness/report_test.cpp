@@ -82,7 +82,7 @@ TEST(Report, ACampaignPageHoldsItsTimelineAndOpCounts) {
   f.info.pattern = "crash: Relu(x)";
   f.hits = 2;
   s.findings.push_back(f);
-  const CampaignReport r = campaignReport(s, CampaignOptions{}, {{"engine", "toy"}}, "toy");
+  const CampaignReport r = campaignReport(s, {{"engine", "toy"}}, "toy");
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].status, "new");
   EXPECT_TRUE(r.failures[0].replay.empty()) << "a finding not saved has nothing to replay";
