@@ -44,11 +44,11 @@ Window<I> slidingWindow(Rule<I>& r, const std::vector<I>& in, std::vector<I> ker
     r.require(w.kernel[i] >= 1, "kernel size >= 1 at spatial axis " + std::to_string(i));
     r.require(w.strides[i] >= 1, "stride >= 1 at spatial axis " + std::to_string(i));
     r.require(w.dilations[i] >= 1, "dilation >= 1 at spatial axis " + std::to_string(i));
-    I eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    I eff = imul(w.kernel[i] - 1, w.dilations[i]) + 1;
     I pb = r.lit(0), pe = r.lit(0);
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       // The total padding that makes ceil(in / stride) windows, split as ONNX splits it.
-      I total = imax((ceilDiv(in[i], w.strides[i]) - 1) * w.strides[i] + eff - in[i], r.lit(0));
+      I total = imax(imul(ceilDiv(in[i], w.strides[i]) - 1, w.strides[i]) + eff - in[i], r.lit(0));
       I half = total / 2;
       pb = autoPad == "SAME_UPPER" ? half : total - half;
       pe = autoPad == "SAME_UPPER" ? total - half : half;
@@ -127,8 +127,8 @@ Window<I> convTransposeWindow(Rule<I>& r) {
               "kernel, stride and dilation >= 1 at spatial axis " + std::to_string(i));
     r.require(outPad[i] >= 0 && (outPad[i] < w.strides[i] || outPad[i] < w.dilations[i]),
               "output_padding below stride or dilation at spatial axis " + std::to_string(i));
-    const I eff = (w.kernel[i] - 1) * w.dilations[i] + 1;
-    I full = w.strides[i] * (in[i] - 1) + outPad[i] + eff;
+    const I eff = imul(w.kernel[i] - 1, w.dilations[i]) + 1;
+    I full = imul(w.strides[i], in[i] - 1) + outPad[i] + eff;
     if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       // With output_shape, the pads that reach it; a negative total (an output_shape past the
       // full size) appends outputs that only the bias reaches. With SAME, ONNX 1.12 pads
@@ -158,7 +158,7 @@ template <class I>
 void requireGroups(Rule<I>& r, const I& channels, const I& wChannels, const I& outChannels) {
   I group = r.symInt("group");
   r.require(group >= 1, "group >= 1");
-  r.require(channels == wChannels * group, "input channels equal W's channels times group");
+  r.require(channels == imul(wChannels, group), "input channels equal W's channels times group");
   r.require(imod(outChannels, group) == 0, "output channels divisible by group");
 }
 

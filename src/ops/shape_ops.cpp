@@ -151,12 +151,12 @@ OpSpec depthSpace(std::string type, bool toSpace) {
     r.check(b >= 1, "blocksize >= 1");
     auto d = r.dims(0);
     if (toSpace) {
-      r.require(imod(d[1], r.lit(b * b)) == 0, "C is a multiple of blocksize^2");
-      r.output(0, {d[0], d[1] / r.lit(b * b), d[2] * r.lit(b), d[3] * r.lit(b)});
+      r.require(imod(d[1], r.lit(imul(b, b))) == 0, "C is a multiple of blocksize^2");
+      r.output(0, {d[0], d[1] / r.lit(imul(b, b)), imul(d[2], r.lit(b)), imul(d[3], r.lit(b))});
     } else {
       r.require(imod(d[2], r.lit(b)) == 0 && imod(d[3], r.lit(b)) == 0,
                 "H and W are multiples of blocksize");
-      r.output(0, {d[0], d[1] * r.lit(b * b), d[2] / r.lit(b), d[3] / r.lit(b)});
+      r.output(0, {d[0], imul(d[1], r.lit(imul(b, b))), d[2] / r.lit(b), d[3] / r.lit(b)});
     }
   });
   s.kernel([toSpace](KernelCall& k) {
@@ -549,7 +549,7 @@ void registerShapeOps(Registry& reg) {
                           auto out = r.dims(0);
                           for (size_t a = 0; a < out.size(); ++a) {
                             r.require(rep[a] >= 0, "repeats >= 0");
-                            out[a] = out[a] * rep[a];
+                            out[a] = imul(out[a], rep[a]);
                           }
                           r.output(0, out);
                         })

@@ -60,6 +60,44 @@ TEST(Validity, ShapeValuesWhoseProductOverflowsAreAnError) {
   EXPECT_NE(why->find("Reshape 'r'"), std::string::npos) << *why;
 }
 
+// The same for the other rules that multiply a dim by a value or attribute (Tile's was found by
+// the loader's fuzzer): each is an error naming the node, whatever sanitizers watch.
+TEST(Validity, DimsTimesValuesOrAttributesPastInt64AreAnError) {
+  const int64_t huge = int64_t{1} << 62;
+  auto model = [](Node n, std::vector<ValueInfo> inputs, std::vector<Initializer> inits) {
+    Model m;
+    m.opsets = {{"", 14}};
+    m.graph.inputs = std::move(inputs);
+    m.graph.initializers = std::move(inits);
+    m.graph.nodes = {std::move(n)};
+    m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1})};
+    return m;
+  };
+  Node conv = Node::make("Conv", {"x", "w"}, {"y"}, "n");
+  conv.attributes = {Attribute::ofInts("dilations", {huge}),
+                     Attribute::ofInts("kernel_shape", {3})};
+  Node convTranspose = Node::make("ConvTranspose", {"x", "w"}, {"y"}, "n");
+  convTranspose.attributes = {Attribute::ofInts("strides", {huge})};
+  Node depthToSpace = Node::make("DepthToSpace", {"x"}, {"y"}, "n");
+  depthToSpace.attributes = {Attribute::ofInt("blocksize", huge)};
+  const std::vector<std::pair<std::string, Model>> cases = {
+      {"Tile", model(Node::make("Tile", {"x", "r"}, {"y"}, "n"),
+                     {ValueInfo::tensor("x", DType::Float32, {4})},
+                     {{"r", Tensor::fromVector<int64_t>({1}, {huge}), ""}})},
+      {"Conv", model(conv, {ValueInfo::tensor("x", DType::Float32, {1, 1, 8})},
+                     {{"w", Tensor(DType::Float32, {1, 1, 3}), ""}})},
+      {"ConvTranspose", model(convTranspose, {ValueInfo::tensor("x", DType::Float32, {1, 1, 8})},
+                              {{"w", Tensor(DType::Float32, {1, 1, 3}), ""}})},
+      {"DepthToSpace",
+       model(depthToSpace, {ValueInfo::tensor("x", DType::Float32, {1, 4, 2, 2})}, {})}};
+  for (const auto& [op, m] : cases) {
+    const auto why = whyInvalid(m);
+    ASSERT_TRUE(why) << op;
+    EXPECT_NE(why->find("overflows int64"), std::string::npos) << op << ": " << *why;
+    EXPECT_NE(why->find(op + " 'n'"), std::string::npos) << *why;
+  }
+}
+
 TEST(Validity, AcceptsAValidModel) {
   EXPECT_EQ(whyInvalid(matmulModel({2, 3}, {3, 5}, {2, 5})), std::nullopt);
 }
