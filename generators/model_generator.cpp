@@ -642,6 +642,7 @@ bool Builder::insert(bool backward, int placeholder) {
     }
     std::optional<Candidate> last;
     for (int draw = 0; draw < kDrawsBeforeSolving; ++draw) {
+      pollDeadline(1000);  // a draw and its judgement: tens of microseconds
       auto c = drawCandidate(e, backward, placeholder);
       if (!c) break;
       if (judge(*c, placeholder)) {

@@ -3,6 +3,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -102,8 +103,10 @@ const std::vector<DType>& OpEntry::dtypesOfInput(size_t i) const {
 }
 
 std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
-  if (cfg.nodes < 1)
-    throw Error("generator: --nodes must be at least 1, got " + std::to_string(cfg.nodes));
+  if (cfg.nodes < 1 || cfg.nodes > kMaxGeneratedNodes)
+    throw Error("generator: --nodes must be from 1 to " + std::to_string(kMaxGeneratedNodes) +
+                ", got " + std::to_string(cfg.nodes) +
+                " (growth slows with size: a model of 1,000 nodes takes seconds)");
   if (cfg.opset < 13 || cfg.opset > 17)
     throw Error("generator: opset " + std::to_string(cfg.opset) +
                 " is outside the supported 13..17");
@@ -123,17 +126,23 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
       if (!reg.find(op)) throw Error("generator: unknown op '" + op + "' (not in the op library)");
   for (const auto& [op, w] : cfg.opWeights) {
     if (!reg.find(op)) throw Error("generator: weight given for unknown op '" + op + "'");
-    if (w < 0) throw Error("generator: negative weight for op '" + op + "'");
+    if (!(w >= 0 && std::isfinite(w)))
+      throw Error("generator: the weight of op '" + op + "' is " + std::to_string(w) +
+                  ", not a finite non-negative number");
   }
   for (const auto& [pair, w] : cfg.pairWeights) {
     const std::string name = pair.first + ">" + pair.second;
     for (const std::string& op : {pair.first, pair.second})
       if (!reg.find(op))
         throw Error("generator: pair weight " + name + " names unknown op '" + op + "'");
-    if (!(w >= 0)) throw Error("generator: pair weight " + name + " is not a non-negative number");
+    if (!(w >= 0 && std::isfinite(w)))
+      throw Error("generator: pair weight " + name + " is not a finite non-negative number");
   }
-  if (cfg.seeds && !(cfg.seedShare >= 0 && cfg.seedShare <= 1))
-    throw Error("generator: the seed share must be within [0, 1]");
+  for (const auto& [name, share] : {std::pair{"seed share", cfg.seedShare},
+                                    {"backward probability", cfg.backwardProbability},
+                                    {"solver share", cfg.solverShare}})
+    if (!(share >= 0 && share <= 1))
+      throw Error(std::string("generator: the ") + name + " must be within [0, 1]");
 
   std::vector<OpEntry> table;
   for (const auto& specPtr : reg.all()) {

@@ -15,7 +15,7 @@ seconds=${NNCHECK_FUZZ_SECONDS:-60}
 budget=(-max_total_time="$seconds")
 [ -z "${NNCHECK_FUZZ_RUNS:-}" ] || budget=(-runs="$NNCHECK_FUZZ_RUNS")
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(model_loader tensor_loader model_roundtrip metadata)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(model_loader tensor_loader model_roundtrip metadata corpus_folder)
 "$root/scripts/install-deps.sh"
 "$root/scripts/configure-sanitized.sh" "$build"
 targets=()

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -73,6 +74,54 @@ inline std::vector<NodeCase> registeredNodeCases() {
     out.push_back({dir, m, loadTestDataSet(m, dir / "test_data_set_0").inputs});
   }
   return out;
+}
+
+// A valid model whose run never ends in practice: a Loop of `trips` iterations whose body runs
+// another Loop of `trips` iterations, carrying x (float32[1]) through to y. Node names: 'outer',
+// 'inner'.
+inline Model nestedLoops(int64_t trips) {
+  auto loop = [](const std::string& name, std::optional<Node> inner) {
+    Graph body;
+    body.name = name + "_body";
+    body.inputs = {ValueInfo::tensor(name + "_i", DType::Int64, {}),
+                   ValueInfo::tensor(name + "_c", DType::Bool, {}),
+                   ValueInfo::tensor(name + "_s", DType::Float32, {1})};
+    body.nodes = {Node::make("Identity", {name + "_c"}, {name + "_c_out"})};
+    Node step = inner ? *inner : Node::make("Identity", {""}, {""});
+    step.inputs.back() = name + "_s";
+    step.outputs[0] = name + "_s_out";
+    body.nodes.push_back(step);
+    body.outputs = {ValueInfo::tensor(name + "_c_out", DType::Bool, {}),
+                    ValueInfo::tensor(name + "_s_out", DType::Float32, {1})};
+    Node n = Node::make("Loop", {"M", "", "x"}, {"y"}, name);
+    n.attributes = {Attribute::ofGraph("body", body)};
+    return n;
+  };
+  Model m;
+  m.opsets = {{"", 16}};
+  m.graph.name = "nested_loops";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1})};
+  m.graph.initializers = {{"M", Tensor::scalar<int64_t>(trips), ""}};
+  m.graph.nodes = {loop("outer", loop("inner", std::nullopt))};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1})};
+  return m;
+}
+
+// v0 -> Neg -> v1 -> ... -> Neg -> v<n>: a valid model of `n` nodes, as long as a test needs.
+inline Model negChain(int n) {
+  auto value = [](int i) {
+    std::string name = "v";  // (not "v" + to_string: GCC 12 warns falsely, -Wrestrict)
+    name += std::to_string(i);
+    return name;
+  };
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "chain";
+  m.graph.inputs = {ValueInfo::tensor("v0", DType::Float32, {2})};
+  for (int i = 0; i < n; ++i)
+    m.graph.nodes.push_back(Node::make("Neg", {value(i)}, {value(i + 1)}));
+  m.graph.outputs = {ValueInfo::tensor(value(n), DType::Float32, {2})};
+  return m;
 }
 
 }  // namespace nncheck::testing

@@ -66,13 +66,20 @@ std::string contentHash(const TestCase& tc);
 std::filesystem::path saveFailure(const std::filesystem::path& corpus, const std::string& property,
                                   const TestCase& tc, const FailureInfo& info);
 
+// Saves the case unless <corpus>/<property> holds a case of its minimized pattern, across
+// processes: campaigns sharing a corpus save each pattern once. The case is saved first and its
+// pattern claimed after (<property>/.patterns/<hash>, naming the case), so a kill in between
+// leaves a case without a claim, never a claim without its case; a claim whose case is gone is
+// taken over. `dir` is the case that holds the pattern; `isNew` says whether this call saved it.
+struct SavedPattern {
+  std::filesystem::path dir;
+  bool isNew = false;
+};
+SavedPattern savePatternOnce(const std::filesystem::path& corpus, const std::string& property,
+                             const TestCase& tc, const FailureInfo& info);
+
 // A saved case and what its nncheck.json records (a case without one: only the folder and the
 // test case).
-// Claims a minimized pattern in a corpus folder for this process, across processes (a file made
-// exclusively under <folder>/.patterns/): true for the first claimant only, so two campaigns on
-// one corpus save each pattern once.
-bool claimPattern(const std::filesystem::path& folder, const std::string& pattern);
-
 struct CorpusCase {
   std::filesystem::path dir;
   TestCase testCase;

@@ -19,15 +19,23 @@ struct MergeResult {
   int copied = 0;      // cases copied into the target
   int duplicates = 0;  // cases left out: their pattern (or content) is already there
   int marked = 0;      // cases kept that took known-failure marks from a duplicate
+  // "<path>: why" for what was not copied: links (never followed), files and folders that are
+  // not part of a case, folders nested too deep to search.
+  std::vector<std::string> skipped;
+  // Cases whose folder name (their content) is in the target already with another pattern or
+  // kind in its record: left as they are, for a person to settle.
+  std::vector<std::string> conflicts;
 };
 
 // Copies the cases of `from` (corpora, in order) into `into`, keeping one case per property and
 // minimized pattern (a case without a pattern: per content hash). What `into` holds already
 // stays and wins; among the sources, a case marked as a known failure wins over an unmarked one,
 // then the first. No mark is lost: the case kept takes the known-failure marks of the duplicates
-// left out. A case keeps its folder below its corpus (<property>/<hash>). Each copy and each
-// rewritten record is atomic. Throws nncheck::Error naming a source that is missing or a case
-// that cannot be read.
+// left out. A case keeps its folder below its corpus (<property>/<hash>). Only the files of a
+// case are copied, never through a link. Each copy and each rewritten record is atomic; a merge
+// running at the same time into the same corpus is safe (what it copied first counts as a
+// duplicate). Throws nncheck::Error naming a source that is missing, overlaps `into`, or holds a
+// case that cannot be read.
 MergeResult mergeCorpora(const std::vector<std::filesystem::path>& from,
                          const std::filesystem::path& into);
 
@@ -40,8 +48,9 @@ struct CaseCheck {
 struct CorpusCheck {
   std::vector<CaseCheck> cases;  // sorted by folder
   int ok = 0;
-  int changed = 0;  // loads, but behaves otherwise than recorded
-  int broken = 0;   // does not load
+  int changed = 0;                   // loads, but behaves otherwise than recorded
+  int broken = 0;                    // does not load
+  std::vector<std::string> leftOut;  // what the scan passed over, and why (CaseScan::leftOut)
 };
 
 // Checks every case under `corpus`: it loads (model, inputs, nncheck.json); the reference still

@@ -23,8 +23,11 @@
 
 namespace nncheck {
 
+// The most nodes a generated model may have: growth slows with size (1,000 nodes take seconds).
+inline constexpr int kMaxGeneratedNodes = 1000;
+
 struct GeneratorConfig {
-  int nodes = 10;
+  int nodes = 10;                    // 1 .. kMaxGeneratedNodes
   std::vector<std::string> ops;      // allowed ops; empty: every registered op
   std::vector<std::string> denyOps;  // never these
   // Dtypes of the values flowing through the graph (shape operands are int64 regardless).

@@ -33,13 +33,29 @@ void saveTensor(const Tensor& tensor, const std::string& name, const std::filesy
 // The largest file nncheck reads (2 GiB, protobuf's own limit for one message).
 inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;
 
-// Reads a whole regular file of at most kMaxFileBytes; throws nncheck::Error naming the path and
-// what is wrong (missing, a folder, a FIFO or device, too large, unreadable).
-std::string readFile(const std::filesystem::path& path);
+// Whether a read follows a symbolic link at the path's last component. The files inside a case
+// folder are read with Refuse: a corpus from elsewhere (a CI artifact, a shared volume) must not
+// make nncheck copy or print what a link in it points to (notes.txt -> /etc/shadow).
+enum class Links { Follow, Refuse };
+
+// Reads a whole regular file of at most `maxBytes`; throws nncheck::Error naming the path and
+// what is wrong (missing, a folder, a FIFO or device, a link when links are refused, too large,
+// unreadable).
+std::string readFile(const std::filesystem::path& path, Links links = Links::Follow,
+                     int64_t maxBytes = kMaxFileBytes);
 // Writes `path` atomically and durably: a temporary file beside it, synced to disk, renamed over
 // it, and the folder synced.
 void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes);
 // Syncs a file or folder to disk (fsync); throws nncheck::Error naming it.
 void syncPath(const std::filesystem::path& path);
+
+// Writes a file a person named (-o, --report). A new or regular file is written as
+// writeFileAtomic does; through a symbolic link, the file it points to is (the link stays a
+// link); a device, FIFO or socket (/dev/null, /dev/stdout) is written to directly, since a
+// rename would replace it with a regular file. Throws nncheck::Error naming the path.
+void writeOutputFile(const std::filesystem::path& path, const std::string& bytes);
+// Throws nncheck::Error unless writeOutputFile(path) can work: `path` is no folder, and the
+// folder it goes in exists and is writable. For commands that write at the end of long work.
+void checkOutputFile(const std::filesystem::path& path);
 
 }  // namespace nncheck

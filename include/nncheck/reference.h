@@ -7,9 +7,11 @@
 // Every node is checked by its op's shape rule before its kernel runs, so a malformed model
 // fails with a message naming the node, the op and the shapes. Ops, dtypes or attribute values
 // outside the op library throw nncheck::Unsupported, and so does a run that would hold more
-// memory than its limit (referenceMemoryLimit()).
+// memory than its limit (referenceMemoryLimit()) or take longer than its time limit
+// (referenceTimeLimit()).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,6 +53,16 @@ inline constexpr int64_t kDefaultReferenceMemoryLimit = int64_t{4} << 30;
 int64_t referenceMemoryLimit();
 // Sets the limit for every run that starts afterwards, in every thread; returns the previous one.
 int64_t setReferenceMemoryLimit(int64_t bytes);
+
+// The time one run may take (60 s unless set). A valid model can loop for hours (two nested
+// Loops of 100,000 trips) or multiply 8192x8192 matrices; past the limit the run stops at the
+// next node or inside the long kernel and throws Unsupported("time") naming the node, so the
+// case is skipped as one the reference does not compute. Sets, like the memory limit, apply to
+// runs that start afterwards, in every thread; the previous limit is returned. From 1 ms to one
+// week.
+inline constexpr std::chrono::milliseconds kDefaultReferenceTimeLimit{60'000};
+std::chrono::milliseconds referenceTimeLimit();
+std::chrono::milliseconds setReferenceTimeLimit(std::chrono::milliseconds limit);
 
 // nncheck's reference interpreter as a backend.
 class ReferenceBackend final : public Backend {

@@ -37,6 +37,9 @@ struct CampaignReport {
   std::map<std::string, int64_t> opCases;                     // op -> cases holding it
   std::map<std::string, int64_t> rejectedOps;                 // op -> cases rejected at it
   std::vector<ReportFailure> failures;
+  // A corpus's cases that could not be read and what its scan passed over ("<path>: why"),
+  // each left out of the page and listed in its settings.
+  std::vector<std::string> unreadable, leftOut;
 };
 
 // The report of a campaign that ran with `settings`, against the engine registered as `engine`
@@ -47,7 +50,8 @@ CampaignReport campaignReport(const CampaignStats& stats,
                               const std::string& engine);
 
 // The report of a corpus: its cases by kind and by op, and each case; cases that cannot be read
-// are left out and counted in the settings. Throws nncheck::Error naming a missing corpus.
+// (and links, which are not followed) are left out, counted in the settings and listed in
+// `unreadable` and `leftOut`. Throws nncheck::Error naming a missing corpus.
 CampaignReport corpusReport(const std::filesystem::path& corpus);
 
 // The page. Throws nncheck::Error when Chart.js is not installed (requireReportLibrary).

@@ -18,9 +18,12 @@ namespace nncheck {
 void checkValid(const Model& model);
 std::optional<std::string> whyInvalid(const Model& model);
 
-// The cheap part of checkValid, which the reference runs before any model: an IR version and a
-// default opset this ONNX knows, graph inputs, initializers and outputs each named once, and no
-// graph output that is also a graph input. Throws nncheck::Error naming what is wrong.
+// The cheap part of checkValid, which the reference runs before any model and the corpus and
+// conformance readers run on every model they load: an IR version and a default opset this ONNX
+// knows, graph inputs, initializers and outputs each named once, no graph output that is also a
+// graph input, and every value of every graph defined once (no two nodes writing 'y'). Throws
+// nncheck::Error naming what is wrong; nncheck::Unsupported for an IR version or default opset
+// this ONNX does not know (or none: a model of ONNX's training domain alone).
 void checkStructure(const Model& model);
 
 }  // namespace nncheck

@@ -1,8 +1,10 @@
 #include "nncheck/campaign.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
+#include "core/deadline.h"
 #include "nncheck/error.h"
 #include "nncheck/localize.h"
 #include "nncheck/tolerance.h"
@@ -29,6 +31,22 @@ std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Verdi
   }
   if (v.outcome == Outcome::Crash) return key + ":" + std::to_string(v.signal);
   return key;
+}
+
+// A campaign's time box past this is no time box (and would overflow the clock's range).
+constexpr double kLongestTimeBox = 1e9;
+
+// The case `make` generates, or none when the time box ends first: growing a model of thousands
+// of nodes takes seconds, and generation polls the deadline (core/deadline.h).
+template <class Make>
+std::optional<TestCase> generateBefore(Clock::time_point end, Make&& make) {
+  Deadline box(end);
+  try {
+    return make();
+  } catch (const DeadlineExceeded& e) {
+    if (!e.of(box)) throw;
+    return std::nullopt;
+  }
 }
 
 // The engine that runs the case of this seed, in round robin: a function of the seed alone
@@ -155,6 +173,9 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     stats.plannedCases =
         std::max<int64_t>(0, o.maxCases - o.shardIndex + o.shardCount - 1) / o.shardCount;
   const auto start = Clock::now();
+  const auto timeBoxEnd =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(std::min(o.seconds, kLongestTimeBox)));
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   double lastProgress = 0;
   auto report = [&](std::string activity) {
@@ -191,7 +212,11 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     if (o.maxCases > 0 && elapsed() >= o.seconds) break;
     if (o.maxFindings > 0 && static_cast<int64_t>(stats.findings.size()) >= o.maxFindings) break;
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
-    TestCase tc = o.coverageGuided ? guide.next(cfg, seed) : makeTestCase(cfg, seed);
+    std::optional<TestCase> generated = generateBefore(timeBoxEnd, [&] {
+      return o.coverageGuided ? guide.next(cfg, seed) : makeTestCase(cfg, seed);
+    });
+    if (!generated) break;
+    TestCase& tc = *generated;
     ++stats.cases;
     std::set<std::string> ops;
     for (const Node& n : tc.model.graph.nodes) ops.insert(n.opType);
@@ -261,12 +286,11 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           f.fromCorpus = true;
           f.dir = saved->second;
         }
-        // Another campaign on the same corpus may have found it meanwhile: one claims it.
+        // Another campaign on the same corpus may have found it meanwhile: one saves it.
         if (!o.corpus.empty() && !f.fromCorpus) {
-          if (claimPattern(o.corpus / o.property, f.info.pattern))
-            f.dir = saveFinding(f, o);
-          else
-            f.fromCorpus = true;
+          const SavedPattern saved = savePatternOnce(o.corpus, o.property, f.minimized, f.info);
+          f.dir = saved.dir;
+          f.fromCorpus = !saved.isNew;
         }
         f.firstCase = i;
         f.firstSeconds = failedAt;

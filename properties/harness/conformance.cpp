@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/case_files.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -47,7 +48,7 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
   CaseResult r;
   r.dir = dir;
   try {
-    Model model = loadModel(dir / "model.onnx");
+    Model model = loadSoundCaseModel(dir);
     std::set<std::string> ops;
     for (const Node& n : model.graph.nodes) ops.insert(n.opType);
     r.ops.assign(ops.begin(), ops.end());

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "harness/case_files.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/picture.h"
 #include "nncheck/reference.h"
+#include "nncheck/validity.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;
@@ -176,32 +179,107 @@ void sweepStaleTemporaries(const fs::path& folder) {
   }
 }
 
-}  // namespace
-
-bool claimPattern(const fs::path& folder, const std::string& pattern) {
-  const fs::path claims = folder / ".patterns";
+bool holdsCase(const fs::path& dir) {
   std::error_code ec;
-  fs::create_directories(claims, ec);
-  if (ec) throw Error(claims.string() + ": cannot create the folder: " + ec.message());
+  return fs::exists(fs::symlink_status(dir / "model.onnx", ec));
+}
+
+// The claim file of a pattern in a corpus folder: <folder>/.patterns/<hash of the pattern>,
+// holding the pattern and the name of the case folder that holds it.
+fs::path claimFile(const fs::path& folder, const std::string& pattern) {
   char name[17];
   std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(pattern)));
-  const fs::path claim = claims / name;
+  return folder / ".patterns" / name;
+}
+
+std::string claimText(const std::string& pattern, const fs::path& dir) {
+  return pattern + "\n" + dir.filename().string() + "\n";
+}
+
+// Claims the pattern for the case `dir`, exclusively across processes: false when a claim exists.
+bool claimPattern(const fs::path& claim, const std::string& pattern, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(claim.parent_path(), ec);
+  if (ec) throw Error(claim.parent_path().string() + ": cannot create the folder: " + ec.message());
   const int fd = ::open(claim.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EEXIST) return false;
     throw Error(claim.string() + ": cannot claim the pattern: " + std::strerror(errno));
   }
-  const std::string text = pattern + "\n";  // for a reader wondering what the file is
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const std::string text = claimText(pattern, dir);
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  ::fsync(fd) == 0;
   ::close(fd);
   if (!ok) throw Error(claim.string() + ": cannot write the claim");
   return true;
 }
 
-fs::path saveFailure(const fs::path& corpus, const std::string& property, const TestCase& tc,
-                     const FailureInfo& info) {
-  const fs::path dir = corpus / property / contentHash(tc);
-  if (fs::exists(dir / "model.onnx")) return dir;
+// The case of `folder` a claim names, when it is there; else any case there with the pattern
+// other than `except` (claims written before they named their case), else none.
+std::optional<fs::path> holderOf(const fs::path& claim, const fs::path& folder,
+                                 const std::string& pattern, const fs::path& except) {
+  std::string text;
+  try {
+    text = readFile(claim, Links::Refuse, 1 << 20);
+  } catch (const Error&) {  // unreadable: as stale as a claim without its case
+  }
+  const size_t line = text.find('\n');
+  if (line != std::string::npos && text.compare(0, line, pattern) == 0) {
+    std::string name = text.substr(line + 1);
+    if (!name.empty() && name.back() == '\n') name.pop_back();
+    if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != ".." &&
+        holdsCase(folder / name))
+      return folder / name;
+  }
+  for (const fs::path& c : corpusCaseDirs(folder)) {
+    if (c == except) continue;
+    try {
+      if (loadCorpusCase(c).pattern == pattern) return c;
+    } catch (const std::exception&) {  // an unreadable case holds no pattern
+    }
+  }
+  return std::nullopt;
+}
+
+// Holds an exclusive lock on <folder>/.patterns/.lock while it lives (released by the kernel
+// if the process dies), so that taking over a stale claim is one process's act.
+class ClaimsLock {
+ public:
+  explicit ClaimsLock(const fs::path& claims) {
+    const fs::path file = claims / ".lock";
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0) throw Error(file.string() + ": cannot open the lock: " + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        const int err = errno;
+        ::close(fd_);
+        throw Error(file.string() + ": cannot lock: " + std::strerror(err));
+      }
+  }
+  ~ClaimsLock() { ::close(fd_); }
+  ClaimsLock(const ClaimsLock&) = delete;
+  ClaimsLock& operator=(const ClaimsLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Model loadSoundCaseModel(const fs::path& caseDir) {
+  Model m = loadCaseModel(caseDir);
+  try {
+    checkStructure(m);
+  } catch (const Unsupported&) {
+    throw;  // an opset nncheck does not know: skipped, not invalid
+  } catch (const Error& e) {
+    throw Error((caseDir / "model.onnx").string() + ": not a valid model: " + e.what());
+  }
+  return m;
+}
+
+bool publishCase(const fs::path& dir, const std::function<void(const fs::path&)>& fill) {
+  if (holdsCase(dir)) return false;
   std::error_code ec;
   fs::create_directories(dir.parent_path(), ec);
   if (ec)
@@ -211,20 +289,48 @@ fs::path saveFailure(const fs::path& corpus, const std::string& property, const 
   tmp += ".tmp." + std::to_string(::getpid());
   fs::remove_all(tmp, ec);
   try {
-    writeCase(tmp, tc, info);
+    fill(tmp);
   } catch (...) {  // nothing half-saved is left behind
     fs::remove_all(tmp, ec);
     throw;
   }
-
   fs::rename(tmp, dir, ec);
-  if (!ec) syncPath(dir.parent_path());  // the case's name reaches the disk too
   if (ec) {
-    fs::remove_all(tmp);
-    if (fs::exists(dir / "model.onnx")) return dir;  // another process saved the same case
-    throw Error(dir.string() + ": cannot move the saved case into place: " + ec.message());
+    std::error_code removeError;
+    fs::remove_all(tmp, removeError);
+    if (holdsCase(dir)) return false;  // another process put the same case there first
+    throw Error(dir.string() + ": cannot move the case into place: " + ec.message());
   }
+  syncPath(dir.parent_path());  // the case's name reaches the disk too
+  return true;
+}
+
+fs::path saveFailure(const fs::path& corpus, const std::string& property, const TestCase& tc,
+                     const FailureInfo& info) {
+  const fs::path dir = corpus / property / contentHash(tc);
+  publishCase(dir, [&](const fs::path& tmp) { writeCase(tmp, tc, info); });
   return dir;
+}
+
+SavedPattern savePatternOnce(const fs::path& corpus, const std::string& property,
+                             const TestCase& tc, const FailureInfo& info) {
+  const fs::path folder = corpus / property;
+  const fs::path dir = folder / contentHash(tc);
+  // The case first, its claim after: a process killed in between leaves a case without a claim
+  // (found by the next campaign's scan of the corpus), never a claim without its case.
+  const bool made = publishCase(dir, [&](const fs::path& tmp) { writeCase(tmp, tc, info); });
+  const fs::path claim = claimFile(folder, info.pattern);
+  if (claimPattern(claim, info.pattern, dir)) return {dir, made};
+  ClaimsLock lock(claim.parent_path());
+  if (std::optional<fs::path> holder = holderOf(claim, folder, info.pattern, dir)) {
+    if (*holder == dir) return {dir, made};
+    if (made) fs::remove_all(dir);  // another campaign saved the pattern first
+    return {*holder, false};
+  }
+  // A stale claim (its case was removed, or a save was killed before this order was kept):
+  // this case takes it over.
+  writeFileAtomic(claim, claimText(info.pattern, dir));
+  return {dir, made};
 }
 
 // What nncheck writes is a few kilobytes: far past that is not its metadata.
@@ -321,15 +427,14 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
   CorpusCase c;
   c.dir = caseDir;
   TestCase& tc = c.testCase;
-  tc.model = loadModel(caseDir / "model.onnx");
+  tc.model = loadSoundCaseModel(caseDir);
   tc.inputs = loadTestDataSet(tc.model, caseDir / "test_data_set_0").inputs;
   const fs::path meta = caseDir / "nncheck.json";
   std::error_code ec;
-  if (!fs::exists(meta, ec)) return c;
-  if (fs::file_size(meta, ec) > kMaxMetadataBytes)  // refused before it is read
-    throw Error(meta.string() + ": " + std::to_string(fs::file_size(meta, ec)) +
-                " bytes, more than the 1 MiB nncheck metadata may take");
-  readCaseMetadata(readFile(meta), meta, c);
+  // Absent is a case without a record; anything else there (a link, even a dangling one, a
+  // FIFO, a folder) makes the case unreadable, so that its marks are never silently lost.
+  if (fs::symlink_status(meta, ec).type() == fs::file_type::not_found) return c;
+  readCaseMetadata(readFile(meta, Links::Refuse, static_cast<int64_t>(kMaxMetadataBytes)), meta, c);
   return c;
 }
 
@@ -343,8 +448,9 @@ bool addKnownFailures(const fs::path& caseDir, const std::map<std::string, Outco
   // Only the marks change: every other field stays as the campaign that saved the case wrote it.
   const fs::path meta = caseDir / "nncheck.json";
   std::error_code ec;
-  nlohmann::ordered_json j = fs::exists(meta, ec) ? nlohmann::ordered_json::parse(readFile(meta))
-                                                  : nlohmann::ordered_json::object();
+  nlohmann::ordered_json j = fs::exists(meta, ec)
+                                 ? nlohmann::ordered_json::parse(readFile(meta, Links::Refuse))
+                                 : nlohmann::ordered_json::object();
   j["known_failures"] = outcomeNames(all);
   writeFileAtomic(meta, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return true;

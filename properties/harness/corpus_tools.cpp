@@ -1,10 +1,10 @@
 #include "nncheck/corpus_tools.h"
 
-#include <unistd.h>
-
 #include <map>
 #include <optional>
 
+#include "harness/case_files.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/conformance.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -18,46 +18,81 @@ struct MergeCandidate {
   fs::path dir;
   fs::path relative;  // <property>/<hash>, below its corpus
   std::string key;    // <property> + pattern, or the relative folder for a case without one
+  std::optional<Outcome> kind;
   std::map<std::string, Outcome> marks;  // its known failures
 };
 
-std::vector<MergeCandidate> candidatesOf(const fs::path& corpus) {
+MergeCandidate candidate(const fs::path& corpus, const fs::path& dir) {
+  const CorpusCase c = loadCorpusCase(dir);
+  MergeCandidate m{dir, dir.lexically_relative(corpus), "", c.kind, c.knownFailures};
+  m.key = c.pattern.empty() ? m.relative.string()
+                            : m.relative.parent_path().string() + "\n" + c.pattern;
+  return m;
+}
+
+std::vector<MergeCandidate> candidatesOf(const fs::path& corpus, MergeResult& r) {
+  const CaseScan scan = scanBackendTestCases(corpus);
+  r.skipped.insert(r.skipped.end(), scan.leftOut.begin(), scan.leftOut.end());
   std::vector<MergeCandidate> out;
-  for (const fs::path& dir : corpusCaseDirs(corpus)) {
-    const CorpusCase c = loadCorpusCase(dir);
-    MergeCandidate m{dir, dir.lexically_relative(corpus), "", c.knownFailures};
-    m.key = c.pattern.empty() ? m.relative.string()
-                              : m.relative.parent_path().string() + "\n" + c.pattern;
-    out.push_back(std::move(m));
-  }
+  for (const fs::path& dir : scan.cases) out.push_back(candidate(corpus, dir));
   return out;
 }
 
-// Copies a case folder: every file written and synced under a temporary name, then renamed.
-void copyCaseAtomic(const fs::path& from, const fs::path& to) {
-  fs::path tmp = to;
-  tmp += ".tmp." + std::to_string(::getpid());
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  try {
-    for (const fs::directory_entry& e : fs::recursive_directory_iterator(from)) {
-      const fs::path target = tmp / e.path().lexically_relative(from);
-      if (e.is_directory())
-        fs::create_directories(target);
-      else if (e.is_regular_file())
-        writeFileAtomic(target, readFile(e.path()));
+// The files a case folder is made of: the backend-test layout, its record and its picture.
+bool isCaseFile(const fs::path& relative) {
+  return isBackendTestFile(relative) || relative == "nncheck.json" || relative == "model.svg";
+}
+
+// Copies the files of a case folder's layout into `to`; anything else (a link, a file or
+// folder of another name) is left behind and listed in `skipped`. Links are never followed.
+void copyCaseFiles(const fs::path& from, const fs::path& to, std::vector<std::string>& skipped) {
+  fs::create_directories(to);
+  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path relative = it->path().lexically_relative(from);
+    const fs::file_type type = it->symlink_status().type();
+    if (type == fs::file_type::directory && relative.string().rfind("test_data_set_", 0) == 0 &&
+        !relative.has_parent_path()) {
+      fs::create_directories(to / relative);
+      continue;
     }
-    fs::create_directories(to.parent_path());
-    fs::rename(tmp, to);
-    syncPath(to.parent_path());
+    if (type == fs::file_type::regular && isCaseFile(relative)) {
+      writeFileAtomic(to / relative, readFile(it->path(), Links::Refuse));
+      continue;
+    }
+    if (type == fs::file_type::directory) it.disable_recursion_pending();
+    skipped.push_back(it->path().string() + (type == fs::file_type::symlink
+                                                 ? ": a symbolic link, not copied"
+                                                 : ": not a file of a case, not copied"));
+  }
+}
+
+// Copies a case folder atomically: false when the target holds a case already (another merge
+// into the same corpus saved it first).
+bool copyCase(const fs::path& from, const fs::path& to, std::vector<std::string>& skipped) {
+  try {
+    return publishCase(to, [&](const fs::path& tmp) { copyCaseFiles(from, tmp, skipped); });
   } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
     throw Error(to.string() + ": cannot copy the case from " + from.string() + ": " +
                 e.code().message());
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
   }
+}
+
+// Whether one of two folders is the other or inside it.
+bool overlap(const fs::path& a, const fs::path& b) {
+  auto full = [](const fs::path& p) {
+    std::error_code ec;
+    fs::path f = fs::weakly_canonical(p, ec);
+    return f.has_filename() ? f : f.parent_path();  // "corpus/" is "corpus"
+  };
+  auto within = [](const fs::path& inner, const fs::path& outer) {
+    auto i = inner.begin();
+    for (const fs::path& part : outer)
+      if (i == inner.end() || *i++ != part) return false;
+    return true;
+  };
+  const fs::path x = full(a), y = full(b);
+  return within(x, y) || within(y, x);
 }
 
 }  // namespace
@@ -68,15 +103,18 @@ MergeResult mergeCorpora(const std::vector<fs::path>& from, const fs::path& into
     if (!fs::is_directory(source, ec)) throw Error(source.string() + ": no such corpus folder");
     if (fs::equivalent(source, into, ec))
       throw Error(source.string() + ": is the corpus merged into; name it only after --into");
+    if (overlap(source, into))
+      throw Error(source.string() + " and " + into.string() +
+                  " overlap (one holds the other): merging would copy the cases again");
   }
   MergeResult r;
   std::map<std::string, MergeCandidate> kept;  // key -> the case already in `into`
-  for (MergeCandidate& c : candidatesOf(into)) kept.emplace(c.key, std::move(c));
+  for (MergeCandidate& c : candidatesOf(into, r)) kept.emplace(c.key, std::move(c));
   std::map<std::string, MergeCandidate> chosen;  // key -> the source case to copy
   // key -> every known-failure mark of the key's cases, so that none is lost with a duplicate
   std::map<std::string, std::map<std::string, Outcome>> marks;
   for (const fs::path& source : from)
-    for (MergeCandidate& c : candidatesOf(source)) {
+    for (MergeCandidate& c : candidatesOf(source, r)) {
       marks[c.key].insert(c.marks.begin(), c.marks.end());
       if (kept.count(c.key)) {
         ++r.duplicates;
@@ -89,11 +127,17 @@ MergeResult mergeCorpora(const std::vector<fs::path>& from, const fs::path& into
     }
   for (const auto& [key, c] : chosen) {
     const fs::path target = into / c.relative;
-    std::error_code ec;
-    if (fs::exists(target / "model.onnx", ec)) {  // the same content, saved there already
+    if (!copyCase(c.dir, target, r.skipped)) {
+      // The same folder name is the same content: a duplicate, unless its record says
+      // otherwise (a hand-edited pattern or kind), which is for a person to settle.
+      const MergeCandidate there = candidate(into, target);
+      if (there.key != c.key || there.kind != c.kind) {
+        r.conflicts.push_back(target.string() + " records another pattern or kind than " +
+                              c.dir.string() + "; neither changed (nor its marks merged)");
+        continue;
+      }
       ++r.duplicates;
     } else {
-      copyCaseAtomic(c.dir, target);
       ++r.copied;
     }
     if (addKnownFailures(target, marks[key])) ++r.marked;
@@ -112,7 +156,9 @@ CorpusCheck checkCorpus(const fs::path& corpus, const std::vector<CampaignEngine
   std::vector<Isolated> isolatedEngines;
   for (const CampaignEngine& e : engines) isolatedEngines.push_back(isolated(*e.backend, timeout));
   CorpusCheck out;
-  for (const fs::path& dir : corpusCaseDirs(corpus)) {
+  CaseScan scan = scanBackendTestCases(corpus);
+  out.leftOut = std::move(scan.leftOut);
+  for (const fs::path& dir : scan.cases) {
     CaseCheck check{dir, true, ""};
     auto differs = [&](const std::string& what) {
       check.ok = false;

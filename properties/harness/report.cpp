@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/picture.h"
@@ -230,8 +231,10 @@ std::string reportHtml(const CampaignReport& r) {
   for (const auto& [n, op, rejected] : ops) data["ops"].push_back({op, -n, rejected});
   data["opLabel"] = r.timeline.empty() ? "cases holding the op" : "generated cases holding the op";
   std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  for (size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 2))
-    json.replace(at, 2, "<\\/");  // nothing in the data ends the script element
+  // Nothing in the data may end the script element or open a comment in it ("</script",
+  // "<!--" in an op's name): every '<' is written as JSON's \u003c, which parses the same.
+  for (size_t at = json.find('<'); at != std::string::npos; at = json.find('<', at + 6))
+    json.replace(at, 1, "\\u003c");
 
   std::string settings;
   for (const auto& [name, value] : r.settings) settings += row(name, escapeHtml(value));
@@ -271,7 +274,7 @@ std::string reportHtml(const CampaignReport& r) {
 }
 
 void writeReport(const fs::path& file, const CampaignReport& r) {
-  writeFileAtomic(file, reportHtml(r));
+  writeOutputFile(file, reportHtml(r));
 }
 
 CampaignReport campaignReport(const CampaignStats& s,
@@ -313,13 +316,14 @@ CampaignReport corpusReport(const fs::path& corpus) {
   r.title = "nncheck corpus: " + corpus.filename().string();
   std::map<std::string, int64_t> kinds;
   std::set<std::string> properties;
-  std::vector<std::string> unreadable;
-  for (const fs::path& dir : corpusCaseDirs(corpus)) {
+  CaseScan scan = scanBackendTestCases(corpus);
+  r.leftOut = std::move(scan.leftOut);
+  for (const fs::path& dir : scan.cases) {
     ReportFailure f;
     try {
       f.record = loadCorpusCase(dir);
     } catch (const std::exception& e) {
-      unreadable.push_back(e.what());
+      r.unreadable.push_back(e.what());
       continue;
     }
     const CorpusCase& c = f.record;
@@ -338,10 +342,14 @@ CampaignReport corpusReport(const fs::path& corpus) {
   r.settings = {{"corpus", corpus.string()},
                 {"cases", std::to_string(r.failures.size())},
                 {"properties", props.empty() ? "(not recorded)" : props}};
-  if (!unreadable.empty())
+  if (!r.unreadable.empty())
     r.settings.emplace_back(
         "unreadable cases, left out",
-        std::to_string(unreadable.size()) + " (first: " + unreadable.front() + ")");
+        std::to_string(r.unreadable.size()) + " (first: " + r.unreadable.front() + ")");
+  if (!r.leftOut.empty())
+    r.settings.emplace_back(
+        "entries not followed or searched",
+        std::to_string(r.leftOut.size()) + " (first: " + r.leftOut.front() + ")");
   return r;
 }
 

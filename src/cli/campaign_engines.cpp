@@ -23,8 +23,9 @@ CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o) {
   return e;
 }
 
-void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o) {
-  addEngineSelection(cmd, o.selection, "opencv");
+void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o,
+                              const std::string& defaultBackend) {
+  addEngineSelection(cmd, o.selection, defaultBackend);
   cmd->add_option(
          "--config", o.configs,
          "engine configuration, repeatable (e.g. opencv: fusion=on|off,target=cpu|opencl); "

@@ -29,7 +29,9 @@ struct CampaignEngines {
   std::string baseline;  // EngineInfo::baseline, when it is among the configurations
 };
 
-void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o);
+// `defaultBackend` empty: no engine unless --backend names one.
+void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o,
+                              const std::string& defaultBackend = "opencv");
 
 // One engine per configuration (default: every configuration this machine has); throws
 // nncheck::Error naming what is wrong.

@@ -16,6 +16,10 @@ void addShowCommand(CLI::App& app);     // show_command.cpp
 void addCorpusCommand(CLI::App& app);   // corpus_command.cpp
 void addReportCommand(CLI::App& app);   // report_command.cpp
 
+// Every number option of `app` and its subcommands refuses what CLI11 would let through: NaN,
+// infinities, integers past their type's range, negative unsigned ones (number_options.cpp).
+void requireSoundNumbers(CLI::App& app);
+
 void setExitCode(int code);
 int exitCode();
 

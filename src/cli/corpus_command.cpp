@@ -6,6 +6,7 @@
 
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/corpus.h"
 #include "nncheck/corpus_tools.h"
 #include "nncheck/error.h"
@@ -14,33 +15,45 @@ namespace nncheck::cli {
 namespace {
 namespace fs = std::filesystem;
 
+// What a scan of the corpus passed over (links, folders nested too deep), on stderr.
+void sayLeftOut(const char* command, const std::vector<std::string>& leftOut) {
+  for (const std::string& what : leftOut)
+    std::cerr << "nncheck corpus " << command << ": left out " << printable(what) << "\n";
+}
+
 int list(const std::string& corpus) {
   std::error_code ec;
   if (!fs::is_directory(corpus, ec)) {
     std::cerr << "nncheck corpus list: error: " << corpus << ": no such corpus folder\n";
     return 2;
   }
-  const std::vector<fs::path> dirs = corpusCaseDirs(corpus);
+  const CaseScan scan = scanBackendTestCases(corpus);
+  sayLeftOut("list", scan.leftOut);
   std::printf("%-44s %-11s %-22s %5s  %-24s %s\n", "case", "kind", "failed in", "nodes", "known",
               "pattern");
   int unreadable = 0;
-  for (const fs::path& dir : dirs) {
-    const std::string name = dir.lexically_relative(corpus).string();
+  for (const fs::path& dir : scan.cases) {
+    // Everything from the case is printed through printable(): a record may hold terminal
+    // escape sequences.
+    const std::string name = printable(dir.lexically_relative(corpus).string());
     try {
       const CorpusCase c = loadCorpusCase(dir);
       std::printf("%-44s %-11s %-22s %5zu  %-24s %s\n", name.c_str(),
                   c.kind ? std::string(outcomeName(*c.kind)).c_str() : "-",
-                  c.configuration.empty() ? "-" : c.configuration.c_str(),
+                  c.configuration.empty() ? "-" : printable(c.configuration).c_str(),
                   c.testCase.model.graph.nodes.size(),
-                  c.knownFailures.empty() ? "-" : outcomesByConfiguration(c.knownFailures).c_str(),
-                  c.pattern.empty() ? "-" : c.pattern.c_str());
+                  c.knownFailures.empty()
+                      ? "-"
+                      : printable(outcomesByConfiguration(c.knownFailures)).c_str(),
+                  c.pattern.empty() ? "-" : printable(c.pattern).c_str());
     } catch (const std::exception& e) {
       ++unreadable;
-      std::printf("%-44s unreadable: %s\n", name.c_str(), e.what());
+      std::printf("%-44s unreadable: %s\n", name.c_str(), printable(e.what()).c_str());
     }
   }
-  std::printf("%zu cases", dirs.size());
+  std::printf("%zu cases", scan.cases.size());
   if (unreadable) std::printf(", %d unreadable", unreadable);
+  if (!scan.leftOut.empty()) std::printf(", %zu entries left out", scan.leftOut.size());
   std::printf("\n");
   return unreadable ? 1 : 0;
 }
@@ -57,6 +70,8 @@ int check(const CheckOptions& o) {
   std::chrono::milliseconds timeout;
   try {
     timeout = secondsOption("--timeout", o.engine.timeout);
+    if (!o.withEngine && !o.engine.selection.libraries.empty())
+      throw Error("--engine-lib: name the engine to check with --backend");
     if (o.withEngine) engines = makeCampaignEngines(o.engine);
   } catch (const Error& e) {
     std::cerr << "nncheck corpus check: error: " << e.what() << "\n";
@@ -68,18 +83,19 @@ int check(const CheckOptions& o) {
                     [&](const CaseCheck& c) {
                       if (!c.ok || o.verbose)
                         std::printf("%-8s %s: %s\n", c.ok ? "ok" : "CHANGED",
-                                    c.dir.lexically_relative(o.corpus).c_str(),
+                                    printable(c.dir.lexically_relative(o.corpus).string()).c_str(),
                                     c.detail.empty() ? "loads; the reference computes its "
                                                        "saved outputs"
-                                                     : c.detail.c_str());
+                                                     : printable(c.detail).c_str());
                     });
   } catch (const Error& e) {
     std::cerr << "nncheck corpus check: error: " << e.what() << "\n";
     return 2;
   }
+  sayLeftOut("check", r.leftOut);
   std::printf("%zu cases: %d as recorded, %d behave otherwise, %d do not load%s\n", r.cases.size(),
               r.ok, r.changed, r.broken,
-              o.withEngine ? "" : " (no engine given: loading and the reference checked)");
+              o.withEngine ? "" : " (no --backend given: loading and the reference checked)");
   return r.changed + r.broken > 0 ? 1 : 0;
 }
 
@@ -97,11 +113,16 @@ int merge(const MergeOptions& o) {
     std::cerr << "nncheck corpus merge: error: " << e.what() << "\n";
     return 2;
   }
+  sayLeftOut("merge", r.skipped);
+  for (const std::string& c : r.conflicts)
+    std::cerr << "nncheck corpus merge: conflict: " << printable(c) << "\n";
   std::printf("merged into %s: %d cases copied, %d duplicates left out", o.into.c_str(), r.copied,
               r.duplicates);
   if (r.marked) std::printf(", %d cases took the known-failure marks of a duplicate", r.marked);
+  if (!r.skipped.empty()) std::printf(", %zu entries not copied", r.skipped.size());
+  if (!r.conflicts.empty()) std::printf(", %zu conflicts left as they are", r.conflicts.size());
   std::printf("\n");
-  return 0;
+  return r.conflicts.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -123,11 +144,10 @@ void addCorpusCommand(CLI::App& app) {
       "(with --backend) the engine's configurations still give the recorded outcomes. Exit 1 "
       "when a case differs.");
   k->add_option("CORPUS", c->corpus, "the corpus folder")->capture_default_str();
-  addCampaignEngineOptions(k, c->engine);
+  addCampaignEngineOptions(k, c->engine, "");  // no engine unless named
   k->add_flag("-v,--verbose", c->verbose, "print every case, not only those that differ");
-  k->callback([c, k] {
-    c->withEngine =
-        k->get_option("--backend")->count() > 0 || k->get_option("--engine-lib")->count() > 0;
+  k->callback([c] {
+    c->withEngine = !c->engine.selection.backend.empty();
     setExitCode(check(*c));
   });
 
@@ -136,7 +156,8 @@ void addCorpusCommand(CLI::App& app) {
       "merge",
       "Copy the cases of corpora into one, one case per property and minimized pattern; "
       "cases marked as known failures win over unmarked ones, and the case kept takes the "
-      "marks of those left out.");
+      "marks of those left out. Only a case's own files are copied, never through a link. "
+      "Exit 1 when a case conflicts with the one of the same folder in the target.");
   g->add_option("CORPUS", m->from, "corpora to merge")->required();
   g->add_option("--into", m->into, "the corpus to merge into (made if missing)")->required();
   g->callback([m] { setExitCode(merge(*m)); });

@@ -55,7 +55,9 @@ std::vector<std::string> engineConfigurations(const EngineSelection& s) {
 }
 
 std::chrono::milliseconds secondsOption(const std::string& option, double seconds) {
-  if (!(seconds > 0)) throw Error(option + ": expected a positive number of seconds");
+  constexpr double kWeek = 7 * 24 * 3600;
+  if (!(seconds > 0 && seconds <= kWeek))
+    throw Error(option + ": expected a positive number of seconds, at most a week (604800)");
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 

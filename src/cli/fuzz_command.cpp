@@ -14,6 +14,7 @@
 #include "cli/shard.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
 #include "nncheck/report.h"
 
 namespace nncheck::cli {
@@ -81,12 +82,13 @@ int fuzz(const FuzzOptions& o) {
     const Shard shard = resolveShard(o.shard, o.shardCount);
     c.shardIndex = shard.index;
     c.shardCount = shard.count;
-    if (!o.report.empty()) {
+    if (!o.report.empty()) {  // checked now, not after the whole campaign
       requireReportLibrary();
-      const std::filesystem::path folder = std::filesystem::path(o.report).parent_path();
-      std::error_code ec;
-      if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-        throw Error("--report " + o.report + ": no such folder " + folder.string());
+      try {
+        checkOutputFile(o.report);
+      } catch (const Error& e) {
+        throw Error(std::string("--report ") + e.what());
+      }
     }
     c.generator = configFor(engines.list.front().backend->capabilities(), o.nodes);
     applyGenerationOptions(o.generation, c.generator);

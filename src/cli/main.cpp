@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/engines.h"
 #include "nncheck/reference.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +19,16 @@ int main(int argc, char** argv) {
              std::to_string(nncheck::kDefaultReferenceMemoryLimit >> 20) + ")")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
       ->option_text("MIB");
+  app.add_option_function<double>(
+         "--reference-timeout",
+         [](double s) {
+           nncheck::setReferenceTimeLimit(nncheck::cli::secondsOption("--reference-timeout", s));
+         },
+         "seconds one run of the reference interpreter may take; a case needing longer is "
+         "skipped as unsupported (default " +
+             std::to_string(nncheck::kDefaultReferenceTimeLimit.count() / 1000) +
+             "; engines have their commands' --timeout)")
+      ->option_text("SECONDS");
   nncheck::cli::addRunCommand(app);
   nncheck::cli::addGenCommand(app);
   nncheck::cli::addProbeCommand(app);
@@ -27,6 +38,7 @@ int main(int argc, char** argv) {
   nncheck::cli::addShowCommand(app);
   nncheck::cli::addCorpusCommand(app);
   nncheck::cli::addReportCommand(app);
+  nncheck::cli::requireSoundNumbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,6 +46,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Commands report nncheck's own errors; anything else still ends as a message, not abort().
     std::cerr << "nncheck: error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "nncheck: error: an exception that is no std::exception\n";
     return 1;
   }
   return nncheck::cli::exitCode();

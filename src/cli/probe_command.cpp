@@ -58,7 +58,7 @@ int run(const ProbeCliOptions& o) {
               accepted, rows.size());
   if (!o.writeTable.empty()) {
     try {
-      writeFileAtomic(o.writeTable, probeTableSource(rows, engine->name(), o.probe));
+      writeOutputFile(o.writeTable, probeTableSource(rows, engine->name(), o.probe));
     } catch (const std::exception& e) {
       std::cerr << "nncheck probe: error: --write-table " << o.writeTable << ": " << e.what()
                 << "\n";

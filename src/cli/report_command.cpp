@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "nncheck/error.h"
 #include "nncheck/report.h"
+#include "nncheck/test_case.h"
 
 namespace nncheck::cli {
 
@@ -16,15 +17,22 @@ void addReportCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "report",
       "Write one self-contained HTML page on a corpus: its cases by kind and op, and every case "
-      "with its picture, pattern, figures, triage and the command that replays it.");
+      "with its picture, pattern, figures, triage and the command that replays it. Exit 1 when "
+      "a case could not be read (the page is written without it).");
   cmd->add_option("CORPUS", o->corpus, "the corpus folder")->capture_default_str();
   cmd->add_option("-o,--output", o->out, "the page to write")->capture_default_str();
   cmd->callback([o] {
     try {
       const CampaignReport r = corpusReport(o->corpus);
       writeReport(o->out, r);
-      std::cout << "report: " << o->out << " (" << r.failures.size() << " cases)\n";
-      setExitCode(0);
+      for (const std::string& why : r.leftOut)
+        std::cerr << "nncheck report: left out " << printable(why) << "\n";
+      for (const std::string& why : r.unreadable)
+        std::cerr << "nncheck report: unreadable, left out: " << printable(why) << "\n";
+      std::cout << "report: " << o->out << " (" << r.failures.size() << " cases";
+      if (!r.unreadable.empty()) std::cout << "; " << r.unreadable.size() << " unreadable";
+      std::cout << ")\n";
+      setExitCode(r.unreadable.empty() ? 0 : 1);
     } catch (const Error& e) {
       std::cerr << "nncheck report: error: " << e.what() << "\n";
       setExitCode(2);

@@ -53,7 +53,7 @@ int show(const ShowOptions& o) {
     }
     const std::string picture = drawModel(model, format, drawing);
     if (!o.out.empty()) {
-      writeFileAtomic(o.out, picture);
+      writeOutputFile(o.out, picture);
       return 0;
     }
     if (format == PictureFormat::Png && ::isatty(STDOUT_FILENO))

@@ -1,6 +1,7 @@
 #include "nncheck/onnx_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bit>
@@ -462,26 +463,45 @@ std::string serializeTensor(const Tensor& t, const std::string& name) {
   return out;
 }
 
-std::string readFile(const std::filesystem::path& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);  // follows links: a link to /dev/zero is no file
-  if (!fs::exists(st)) throw Error(path.string() + ": no such file");
-  if (fs::is_directory(st)) throw Error(path.string() + ": is a directory, expected a file");
-  if (!fs::is_regular_file(st))
+std::string readFile(const std::filesystem::path& path, Links links, int64_t maxBytes) {
+  // Opened first and judged by what was opened (no check-then-open race); O_NONBLOCK so that a
+  // FIFO is judged, not waited on.
+  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (links == Links::Refuse ? O_NOFOLLOW : 0);
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) throw Error(path.string() + ": no such file");
+    if (err == ELOOP && links == Links::Refuse)
+      throw Error(path.string() + ": is a symbolic link, which nncheck does not follow here");
+    throw Error(path.string() + ": cannot open for reading: " + std::strerror(err));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw Error(path.string() + ": cannot read its size: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Error(path.string() + ": is a directory, expected a file");
+  if (!S_ISREG(st.st_mode))
     throw Error(path.string() + ": not a regular file (a FIFO, a device or a socket)");
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw Error(path.string() + ": cannot read its size: " + ec.message());
-  if (size > static_cast<uintmax_t>(kMaxFileBytes))
-    throw Error(path.string() + ": " + std::to_string(size) +
-                " bytes, more than nncheck's limit of " + std::to_string(kMaxFileBytes >> 20) +
-                " MiB per file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open for reading");
+  const int64_t size = st.st_size;
+  if (size > maxBytes) {
+    const std::string limit = maxBytes >= (1 << 20) ? std::to_string(maxBytes >> 20) + " MiB"
+                                                    : std::to_string(maxBytes) + " bytes";
+    throw Error(path.string() + ": " + std::to_string(size) + " bytes, more than " +
+                (maxBytes == kMaxFileBytes ? "nncheck's limit of " + limit + " per file"
+                                           : "the " + limit + " such a file may take"));
+  }
   std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (in.bad() || in.gcount() != static_cast<std::streamsize>(size))
-    throw Error(path.string() + ": read error");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(path.string() + ": read error: " + std::strerror(errno));
+    if (n == 0) throw Error(path.string() + ": read error: the file shrank while read");
+    done += static_cast<size_t>(n);
+  }
   return bytes;
 }
 
@@ -494,21 +514,46 @@ void syncPath(const std::filesystem::path& path) {
   if (!ok) throw Error(path.string() + ": cannot sync to disk: " + std::strerror(err));
 }
 
+namespace {
+
+// Writes all of `bytes` to `fd`; false, with errno set, when the system refuses (a full disk).
+bool writeAll(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EIO;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Where a write to `path` lands: through symbolic links, as a shell's `>` goes, to the file they
+// name (which need not exist yet: a dangling link is written through too).
+std::filesystem::path throughLinks(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit on a chain of links
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) throw Error(path.string() + ": cannot read the link: " + ec.message());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw Error(path.string() + ": too many levels of symbolic links");
+}
+
+}  // namespace
+
 void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes) {
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
   std::error_code ec;
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(tmp.string() + ": cannot open for writing: " + std::strerror(errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
   // The data reaches the disk before the name does: a crash leaves the old file or the new one.
-  const bool ok = done == bytes.size() && ::fsync(fd) == 0;
+  const bool ok = writeAll(fd, bytes) && ::fsync(fd) == 0;
   const int err = errno;
   ::close(fd);
   if (!ok) {
@@ -517,10 +562,49 @@ void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes
   }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
+    const std::string why = ec.message();  // before the removal below reuses `ec`
     std::filesystem::remove(tmp, ec);
-    throw Error(path.string() + ": cannot rename temporary file into place: " + ec.message());
+    throw Error(path.string() + ": cannot rename temporary file into place: " + why);
   }
   syncPath(path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path());
+}
+
+void checkOutputFile(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  const fs::path target = throughLinks(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw Error(path.string() + ": is a folder; name a file to write");
+  if (fs::exists(st)) {
+    if (::access(target.c_str(), W_OK) != 0)
+      throw Error(path.string() + ": cannot be written: " + std::strerror(errno));
+    if (!fs::is_regular_file(st)) return;  // a device or FIFO: written in place
+  }
+  // A regular file is written beside itself and renamed: its folder must take a new file.
+  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (!fs::is_directory(folder, ec))
+    throw Error(path.string() + ": no such folder " + folder.string());
+  if (::access(folder.c_str(), W_OK) != 0)
+    throw Error(path.string() + ": its folder " + folder.string() +
+                " cannot be written: " + std::strerror(errno));
+}
+
+void writeOutputFile(const std::filesystem::path& path, const std::string& bytes) {
+  namespace fs = std::filesystem;
+  const fs::path target = throughLinks(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::is_directory(st)) throw Error(path.string() + ": is a folder; name a file to write");
+  if (!fs::exists(st) || fs::is_regular_file(st)) {
+    writeFileAtomic(target, bytes);  // the file a link names is replaced, never the link
+    return;
+  }
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw Error(path.string() + ": cannot open for writing: " + std::strerror(errno));
+  const bool ok = writeAll(fd, bytes);
+  const int err = errno;
+  ::close(fd);
+  if (!ok) throw Error(path.string() + ": write failed: " + std::strerror(err));
 }
 
 Model loadModel(const std::filesystem::path& path) {

@@ -96,6 +96,7 @@ std::vector<const Tensor*> nodeInputs(const Node& node, size_t index, const Tens
 }
 
 std::atomic<int64_t> memoryLimit{kDefaultReferenceMemoryLimit};
+std::atomic<int64_t> timeLimitMs{kDefaultReferenceTimeLimit.count()};
 
 std::string mib(int64_t bytes) {
   return bytes < (int64_t{1} << 20) ? std::to_string(bytes) + " bytes"
@@ -103,11 +104,9 @@ std::string mib(int64_t bytes) {
 }
 
 // Outputs past the reference's budgets make a case it does not compute, not a crash: checked
-// from the inferred types, before the node allocates anything.
-void checkMemory(const Node& node, size_t index, const TensorMap& values,
+// from the inferred types, before the node allocates anything. `held`: what the run holds.
+void checkMemory(const Node& node, size_t index, int64_t held,
                  const std::vector<ops::TensorType>& types) {
-  int64_t held = 0;
-  for (const auto& [name, t] : values) held += tensorBytes(t.dtype(), t.shape());
   int64_t needed = 0;
   for (const auto& t : types) {
     if (t.dtype == DType::Undefined) continue;
@@ -129,14 +128,19 @@ void checkMemory(const Node& node, size_t index, const TensorMap& values,
 std::vector<Tensor> runSubgraph(const Graph& g, int64_t opset, const TensorMap& scope,
                                 const std::vector<Tensor>& inputs);
 
+// Runs the node's kernel on `ins` (read from `values`, which hold `held` bytes).
 std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t index,
-                              const TensorMap& values, std::vector<const Tensor*> ins,
+                              const TensorMap& values, int64_t held, std::vector<const Tensor*> ins,
                               const std::vector<ops::TensorType>& types, int64_t opset) {
   std::vector<Tensor> outs;
   try {
-    checkMemory(node, index, values, types);
-    for (const auto& t : types)
+    checkMemory(node, index, held, types);
+    int64_t work = 1;  // a node's own cost, and one per element it writes
+    for (const auto& t : types) {
       outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
+      work += outs.back().size();
+    }
+    pollDeadline(work);
     ops::SubgraphRunner runner;
     if (!node.subgraphs().empty())
       runner = [&values, opset](const Graph& g, const std::vector<Tensor>& in) {
@@ -145,6 +149,9 @@ std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t 
     ops::KernelCall call(spec, node, std::move(ins), std::move(outs), std::move(runner));
     spec.kernelFn(call);
     return std::move(call.outputs());
+  } catch (DeadlineExceeded& e) {
+    e.where = node.label(index);  // overwritten on the way out: the outermost node is named
+    throw;
   } catch (const Unsupported&) {
     throw;
   } catch (const std::exception& e) {
@@ -154,13 +161,54 @@ std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t 
 
 }  // namespace
 
-std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset,
-                            const TensorMap& values) {
+namespace {
+
+std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset, const TensorMap& values,
+                            int64_t held) {
   const ops::OpSpec& spec = ops::specFor(node, opset);
   std::vector<ops::InputFacts> facts;
   std::vector<const Tensor*> ins = nodeInputs(node, index, values, &facts);
-  return runKernel(spec, node, index, values, std::move(ins), ops::inferNode(spec, node, facts),
-                   opset);
+  return runKernel(spec, node, index, values, held, std::move(ins),
+                   ops::inferNode(spec, node, facts), opset);
+}
+
+}  // namespace
+
+const Tensor* HeldValues::find(const std::string& name) const {
+  auto it = map_.find(name);
+  return it == map_.end() ? nullptr : &it->second;
+}
+
+void HeldValues::set(const std::string& name, Tensor t) {
+  Tensor& slot = map_[name];
+  bytes_ += tensorBytes(t.dtype(), t.shape()) - tensorBytes(slot.dtype(), slot.shape());
+  slot = std::move(t);
+}
+
+TensorMap HeldValues::release() {
+  bytes_ = 0;
+  return std::move(map_);
+}
+
+std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset,
+                            const HeldValues& values) {
+  return runNode(node, index, opset, values.map(), values.bytes());
+}
+
+std::vector<Tensor> runNode(const Node& node, size_t index, int64_t opset,
+                            const TensorMap& values) {
+  int64_t held = 0;
+  for (const auto& [name, t] : values) held += tensorBytes(t.dtype(), t.shape());
+  return runNode(node, index, opset, values, held);
+}
+
+Unsupported referenceTimeout(const DeadlineExceeded& e) {
+  const auto ms = referenceTimeLimit().count();
+  const std::string limit =
+      ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+  return Unsupported("time", (e.where.empty() ? std::string("the run") : e.where) +
+                                 ": the reference ran past its time limit of " + limit +
+                                 " per run (setReferenceTimeLimit, --reference-timeout)");
 }
 
 namespace {
@@ -171,33 +219,33 @@ namespace {
 std::vector<Tensor> runSubgraph(const Graph& g, int64_t opset, const TensorMap& scope,
                                 const std::vector<Tensor>& inputs) {
   const std::string where = "subgraph '" + g.name + "'";
-  TensorMap values;
+  HeldValues values;
   for (const std::string& name : capturedValues(g)) {
     auto it = scope.find(name);
     if (it == scope.end())
       throw Error(where + " reads '" + name + "', which its enclosing graphs do not compute");
-    values[name] = it->second;
+    values.set(name, it->second);
   }
-  for (const Initializer& init : g.initializers) values[init.name] = init.value;
+  for (const Initializer& init : g.initializers) values.set(init.name, init.value);
   if (inputs.size() != g.inputs.size())
     throw Error(where + " takes " + std::to_string(g.inputs.size()) + " inputs, given " +
                 std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     checkFeed(g.inputs[i], inputs[i], where + " input");
-    values[g.inputs[i].name] = inputs[i];
+    values.set(g.inputs[i].name, inputs[i]);
   }
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
     std::vector<Tensor> outs = runNode(node, n, opset, values);
     for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
+      if (!node.outputs[i].empty()) values.set(node.outputs[i], std::move(outs[i]));
   }
   std::vector<Tensor> out;
   for (const ValueInfo& o : g.outputs) {
-    auto it = values.find(o.name);
-    if (it == values.end()) throw Error(where + ": output '" + o.name + "' is never computed");
-    checkFeed(o, it->second, where + " output");
-    out.push_back(it->second);
+    const Tensor* t = values.find(o.name);
+    if (!t) throw Error(where + ": output '" + o.name + "' is never computed");
+    checkFeed(o, *t, where + " output");
+    out.push_back(*t);
   }
   return out;
 }
@@ -211,16 +259,16 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
   checkStructure(model);
   const Graph& g = model.graph;
   const int64_t opset = model.defaultOpset();
-  TensorMap values;
-  for (const Initializer& init : g.initializers) values[init.name] = init.value;
+  HeldValues values;
+  for (const Initializer& init : g.initializers) values.set(init.name, init.value);
   for (const ValueInfo* in : g.feedInputs()) {
     auto it = inputs.find(in->name);
     if (it == inputs.end()) throw Error("input '" + in->name + "' was not given");
     checkFeed(*in, it->second);
-    values[in->name] = it->second;
+    values.set(in->name, it->second);
   }
   for (const auto& [name, t] : inputs)
-    if (!values.count(name) || g.initializer(name))
+    if (!values.find(name) || g.initializer(name))
       throw Error("'" + name + "' is given but is not a graph input");
 
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -233,19 +281,18 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
       TensorMap exact;
       for (size_t i = 0; i < node.inputs.size(); ++i) {
         const std::string& in = node.inputs[i];
-        auto it = values.find(in);
-        if (in.empty() || it == values.end() || exact.count(in) ||
-            spec.inputSpec(i).role != ops::InputRole::Data)
-          continue;
-        exact[in] = it->second;
-        it->second = perturbed(it->second, *perturb);
+        const Tensor* t = in.empty() ? nullptr : values.find(in);
+        if (!t || exact.count(in) || spec.inputSpec(i).role != ops::InputRole::Data) continue;
+        exact[in] = *t;
+        values.set(in, perturbed(*t, *perturb));
       }
       outs = runNode(node, n, opset, values);
-      for (auto& [name, t] : exact) values[name] = std::move(t);
+      for (auto& [name, t] : exact) values.set(name, std::move(t));
       if (spec.outputErrorFn && !outs.empty()) {
         // The error's scale at the exact inputs: perturbed ones may hide it (a constant
         // instance's variance, 0 exactly, becomes the perturbation's).
-        ops::KernelCall call(spec, node, nodeInputs(node, n, values, nullptr), std::move(outs));
+        ops::KernelCall call(spec, node, nodeInputs(node, n, values.map(), nullptr),
+                             std::move(outs));
         const std::vector<double> absolute = spec.outputErrorFn(call);
         outs = std::move(call.outputs());
         outs[0] = perturbed(outs[0], *perturb, &absolute);
@@ -254,15 +301,15 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
       outs = runNode(node, n, opset, values);
     }
     for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
+      if (!node.outputs[i].empty()) values.set(node.outputs[i], std::move(outs[i]));
   }
 
-  if (keepAll) return values;
+  if (keepAll) return values.release();
   TensorMap out;
   for (const ValueInfo& o : g.outputs) {
-    auto it = values.find(o.name);
-    if (it == values.end()) throw Error("graph output '" + o.name + "' is never computed");
-    out[o.name] = it->second;
+    const Tensor* t = values.find(o.name);
+    if (!t) throw Error("graph output '" + o.name + "' is never computed");
+    out[o.name] = *t;
   }
   return out;
 }
@@ -270,39 +317,44 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
 }  // namespace
 
 TensorMap RepeatedRun::allValues(const TensorMap& inputs) {
+  return underReferenceTimeLimit([&] { return runOnce(inputs); });
+}
+
+TensorMap RepeatedRun::runOnce(const TensorMap& inputs) {
   const Graph& g = model_.graph;
   const bool first = specs_.empty();
   const int64_t opset = model_.defaultOpset();
-  TensorMap values = inputs;
-  for (const Initializer& init : g.initializers) values[init.name] = init.value;
+  HeldValues values;
+  for (const auto& [name, t] : inputs) values.set(name, t);
+  for (const Initializer& init : g.initializers) values.set(init.name, init.value);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
     std::vector<ops::InputFacts> facts;
-    std::vector<const Tensor*> ins = nodeInputs(node, n, values, first ? &facts : nullptr);
+    std::vector<const Tensor*> ins = nodeInputs(node, n, values.map(), first ? &facts : nullptr);
     if (first) {
       specs_.push_back(&ops::specFor(node, opset));
       types_.push_back(ops::inferNode(*specs_.back(), node, facts));
     }
-    std::vector<Tensor> outs =
-        runKernel(*specs_[n], node, n, values, std::move(ins), types_[n], opset);
+    std::vector<Tensor> outs = runKernel(*specs_[n], node, n, values.map(), values.bytes(),
+                                         std::move(ins), types_[n], opset);
     for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(outs[i]);
+      if (!node.outputs[i].empty()) values.set(node.outputs[i], std::move(outs[i]));
   }
-  return values;
+  return values.release();
 }
 
 TensorMap runReference(const Model& model, const TensorMap& inputs) {
-  return run(model, inputs, false);
+  return underReferenceTimeLimit([&] { return run(model, inputs, false); });
 }
 
 TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs) {
-  return run(model, inputs, true);
+  return underReferenceTimeLimit([&] { return run(model, inputs, true); });
 }
 
 TensorMap runReferencePerturbed(const Model& model, const TensorMap& inputs, uint64_t seed,
                                 double ulps) {
   Perturbation p{Rng(seed), ulps, seed % 2 == 1 ? 1.0 : -1.0};
-  return run(model, inputs, false, &p);
+  return underReferenceTimeLimit([&] { return run(model, inputs, false, &p); });
 }
 
 std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,
@@ -311,10 +363,10 @@ std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>
     throw Error("node '" + node.name + "' (" + node.opType + "): given " +
                 std::to_string(inputs.size()) + " inputs but it names " +
                 std::to_string(node.inputs.size()));
-  TensorMap values;
+  HeldValues values;
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!node.inputs[i].empty()) values[node.inputs[i]] = inputs[i];
-  return runNode(node, 0, opset, values);
+    if (!node.inputs[i].empty()) values.set(node.inputs[i], inputs[i]);
+  return underReferenceTimeLimit([&] { return runNode(node, 0, opset, values); });
 }
 
 int64_t referenceMemoryLimit() { return memoryLimit.load(); }
@@ -323,6 +375,18 @@ int64_t setReferenceMemoryLimit(int64_t bytes) {
   if (bytes <= 0)
     throw Error("the reference's memory limit must be positive, not " + std::to_string(bytes));
   return memoryLimit.exchange(bytes);
+}
+
+std::chrono::milliseconds referenceTimeLimit() {
+  return std::chrono::milliseconds(timeLimitMs.load());
+}
+
+std::chrono::milliseconds setReferenceTimeLimit(std::chrono::milliseconds limit) {
+  constexpr std::chrono::milliseconds kWeek = std::chrono::hours(24 * 7);
+  if (limit.count() <= 0 || limit > kWeek)
+    throw Error("the reference's time limit must be from 1 ms to one week, not " +
+                std::to_string(limit.count()) + " ms");
+  return std::chrono::milliseconds(timeLimitMs.exchange(limit.count()));
 }
 
 Backend& reference() {

@@ -47,11 +47,11 @@ class Unroller {
     out_.model.graph.initializers = model.graph.initializers;
     out_.model.graph.outputs = model.graph.outputs;
     countNames(model.graph, names_);
-    for (const Initializer& init : model.graph.initializers) out_.values[init.name] = init.value;
+    for (const Initializer& init : model.graph.initializers) values_.set(init.name, init.value);
     for (const ValueInfo* in : model.graph.feedInputs()) {
       auto it = inputs.find(in->name);
       if (it == inputs.end()) throw Error("input '" + in->name + "' was not given");
-      out_.values[in->name] = it->second;
+      values_.set(in->name, it->second);
     }
   }
 
@@ -59,6 +59,7 @@ class Unroller {
     Scope top;
     nodes(g, top);
     for (ValueInfo& o : out_.model.graph.outputs) o.name = top(o.name);
+    out_.values = values_.release();
     return std::move(out_);
   }
 
@@ -69,7 +70,7 @@ class Unroller {
     Scope& scope;
     const Node& node;
     std::string in(size_t i) const { return scope(node.inputs[i]); }
-    const Tensor& tensor(const std::string& name) const { return u.out_.values.at(name); }
+    const Tensor& tensor(const std::string& name) const { return *u.values_.find(name); }
     std::string constant(Tensor t) const { return u.constant(std::move(t)); }
     std::vector<std::string> runBody(const Graph& g, const std::vector<std::string>& ins) const {
       return u.body(g, ins, scope);
@@ -124,10 +125,10 @@ class Unroller {
       const ops::OpSpec& spec = ops::specFor(node, opset_);
       std::vector<const Tensor*> ins;
       for (const std::string& in : node.inputs) {
-        auto it = in.empty() ? out_.values.end() : out_.values.find(scope(in));
-        if (!in.empty() && it == out_.values.end())
+        const Tensor* t = in.empty() ? nullptr : values_.find(scope(in));
+        if (!in.empty() && !t)
           throw Error(node.label(n) + ": input '" + in + "' is not computed before this node");
-        ins.push_back(it == out_.values.end() ? nullptr : &it->second);
+        ins.push_back(t);
       }
       ops::KernelCall call(spec, node, std::move(ins), std::vector<Tensor>(node.outputs.size()));
       Executor x{*this, scope, node};
@@ -148,7 +149,7 @@ class Unroller {
       if (first) {
         it->second = names_[init.name] == 1 ? init.name : fresh(init.name);
         out_.model.graph.initializers.push_back({it->second, init.value, ""});
-        out_.values[it->second] = init.value;
+        values_.set(it->second, init.value);
       }
       scope.renamed[init.name] = it->second;
     }
@@ -161,9 +162,9 @@ class Unroller {
   // Appends the node and computes its outputs; returns its first output's name.
   std::string emit(Node node) {
     const size_t index = out_.model.graph.nodes.size();
-    std::vector<Tensor> outs = runNode(node, index, opset_, out_.values);
+    std::vector<Tensor> outs = runNode(node, index, opset_, values_);
     for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty()) out_.values[node.outputs[i]] = std::move(outs[i]);
+      if (!node.outputs[i].empty()) values_.set(node.outputs[i], std::move(outs[i]));
     out_.model.graph.nodes.push_back(std::move(node));
     return out_.model.graph.nodes.back().outputs.at(0);
   }
@@ -171,7 +172,7 @@ class Unroller {
   std::string constant(Tensor t) {
     std::string name = fresh("nncheck.unrolled");
     out_.model.graph.initializers.push_back({name, t, ""});
-    out_.values[name] = std::move(t);
+    values_.set(name, std::move(t));
     return name;
   }
 
@@ -179,12 +180,13 @@ class Unroller {
   std::string fresh(const std::string& base) {
     for (;;) {
       std::string name = base + "~" + std::to_string(counter_++);
-      if (!names_.count(name) && !out_.values.count(name)) return name;
+      if (!names_.count(name) && !values_.find(name)) return name;
     }
   }
 
   int64_t opset_;
-  Unrolled out_;
+  Unrolled out_;  // its values are in values_ until the run is done
+  HeldValues values_;
   std::map<std::string, int> names_;
   std::map<const Initializer*, std::string> bodyInitializers_;
   int64_t counter_ = 0;
@@ -193,7 +195,7 @@ class Unroller {
 }  // namespace
 
 Unrolled unrollControlFlow(const Model& model, const TensorMap& inputs) {
-  return Unroller(model, inputs).run(model.graph);
+  return underReferenceTimeLimit([&] { return Unroller(model, inputs).run(model.graph); });
 }
 
 }  // namespace nncheck

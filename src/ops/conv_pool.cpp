@@ -246,6 +246,7 @@ std::vector<int64_t> windowTable(const Window<int64_t>& w, const Shape& in) {
   Grid out(w.out), ker(w.kernel), inGrid(in);
   std::vector<int64_t> table(static_cast<size_t>(out.size() * ker.size()));
   for (int64_t o = 0; o < out.size(); ++o) {
+    pollDeadline(ker.size());
     Shape oc = out.coords(o);
     for (int64_t k = 0; k < ker.size(); ++k) {
       Shape kc = ker.coords(k);
@@ -280,6 +281,7 @@ void convKernel(KernelCall& k) {
         const int64_t g = m / Mg;
         double bias = k.has(2) ? toDouble(k.in(2).span<T>()[static_cast<size_t>(m)]) : 0.0;
         for (int64_t o = 0; o < outSize; ++o) {
+          pollDeadline(Cg * kSize);
           double acc = bias;
           for (int64_t c = 0; c < Cg; ++c) {
             const int64_t xBase = (n * C + g * Cg + c) * inSize;
@@ -318,6 +320,7 @@ void convTransposeKernel(KernelCall& k) {
       for (int64_t c = 0; c < C; ++c) {
         const int64_t g = c / Cg;
         for (int64_t i = 0; i < inGrid.size(); ++i) {
+          pollDeadline(ker.size() * Mg);
           double xv = toDouble(x[static_cast<size_t>((n * C + c) * inGrid.size() + i)]);
           for (int64_t kk = 0; kk < ker.size(); ++kk) {
             const int64_t off = table[static_cast<size_t>(i * ker.size() + kk)];
@@ -410,8 +413,10 @@ void poolOver(const KernelCall& k, const Window<int64_t>& w, F&& reduce) {
                 kSize = elementCount(w.kernel);
   auto table = windowTable(w, in);
   for (int64_t nc = 0; nc < NC; ++nc)
-    for (int64_t o = 0; o < outSize; ++o)
+    for (int64_t o = 0; o < outSize; ++o) {
+      pollDeadline(kSize);
       reduce(nc * outSize + o, nc * inSize, &table[static_cast<size_t>(o * kSize)], kSize, o);
+    }
 }
 
 // MaxPool's choice, shared by its kernel and its gradient: visit(outIdx, base, best) per output

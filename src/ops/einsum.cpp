@@ -150,6 +150,7 @@ void forEachEinsumTerm(const KernelCall& k, F&& visit) {
   const int64_t points = elementCount(extent);
   std::vector<int64_t> point(extent.size(), 0), in(k.inputCount());
   for (int64_t p = 0; p < points; ++p) {
+    pollDeadline();
     for (size_t i = 0; i < in.size(); ++i)
       in[i] = offsetOf(g.terms.inputs[i], k.in(i).shape(), g.ellipses[i], point);
     visit(offsetOf(g.terms.output, g.out, g.ellipsis, point), in);

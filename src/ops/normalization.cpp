@@ -313,6 +313,7 @@ struct LrnWindows {
     const Tensor& x = k.in(0);
     base.assign(static_cast<size_t>(x.size()), 0);
     for (int64_t e = 0; e < x.size(); ++e) {
+      pollDeadline(size);
       double sq = 0;
       forWindow(e, [&](int64_t i) { sq += x.toDouble(i) * x.toDouble(i); });
       base[static_cast<size_t>(e)] = bias + alpha / static_cast<double>(size) * sq;

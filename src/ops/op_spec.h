@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/deadline.h"  // kernels that run long poll the reference's time limit
 #include "core/rng.h"
 #include "nncheck/closeness.h"
 #include "nncheck/graph.h"

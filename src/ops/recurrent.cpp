@@ -417,6 +417,7 @@ std::vector<Step> runSequence(const Recurrent& m, int64_t d, int64_t b) {
   const int64_t len = m.lens[static_cast<size_t>(b)];
   std::vector<Step> steps;
   for (int64_t n = 0; n < len; ++n) {
+    pollDeadline(m.G * m.hid * (m.in + m.hid));
     steps.push_back(forwardStep(m, d, b, m.reversed(d) ? len - 1 - n : n, h, c));
     h = steps.back().h;
     c = steps.back().c;

@@ -113,18 +113,44 @@ void checkBodies(const Node& node, size_t n, const Facts& facts, int64_t opset,
   }
 }
 
+// Each value of `g` and of the graphs nested in it is defined once (ONNX's static single
+// assignment): no node writes a value a graph input, an initializer or another node of the
+// same graph defines. A second writer would make engines and the reference disagree on which
+// value is meant, which is no engine's bug. `where` names the graph for messages.
+void checkSingleAssignment(const Graph& g, const std::string& where) {
+  std::map<std::string, std::string> definedBy;
+  for (const ValueInfo& v : g.inputs) definedBy.emplace(v.name, where + "input");
+  for (const Initializer& i : g.initializers) definedBy.emplace(i.name, where + "initializer");
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    for (const std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      auto [it, fresh] = definedBy.emplace(out, where + node.label(n));
+      if (!fresh)
+        throw Error(where + node.label(n) + " writes '" + out + "', which " + it->second +
+                    " defines too: each value may be defined once");
+    }
+    for (const Graph* body : node.subgraphs())
+      checkSingleAssignment(*body, where + node.label(n) + ", body '" + body->name + "': ");
+  }
+}
+
 }  // namespace
 
 void checkStructure(const Model& model) {
+  // A version past what this ONNX knows, or no default-domain import (ONNX's training ops), is
+  // no fault of the model: nncheck does not support it.
   if (model.irVersion > onnx::IR_VERSION)
-    throw Error("ir_version " + std::to_string(model.irVersion) + " is newer than this ONNX's " +
-                std::to_string(static_cast<int>(onnx::IR_VERSION)));
+    throw Unsupported("ir version", "ir_version " + std::to_string(model.irVersion) +
+                                        " is newer than this ONNX's " +
+                                        std::to_string(static_cast<int>(onnx::IR_VERSION)));
   const int64_t newest =
       onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second;
   const int64_t opset = model.defaultOpset();
   if (opset < 1 || opset > newest)
-    throw Error("opset " + std::to_string(opset) + " of the default domain is outside 1.." +
-                std::to_string(newest) + ", what this ONNX knows");
+    throw Unsupported("op version", "opset " + std::to_string(opset) +
+                                        " of the default domain is outside 1.." +
+                                        std::to_string(newest) + ", what this ONNX knows");
   const Graph& g = model.graph;
   std::set<std::string> inputs, seen;
   for (const ValueInfo& v : g.inputs)
@@ -137,6 +163,7 @@ void checkStructure(const Model& model) {
     if (inputs.count(v.name) && !g.initializer(v.name))
       throw Error("graph output '" + v.name + "' is also a graph input");
   }
+  checkSingleAssignment(g, "");
 }
 
 void checkValid(const Model& model) {

@@ -96,11 +96,60 @@ TEST_F(FuzzCommand, BadArgumentsAreNamed) {
            {"fuzz --max-findings -1", "--max-findings"},
            {"fuzz --pair-weights 'Relu>Frob=2'", "Relu>Frob"},
            {"fuzz --dtypes float32,float33", "--dtypes: "},
-           {"reduce /nonexistent/case --backend reference", "/nonexistent/case"}}) {
+           {"reduce /nonexistent/case --backend reference", "/nonexistent/case"},
+           // Before, NaN made every model LSTM-only and the campaign exit 0 with 50/50 unsupported.
+           {"fuzz --op-weights LSTM=nan", "the weight of op 'LSTM' is nan, not a finite"},
+           {"fuzz --op-weights LSTM=inf", "the weight of op 'LSTM' is inf, not a finite"},
+           {"fuzz --pair-weights 'MatMul>Add=nan'", "MatMul>Add is not a finite"},
+           // Before, 100,000 nodes ran a minute past --seconds 5 growing one model.
+           {"fuzz --nodes 100000 --seconds 5", "--nodes must be from 1 to 1000, got 100000"},
+           {"fuzz --timeout 1e300", "--timeout: expected a positive number of seconds, at most"},
+           // Checked before the campaign, not after it ("cannot rename ...: Success").
+           {"fuzz --cases 1 --report " + tmp_.path().string(), "is a folder; name a file"}}) {
     auto o = runCli(args);
     EXPECT_EQ(o.status, 2) << args << "\n" << o.output;
     EXPECT_NE(o.output.find(needle), std::string::npos) << args << "\n" << o.output;
   }
+}
+
+TEST_F(FuzzCommand, NumbersOutsideTheirTypeAreRefusedNotClampedOrWrapped) {
+  // CLI11 let these through: strtod reads "nan" and "inf", a number past int64 was clamped to
+  // its largest value, and "-1" for an unsigned seed wrapped to 2^64 - 1.
+  for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"fuzz --seconds nan", "--seconds: 'nan' is not a finite number"},
+           {"fuzz --seconds inf", "--seconds: 'inf' is not a finite number"},
+           {"fuzz --cases 99999999999999999999", "is past the largest number taken"},
+           {"fuzz --seed -1", "--seed: '-1' is negative"},
+           {"gen --seed -5", "--seed: '-5' is negative"},
+           {"gen --count 1 --seed-share nan", "'nan' is not a finite number"}}) {
+    auto o = runCli(args);
+    EXPECT_NE(o.status, 0) << args << "\n" << o.output;
+    EXPECT_NE(o.output.find(needle), std::string::npos) << args << "\n" << o.output;
+  }
+}
+
+TEST_F(FuzzCommand, AReferenceRunPastItsTimeLimitEndsReduceCheckAndSeedsClearly) {
+  // Two nested Loops of 100,000 trips: before, `reduce`, `corpus check` and `fuzz --seeds` hung
+  // on it. Each is run under `timeout`, so that a hang fails the test.
+  const fs::path c = tmp_.path() / "cases" / "nested_loops";
+  const Tensor x = Tensor::fromVector<float>({1}, {1});
+  saveBackendTestCase(c, testing::nestedLoops(100000), {{"x", x}}, {{"y", x}});
+  const std::string nncheck =
+      "timeout -s KILL 120 " + std::string(NNCHECK_CLI) + " --reference-timeout 0.5 ";
+  auto reduce = testing::runCommand(nncheck + "reduce " + c.string() +
+                                    " --backend reference --corpus " + corpus_.string());
+  EXPECT_EQ(reduce.status, 1) << reduce.output;
+  EXPECT_NE(reduce.output.find("time limit of 500 ms"), std::string::npos) << reduce.output;
+  auto check = testing::runCommand(nncheck + "corpus check " + c.parent_path().string());
+  EXPECT_EQ(check.status, 1) << check.output;
+  EXPECT_NE(check.output.find("Loop 'outer': the reference ran past its time limit"),
+            std::string::npos)
+      << check.output;
+  auto seeds = testing::runCommand(nncheck + "fuzz --backend reference --cases 2 --seeds " +
+                                   c.parent_path().string() + " --corpus " + corpus_.string());
+  EXPECT_EQ(seeds.status, 2) << seeds.output;
+  EXPECT_NE(seeds.output.find("not a usable seed pattern"), std::string::npos) << seeds.output;
+  EXPECT_NE(seeds.output.find("time limit of 500 ms"), std::string::npos) << seeds.output;
 }
 
 TEST_F(FuzzCommand, ReduceReportsACaseThatIsNoTestInsteadOfAborting) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cli/cli_runner.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
 #include "test_util.h"
@@ -113,6 +114,58 @@ TEST_F(RunCommand, ACaseNeedingMoreThanTheMemoryLimitIsSkippedAsUnsupported) {
   testing::CliOutcome bad = runCli("run --memory-limit 0 " + c.string());
   EXPECT_EQ(bad.status, 105) << bad.output;
   EXPECT_NE(bad.output.find("--memory-limit"), std::string::npos) << bad.output;
+}
+
+TEST_F(RunCommand, AReferenceRunPastItsTimeLimitIsSkippedNamingTheNode) {
+  // Two nested Loops of 100,000 trips: before, `run` hung (the reference runs in process, out of
+  // --timeout's reach). Run under `timeout`, so that a hang fails the test.
+  // (Its expected output is never reached: any value does.)
+  const fs::path c = dir_ / "test_nested_loops";
+  const Tensor x = Tensor::fromVector<float>({1}, {1});
+  saveBackendTestCase(c, testing::nestedLoops(100000), {{"x", x}}, {{"y", x}});
+  testing::CliOutcome o = testing::runCommand("timeout -s KILL 120 " + std::string(NNCHECK_CLI) +
+                                              " --reference-timeout 0.5 run -v " + c.string());
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("0 passed, 0 failed, 1 skipped"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("Loop 'outer': the reference ran past its time limit of 500 ms"),
+            std::string::npos)
+      << o.output;
+  for (const char* bad : {"0", "-1", "nan", "1e300"}) {
+    testing::CliOutcome b =
+        runCli(std::string("--reference-timeout ") + bad + " run " + c.string());
+    EXPECT_NE(b.status, 0) << bad;
+    EXPECT_NE(b.output.find("--reference-timeout"), std::string::npos) << bad << ": " << b.output;
+  }
+}
+
+TEST_F(RunCommand, AnInvalidModelIsAnErrorNamingTheValueNotAnEnginesFailure) {
+  // Two nodes writing 'y': before, OpenCV's answer was reported (and `reduce` saved it) as an
+  // OpenCV bug.
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "twice";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "first"),
+                   Node::make("Neg", {"x"}, {"y"}, "second")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+  const fs::path c = dir_ / "test_twice";
+  const Tensor x = Tensor::fromVector<float>({2}, {1, -1});
+  saveBackendTestCase(c, m, {{"x", x}}, {{"y", Tensor::fromVector<float>({2}, {-1, 1})}});
+  for (const std::string backend : {"reference", "opencv"}) {
+    testing::CliOutcome o = runCli("run --backend " + backend + " " + c.string());
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("not a valid model: Neg 'second' writes 'y', which Relu 'first' "
+                            "defines too"),
+              std::string::npos)
+        << backend << ": " << o.output;
+    EXPECT_EQ(o.output.find("mismatch"), std::string::npos) << backend << ": " << o.output;
+  }
+  const fs::path corpus = dir_ / "corpus";
+  testing::CliOutcome r =
+      runCli("reduce " + c.string() + " --backend opencv --corpus " + corpus.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("writes 'y'"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(corpus)) << "nothing is saved";
 }
 
 TEST_F(RunCommand, HelpDescribesRun) {

@@ -38,6 +38,35 @@ TEST(ShowCommand, DrawsASavedCaseWithItsDivergenceIntoTheFileNamed) {
   EXPECT_EQ(readFile(tmp.path() / "case.png").substr(1, 3), "PNG");
 }
 
+TEST(ShowCommand, AModelTooLargeToDrawIsAClearErrorNotAHang) {
+  // A 6,000-node case: before, `show` ran past 90 s at 1.5 GB inside Graphviz. The command is
+  // run under `timeout`, so a hang fails the test rather than stalling it.
+  testing::TempDir tmp("show_cli_large");
+  const fs::path model = tmp.path() / "large.onnx";
+  saveModel(testing::negChain(6000), model);
+  auto o = testing::runCommand("timeout -s KILL 120 " + std::string(NNCHECK_CLI) + " show " +
+                               model.string() + " -o " + (tmp.path() / "large.svg").string());
+  EXPECT_EQ(o.status, 2) << o.output;
+  EXPECT_NE(o.output.find("the drawing has 6002 boxes, more than the 1000 nncheck lays out"),
+            std::string::npos)
+      << o.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "large.svg"));
+  auto text = runCli("show " + model.string() + " --format text");  // a listing has no limit
+  EXPECT_EQ(text.status, 0);
+}
+
+TEST(ShowCommand, APictureWrittenThroughALinkKeepsTheLink) {
+  // Before, -o wrote beside the path and renamed over it: a link (to /proc/self/fd/1, say)
+  // became a regular file of its own.
+  testing::TempDir tmp("show_cli_link");
+  const fs::path target = tmp.path() / "real.dot", link = tmp.path() / "picture.dot";
+  fs::create_symlink(target, link);
+  auto o = runCli("show " + (kCase / "model.onnx").string() + " --format dot -o " + link.string());
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(readFile(target).rfind("digraph model {", 0), 0u);
+}
+
 TEST(ShowCommand, AWrongPathOrFormatIsAClearError) {
   auto missing = runCli("show /nonexistent/model.onnx");
   EXPECT_EQ(missing.status, 2);

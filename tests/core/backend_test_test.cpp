@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -44,14 +46,87 @@ TEST(BackendTestScan, FindsNestedCasesSortedAndSkipsUnfinishedSaves) {
             std::vector<fs::path>{root / "a" / "case1" / "test_data_set_0"});
 }
 
-TEST(BackendTestScan, ALinkedCaseCountsAndALinkCycleEnds) {
+TEST(BackendTestScan, LinksBelowTheRootAreNamedNotFollowed) {
+  // A corpus from elsewhere (a CI artifact, a shared volume) may hold links out of itself: a
+  // scan neither follows them nor loses them silently. Before, a linked folder counted as a
+  // case, so merge copied and run read whatever it pointed to.
   testing::TempDir tmp("scan_links");
   const fs::path root = tmp.path();
-  makeCase(tmp.path() / "real");
-  fs::create_directories(root / "tree");
+  makeCase(root / "real");
+  makeCase(root / "tree" / "own");
   fs::create_directory_symlink(root / "real", root / "tree" / "linked");
   fs::create_directory_symlink(root / "tree", root / "tree" / "loop");
-  EXPECT_EQ(findBackendTestCases(root / "tree"), std::vector<fs::path>{root / "tree" / "linked"});
+  const CaseScan scan = scanBackendTestCases(root / "tree");
+  EXPECT_EQ(scan.cases, std::vector<fs::path>{root / "tree" / "own"});
+  ASSERT_EQ(scan.leftOut.size(), 2u);
+  EXPECT_NE(scan.leftOut[0].find("tree/linked: a symbolic link"), std::string::npos)
+      << scan.leftOut[0];
+  EXPECT_NE(scan.leftOut[1].find("tree/loop: a symbolic link"), std::string::npos);
+  // The root itself may be a link: the caller named it.
+  fs::create_directory_symlink(root / "tree", root / "named");
+  EXPECT_EQ(findBackendTestCases(root / "named"), std::vector<fs::path>{root / "named" / "own"});
+  // A linked data set is none of the case's.
+  fs::create_directory_symlink(root / "real" / "test_data_set_0",
+                               root / "tree" / "own" / "test_data_set_1");
+  EXPECT_EQ(testDataSetDirs(root / "tree" / "own"),
+            std::vector<fs::path>{root / "tree" / "own" / "test_data_set_0"});
+}
+
+TEST(BackendTestScan, FoldersNestedTooDeepAreNamedNotSkippedSilently) {
+  testing::TempDir tmp("scan_deep");
+  fs::path deep = tmp.path();
+  for (int i = 0; i < 70; ++i) deep /= "d";
+  makeCase(deep);
+  makeCase(tmp.path() / "shallow");
+  const CaseScan scan = scanBackendTestCases(tmp.path());
+  EXPECT_EQ(scan.cases, std::vector<fs::path>{tmp.path() / "shallow"});
+  ASSERT_EQ(scan.leftOut.size(), 1u);
+  EXPECT_NE(scan.leftOut[0].find("nested deeper than 64 folders"), std::string::npos)
+      << scan.leftOut[0];
+}
+
+TEST(BackendTestLayout, OnlyTheLayoutsFilesAreCaseFiles) {
+  for (const char* name :
+       {"model.onnx", "test_data_set_0/input_0.pb", "test_data_set_12/output_3.pb"})
+    EXPECT_TRUE(isBackendTestFile(name)) << name;
+  for (const char* name :
+       {"notes.txt", "model.onnx/x", "test_data_set_0", "test_data_set_/input_0.pb",
+        "test_data_set_0/input_.pb", "test_data_set_0/input_0.pbx", "test_data_set_x/input_0.pb",
+        "a/test_data_set_0/input_0.pb", "test_data_set_0/../../etc/input_0.pb", "/model.onnx"})
+    EXPECT_FALSE(isBackendTestFile(name)) << name;
+}
+
+TEST(BackendTestLayout, FilesOfACaseAreNeverReadThroughALink) {
+  // loadCaseModel and loadTestDataSet refuse links, so that nothing a link in a corpus points
+  // to (a secret, /dev/zero) is read, copied or printed.
+  testing::TempDir tmp("case_links");
+  const fs::path good = tmp.path() / "good", bad = tmp.path() / "bad";
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, Shape{2})};
+  m.graph.nodes = {Node::make("Relu", {"x"}, {"y"})};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, Shape{2})};
+  const Tensor x = Tensor::fromVector<float>({2}, {1, -1});
+  saveBackendTestCase(good, m, {{"x", x}}, {{"y", Tensor::fromVector<float>({2}, {1, 0})}});
+  EXPECT_EQ(loadCaseModel(good).graph.nodes.size(), 1u);
+  fs::create_directories(bad / "test_data_set_0");
+  fs::create_symlink(good / "model.onnx", bad / "model.onnx");
+  fs::create_symlink(good / "test_data_set_0" / "input_0.pb",
+                     bad / "test_data_set_0" / "input_0.pb");
+  try {
+    loadCaseModel(bad);
+    ADD_FAILURE() << "a linked model.onnx was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad/model.onnx: is a symbolic link"), std::string::npos)
+        << e.what();
+  }
+  try {
+    loadTestDataSet(m, bad / "test_data_set_0");
+    ADD_FAILURE() << "a linked input_0.pb was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("input_0.pb: is a symbolic link"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(BackendTestScan, FoldersVanishingDuringTheScanLoseNoOtherCase) {

@@ -1,10 +1,13 @@
 // The reference interpreter's entry points: a whole model, every value, one node alone.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
+#include "nncheck/validity.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -107,6 +110,72 @@ TEST(Interpreter, ARunPastItsMemoryLimitIsUnsupportedBeforeAllocatingNamingTheNo
   EXPECT_NO_THROW(runReference(m, in));
   EXPECT_THROW(setReferenceMemoryLimit(0), Error);
   EXPECT_EQ(referenceMemoryLimit(), before);
+}
+
+// Sets the reference's time limit for a scope.
+class TimeLimit {
+ public:
+  explicit TimeLimit(std::chrono::milliseconds limit) : before_(setReferenceTimeLimit(limit)) {}
+  ~TimeLimit() { setReferenceTimeLimit(before_); }
+
+ private:
+  std::chrono::milliseconds before_;
+};
+
+// What a run ended with: "" when it finished, else its Unsupported category and message.
+std::pair<std::string, std::string> unsupportedOf(const Model& m, const TensorMap& in) {
+  try {
+    runReference(m, in);
+  } catch (const Unsupported& e) {
+    return {e.category(), e.what()};
+  }
+  return {"", ""};
+}
+
+TEST(Interpreter, NestedLoopsOfAHundredThousandTripsEachStopAtTheTimeLimitNamingTheLoop) {
+  // A 20 KB valid model: 10^10 body runs. Before, `nncheck run`, `corpus check` and `reduce`
+  // hung on it, since the reference runs in process, out of --timeout's reach.
+  const Model m = testing::nestedLoops(100000);
+  ASSERT_NO_THROW(checkValid(m));
+  const TensorMap in = {{"x", Tensor::fromVector<float>({1}, {1})}};
+  TimeLimit limit(std::chrono::milliseconds(300));
+  const auto [category, message] = unsupportedOf(m, in);
+  EXPECT_EQ(category, "time");
+  EXPECT_NE(message.find("Loop 'outer'"), std::string::npos) << message;
+  EXPECT_NE(message.find("time limit of 300 ms per run"), std::string::npos) << message;
+  // The same through the run of every value (localization, value search).
+  EXPECT_THROW(runReferenceAllValues(m, in), Unsupported);
+}
+
+TEST(Interpreter, ALongKernelStopsInsideAtTheTimeLimit) {
+  // A 2048x2048 product built from ConstantOfShape: seconds of one kernel, stopped inside it.
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.initializers = {{"shape", Tensor::fromVector<int64_t>({2}, {2048, 2048}), ""}};
+  Node fill = Node::make("ConstantOfShape", {"shape"}, {"a"}, "fill");
+  fill.attributes = {Attribute::ofTensor("value", Tensor::fromVector<float>({1}, {0.5f}))};
+  m.graph.nodes = {fill, Node::make("MatMul", {"a", "a"}, {"y"}, "product")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2048, 2048})};
+  TimeLimit limit(std::chrono::milliseconds(100));
+  const auto [category, message] = unsupportedOf(m, {});
+  EXPECT_EQ(category, "time");
+  EXPECT_NE(message.find("MatMul 'product'"), std::string::npos) << message;
+}
+
+TEST(Interpreter, AHundredThousandNodesRunInTimeLinearInTheirCount) {
+  // The memory check before each node added up every value held: quadratic, hours for 200,000
+  // nodes. Under a limit of a minute, far above what a linear run takes, the chain finishes.
+  const Model m = testing::negChain(100000);
+  TimeLimit limit(std::chrono::seconds(60));
+  const TensorMap out = runReference(m, {{"v0", Tensor::fromVector<float>({2}, {1, -2})}});
+  EXPECT_EQ(out.at("v100000"), Tensor::fromVector<float>({2}, {1, -2}));
+}
+
+TEST(Interpreter, TheTimeLimitIsFromAMillisecondToAWeek) {
+  EXPECT_EQ(referenceTimeLimit(), kDefaultReferenceTimeLimit);
+  EXPECT_THROW(setReferenceTimeLimit(std::chrono::milliseconds(0)), Error);
+  EXPECT_THROW(setReferenceTimeLimit(std::chrono::hours(24 * 8)), Error);
+  EXPECT_EQ(referenceTimeLimit(), kDefaultReferenceTimeLimit);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "render/dot.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -123,6 +124,25 @@ TEST(Picture, AnUnknownFormatOrBrokenDotIsAnErrorNamingIt) {
     EXPECT_TRUE(has(e.what(), "syntax error")) << "Graphviz's own message, not on stderr";
   }
   EXPECT_THROW(render::renderDot("digraph { a -> b }", "no-such-format"), Error);
+}
+
+TEST(Picture, LargeDrawingsAreLaidOutWithLimitedWorkAndTheLargestRefused) {
+  // Graphviz's layout time grows far faster than the drawing: a 6,000-node case hung `show`
+  // and the whole report. Past 1,000 boxes no picture is made; past 250 the layout's searches
+  // are cut short.
+  EXPECT_NE(drawModel(testing::negChain(600), PictureFormat::Svg).find("<svg"), std::string::npos);
+  try {
+    drawModel(testing::negChain(1200), PictureFormat::Svg);
+    ADD_FAILURE() << "drawn";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the drawing has 1202 boxes, more than the 1000"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(drawModel(testing::negChain(1200), PictureFormat::Png), Error);
+  // DOT and text are only written, never laid out: no limit.
+  EXPECT_NE(drawModel(testing::negChain(1200), PictureFormat::Dot).find("digraph"),
+            std::string::npos);
 }
 
 }  // namespace

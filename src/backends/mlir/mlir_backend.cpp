@@ -159,7 +159,7 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
     args.push_back(&it->second);
   }
   // For looking at what was emitted: the last program, in MLIR's text form.
-  if (const char* dump = std::getenv("NNCHECK_MLIR_DUMP")) writeFileAtomic(dump, program.text);
+  if (const char* dump = std::getenv("NNCHECK_MLIR_DUMP")) writeOutputFile(dump, program.text);
   if (!jit_) jit_ = std::make_unique<Jit>();
   std::vector<Tensor> outs = jit_->run(program, config_.pipeline(), config_.llvmOpt, args);
   TensorMap out;

@@ -203,6 +203,36 @@ TEST_F(Campaign, IsCoverageGuidedAndDeterministicAgainstAnInstrumentedEngine) {
   EXPECT_EQ(blind.coverage.mutants, 0);
 }
 
+TEST_F(Campaign, AFindingWhoseCaseIsGoneIsSavedAgain) {
+  // Before, the pattern's claim was written before its case: a kill -9 (or a full disk) in
+  // between left a claim without a case, and every later campaign called the finding "already
+  // in the corpus" and never saved it. A claim without its case is now stale.
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  const std::vector<CampaignEngine> engines = {{"fusion=on", &fused}, {"fusion=off", &unfused}};
+  const CampaignStats first = runCampaign(engines, options(150));
+  ASSERT_FALSE(first.findings.empty());
+  for (const CampaignFinding& f : first.findings) fs::remove_all(f.dir);
+  ASSERT_TRUE(loadCorpus(corpus_).empty());
+  ASSERT_FALSE(fs::is_empty(corpus_ / "fuzz" / ".patterns")) << "the claims stay";
+  const CampaignStats again = runCampaign(engines, options(150));
+  EXPECT_EQ(again.newFindings(), static_cast<int>(again.findings.size()));
+  EXPECT_EQ(loadCorpus(corpus_).size(), again.findings.size());
+  for (const CampaignFinding& f : again.findings) EXPECT_TRUE(fs::exists(f.dir / "model.onnx"));
+}
+
+TEST_F(Campaign, TheTimeBoxEndsAModelBeingGrown) {
+  // A 1,000-node model takes seconds to grow: before, --seconds was checked only between cases,
+  // so `--nodes 100000 --seconds 5` ran past a minute.
+  CampaignOptions o = options(0);
+  o.generator.nodes = kMaxGeneratedNodes;
+  o.generator.ops.clear();
+  o.generator.opWeights.clear();
+  o.seconds = 0.2;
+  ReferenceBackend reference;
+  const CampaignStats s = runCampaign({{"", &reference}}, o);
+  EXPECT_EQ(s.cases, 0) << "a whole model was grown past the time box";
+}
+
 TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
   TestCase tc;
   tc.model.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1})};

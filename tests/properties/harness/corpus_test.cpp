@@ -3,11 +3,13 @@
 #include "nncheck/corpus.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
 
+#include "harness/case_files.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
@@ -85,6 +87,102 @@ TEST(Corpus, MetadataOutsideWhatNncheckWritesIsRefusedNamingTheFile) {
             std::string::npos);
   EXPECT_NE(errorWith("{\"message\": \"" + std::string(2 << 20, 'x') + "\"}").find("1 MiB"),
             std::string::npos);
+}
+
+TEST(Corpus, APatternIsSavedOnceAndAClaimWithoutItsCaseIsTakenOver) {
+  testing::TempDir dir("corpus_claims");
+  FailureInfo info;
+  info.pattern = "Relu(x)";
+  const TestCase first = makeTestCase(GeneratorConfig{}, 11);
+  const TestCase second = makeTestCase(GeneratorConfig{}, 12);
+  const SavedPattern a = savePatternOnce(dir.path(), "S.T", first, info);
+  EXPECT_TRUE(a.isNew);
+  EXPECT_TRUE(fs::exists(a.dir / "model.onnx"));
+  const SavedPattern b = savePatternOnce(dir.path(), "S.T", second, info);
+  EXPECT_FALSE(b.isNew);
+  EXPECT_EQ(b.dir, a.dir) << "the case that holds the pattern";
+  EXPECT_EQ(loadCorpus(dir.path()).size(), 1u) << "the second case is not kept";
+  // What a kill between claim and case left before (the claim was written first), or a case a
+  // person removed: a claim whose case is gone. Before, every later campaign said "already in
+  // the corpus" and the finding was lost for good.
+  fs::remove_all(a.dir);
+  const SavedPattern c = savePatternOnce(dir.path(), "S.T", second, info);
+  EXPECT_TRUE(c.isNew);
+  EXPECT_TRUE(fs::exists(c.dir / "model.onnx"));
+  EXPECT_EQ(savePatternOnce(dir.path(), "S.T", first, info).dir, c.dir)
+      << "the claim now names the case that took it over";
+}
+
+TEST(Corpus, ACaseAnotherProcessPutInPlaceFirstIsNotMadeTwice) {
+  // Two merges into one corpus at once: the second's rename met the first's folder and failed
+  // "Directory not empty" midway. It is the same content, so nothing is made and nothing left.
+  testing::TempDir dir("corpus_publish");
+  const TestCase tc = makeTestCase(GeneratorConfig{}, 13);
+  const fs::path target = dir.path() / "S.T" / "0123456789abcdef";
+  const bool made = publishCase(target, [&](const fs::path& tmp) {
+    saveBackendTestCase(tmp, tc.model, tc.inputs, {});
+    saveBackendTestCase(target, tc.model, tc.inputs, {});  // the other process, meanwhile
+  });
+  EXPECT_FALSE(made);
+  EXPECT_EQ(entries(dir.path() / "S.T"), std::vector<std::string>{"0123456789abcdef"})
+      << "no temporary folder is left";
+  EXPECT_FALSE(publishCase(target, [](const fs::path&) { FAIL() << "filled a case that exists"; }));
+}
+
+TEST(Corpus, ARecordThatIsNoRegularFileMakesTheCaseUnreadable) {
+  // Before: a FIFO or /dev/zero gave "18446744073709551615 bytes, more than 1 MiB", and a
+  // dangling or looping link was taken for no record at all, losing its known-failure marks.
+  testing::TempDir dir("corpus_record");
+  const fs::path saved = saveFailure(dir.path(), "S.T", makeTestCase(GeneratorConfig{}, 14), {});
+  const fs::path meta = saved / "nncheck.json";
+  auto errorOf = [&] {
+    try {
+      loadCorpusCase(saved);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read)");
+  };
+  fs::remove(meta);
+  EXPECT_EQ(errorOf(), "(read)") << "no record at all is a case without one";
+  ASSERT_EQ(::mkfifo(meta.c_str(), 0600), 0);
+  EXPECT_NE(errorOf().find("nncheck.json: not a regular file"), std::string::npos) << errorOf();
+  fs::remove(meta);
+  fs::create_directory(meta);
+  EXPECT_NE(errorOf().find("nncheck.json: is a directory"), std::string::npos) << errorOf();
+  fs::remove(meta);
+  fs::create_symlink("/dev/zero", meta);
+  EXPECT_NE(errorOf().find("nncheck.json: is a symbolic link"), std::string::npos) << errorOf();
+  fs::remove(meta);
+  fs::create_symlink(saved / "gone.json", meta);
+  EXPECT_NE(errorOf().find("nncheck.json: is a symbolic link"), std::string::npos) << errorOf();
+  fs::remove(meta);
+  fs::create_symlink(meta, meta);  // a loop
+  EXPECT_NE(errorOf().find("nncheck.json: is a symbolic link"), std::string::npos) << errorOf();
+}
+
+TEST(Corpus, AnInvalidModelInACaseIsRefusedNamingTheValue) {
+  // Two nodes writing 'y': before, `run` and `reduce` ran it on OpenCV and reported (and saved)
+  // OpenCV's answer as a bug.
+  testing::TempDir dir("corpus_invalid");
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "twice";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "first"),
+                   Node::make("Neg", {"x"}, {"y"}, "second")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+  const fs::path c = dir.path() / "case";
+  saveBackendTestCase(c, m, {{"x", Tensor::fromVector<float>({2}, {1, -1})}}, {});
+  try {
+    loadCorpusCase(c);
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("case/model.onnx: not a valid model"), std::string::npos) << what;
+    EXPECT_NE(what.find("Neg 'second'"), std::string::npos) << what;
+    EXPECT_NE(what.find("writes 'y', which Relu 'first'"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

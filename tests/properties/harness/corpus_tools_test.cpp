@@ -3,12 +3,17 @@
 #include "nncheck/corpus_tools.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
 #include "doubles.h"
 #include "nncheck/backend_test.h"
+#include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"
@@ -97,6 +102,125 @@ TEST(CorpusMerge, BadSourcesAreNamed) {
   }
   save(tmp.path() / "into", 1, "p1");
   EXPECT_THROW(mergeCorpora({tmp.path() / "into"}, tmp.path() / "into"), Error);
+}
+
+// Every entry below `root` as "<relative path> <type>", for comparing trees.
+std::vector<std::string> tree(const fs::path& root) {
+  std::vector<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::file_type type = it->symlink_status().type();
+    out.push_back(it->path().lexically_relative(root).string() +
+                  (type == fs::file_type::regular     ? " file"
+                   : type == fs::file_type::directory ? " folder"
+                                                      : " other"));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& part) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
+TEST(CorpusMerge, OnlyTheFilesOfACaseAreCopiedAndNoLinkIsFollowed) {
+  // A corpus from a CI artifact or a shared volume may hold links: before, a case's
+  // `notes.txt -> /etc/shadow` became a world-readable copy of the secret in the target.
+  testing::TempDir tmp("merge_links");
+  const fs::path from = tmp.path() / "from", into = tmp.path() / "into";
+  const fs::path secret = tmp.path() / "secret";
+  std::ofstream(secret) << "the secret";
+  const fs::path c = save(from, 1, "p1");
+  fs::create_symlink(secret, c / "notes.txt");
+  fs::create_symlink(secret, c / "test_data_set_0" / "output_9.pb");
+  std::ofstream(c / "extra.txt") << "not a file of a case";
+  fs::create_directories(c / "test_data_set_0" / "sub");
+  ASSERT_EQ(::mkfifo((c / "fifo").c_str(), 0600), 0);
+  // A case made of links only, and a link to a whole case folder.
+  const fs::path d = from / "S.T" / "linked_files";
+  fs::create_directories(d / "test_data_set_0");
+  for (const char* f : {"model.onnx", "nncheck.json"}) fs::create_symlink(c / f, d / f);
+  fs::create_symlink(c / "test_data_set_0" / "input_0.pb", d / "test_data_set_0" / "input_0.pb");
+  fs::create_directory_symlink(c, from / "S.T" / "linked_case");
+
+  EXPECT_THROW(mergeCorpora({from}, into), Error) << "a case whose model is a link is unreadable";
+  fs::remove_all(d);
+  const MergeResult r = mergeCorpora({from}, into);
+  EXPECT_EQ(r.copied, 1);
+  const fs::path copy = into / c.lexically_relative(from);
+  // The copy holds the regular files of the case's layout, its record and picture: nothing else.
+  std::vector<std::string> expected;
+  for (const std::string& e : tree(c)) {
+    const bool dataFile = e.rfind("test_data_set_0/", 0) == 0 && e.ends_with(".pb file");
+    if (dataFile || e == "test_data_set_0 folder" || e == "model.onnx file" ||
+        e == "nncheck.json file" || e == "model.svg file")
+      expected.push_back(e);
+  }
+  EXPECT_EQ(tree(copy), expected);
+  EXPECT_EQ(findBackendTestCases(into), std::vector<fs::path>{copy});
+  EXPECT_FALSE(fs::exists(fs::symlink_status(copy / "notes.txt")));
+  EXPECT_EQ(loadCorpusCase(copy).pattern, "p1");
+  for (const char* skipped :
+       {"notes.txt: a symbolic link, not copied", "output_9.pb: a symbolic link, not copied",
+        "extra.txt: not a file of a case", "sub: not a file of a case",
+        "fifo: not a file of a case", "linked_case: a symbolic link to a folder, not followed"})
+    EXPECT_TRUE(mentions(r.skipped, skipped)) << skipped;
+}
+
+TEST(CorpusMerge, OverlappingSourceAndTargetAreRefused) {
+  // Before, merging a corpus into a folder inside it copied every case again, into itself.
+  testing::TempDir tmp("merge_overlap");
+  const fs::path corpus = tmp.path() / "corpus";
+  save(corpus, 1, "p1");
+  for (const auto& [from, into] : {std::pair{corpus, corpus / "merged"},
+                                   {corpus / "S.T", corpus.parent_path()},
+                                   {corpus / ".." / "corpus" / "", corpus / "sub"}}) {
+    try {
+      mergeCorpora({from}, into);
+      ADD_FAILURE() << from << " into " << into << " merged";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overlap (one holds the other)"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(findBackendTestCases(corpus).size(), 1u);
+  // Neighbours whose names share a prefix do not overlap.
+  save(tmp.path() / "corpus2", 2, "p2");
+  EXPECT_EQ(mergeCorpora({tmp.path() / "corpus2"}, corpus).copied, 1);
+}
+
+TEST(CorpusMerge, ACaseWhoseRecordDiffersFromTheOneOfItsFolderIsAConflict) {
+  // Before, a case of the same folder name but another pattern or kind was dropped as a
+  // "duplicate" and its marks moved onto the other.
+  testing::TempDir tmp("merge_conflict");
+  const fs::path a = tmp.path() / "a", b = tmp.path() / "b";
+  const fs::path kept = save(a, 1, "p1");
+  const fs::path other = save(b, 1, "p1", {{"fusion=on", Outcome::Mismatch}});
+  std::string record = readFile(other / "nncheck.json");
+  record.replace(record.find("\"pattern\": \"p1\""), 15, "\"pattern\": \"p9\"");
+  writeFileAtomic(other / "nncheck.json", record);
+  const MergeResult r = mergeCorpora({b}, a);
+  EXPECT_EQ(r.copied + r.duplicates, 0);
+  ASSERT_EQ(r.conflicts.size(), 1u);
+  EXPECT_NE(r.conflicts[0].find("records another pattern or kind than"), std::string::npos)
+      << r.conflicts[0];
+  EXPECT_TRUE(loadCorpusCase(kept).knownFailures.empty()) << "no mark moved over";
+}
+
+TEST(CorpusMerge, TemporariesOfKilledMergesAreSwept) {
+  testing::TempDir tmp("merge_sweep");
+  const fs::path from = tmp.path() / "from", into = tmp.path() / "into";
+  const fs::path c = save(from, 1, "p1");
+  // What a merge killed midway leaves: a folder named for a process that is gone.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  const fs::path stale = into / "S.T" / ("0123.tmp." + std::to_string(child));
+  fs::create_directories(stale);
+  std::ofstream(stale / "model.onnx") << "half";
+  EXPECT_EQ(mergeCorpora({from}, into).copied, 1);
+  EXPECT_FALSE(fs::exists(stale));
 }
 
 class CorpusCheckTest : public ::testing::Test {

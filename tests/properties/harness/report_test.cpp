@@ -96,6 +96,20 @@ TEST(Report, ACampaignPageHoldsItsTimelineAndOpCounts) {
   EXPECT_EQ(count(page, "<section class=failure"), 1u);
 }
 
+TEST(Report, NoOpNameOpensACommentOrEndsTheDataScript) {
+  // "<!--<script>" as an op's name: before, only "</" was escaped in the embedded data, and
+  // "<!--" followed by "<script" put the HTML parser in a state where the data script ran on
+  // past its end, breaking every chart.
+  CampaignStats s;
+  s.cases = 1;
+  s.opCases = {{"<!--<script>", 1}, {"</script>", 1}};
+  const std::string page = reportHtml(campaignReport(s, {}, "toy"));
+  EXPECT_EQ(page.find("<!--"), std::string::npos);
+  EXPECT_EQ(count(page, "<script"), 3u) << "the page's own three";
+  EXPECT_NE(page.find("\\u003c!--\\u003cscript>"), std::string::npos);
+  EXPECT_NE(page.find("\\u003c/script>"), std::string::npos);
+}
+
 TEST(Report, WritingNamesAMissingFolder) {
   try {
     writeReport("/nonexistent/dir/r.html", CampaignReport{});

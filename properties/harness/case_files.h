@@ -1,0 +1,29 @@
+// What the harness's readers and writers of case folders share. Writers (saving a failure,
+// merging corpora) make a folder atomically: a temporary folder <dir>.tmp.<pid> beside it is
+// filled and renamed into place, so no reader ever sees half a case. Readers (the corpus, replay
+// of backend tests) take a case's model only when its structure is sound, so that an invalid
+// model from outside is never run on an engine and reported as the engine's bug.
+//
+//   bool made = publishCase(corpus / "S.T" / hash, [&](const fs::path& tmp) { write(tmp); });
+//   Model m = loadSoundCaseModel(dir);
+#pragma once
+
+#include <filesystem>
+#include <functional>
+
+#include "nncheck/graph.h"
+
+namespace nncheck {
+
+// The case's model.onnx (loadCaseModel), checked by checkStructure; nncheck::Error naming the
+// file and what is wrong (a value two nodes write, ...).
+Model loadSoundCaseModel(const std::filesystem::path& caseDir);
+
+// Fills a temporary folder with `fill` and renames it to `dir`. Temporaries that killed
+// processes left beside it are swept first; a failing `fill` leaves nothing. False, with nothing
+// made, when `dir` holds a case already, or another process renamed one there first (two
+// merges into one corpus at once).
+bool publishCase(const std::filesystem::path& dir,
+                 const std::function<void(const std::filesystem::path&)>& fill);
+
+}  // namespace nncheck

@@ -1,0 +1,28 @@
+#include "core/deadline.h"
+
+namespace nncheck {
+namespace {
+
+thread_local const Deadline* innermost = nullptr;
+thread_local int64_t workSinceClock = 0;
+constexpr int64_t kWorkPerClockRead = 100'000;
+
+}  // namespace
+
+Deadline::Deadline(Clock::duration within) : Deadline(Clock::now() + within) {}
+
+Deadline::Deadline(Clock::time_point at) : at_(at), outer_(innermost), earliest_(this) {
+  if (outer_ && outer_->earliest_->at_ <= at_) earliest_ = outer_->earliest_;
+  innermost = this;
+}
+
+Deadline::~Deadline() { innermost = outer_; }
+
+void pollDeadline(int64_t work) {
+  if (!innermost || (workSinceClock += work) < kWorkPerClockRead) return;
+  workSinceClock = 0;
+  const Deadline* d = innermost->earliest_;
+  if (Deadline::Clock::now() >= d->at_) throw DeadlineExceeded{d, {}};
+}
+
+}  // namespace nncheck
