@@ -67,15 +67,23 @@ Workspace& workspace() {
   return w;
 }
 
+// Where entries go: mostly inside a few case folders (so that a real case and a link or FIFO
+// beside its files meet often), now and then anywhere down to five folders deep.
+const char* const kCaseFolders[] = {"fuzz-reference/0123456789abcdef",
+                                    "fuzz-reference/fedcba9876543210", "S.T/0000000000000001",
+                                    "loose"};
+const char* const kInside[] = {"", "", "test_data_set_0", "test_data_set_1", "sub"};
 const char* const kFolders[] = {
     "fuzz-reference",  "S.T",       "0123456789abcdef", "case",       "test_data_set_0",
     "test_data_set_1", ".patterns", "x.tmp.1",          "model.onnx", "deep"};
 const char* const kFiles[] = {"model.onnx",  "nncheck.json", "model.svg", "input_0.pb",
                               "output_0.pb", "notes.txt",    "input_1.pb"};
 
-fs::path pickPath(FuzzedDataProvider& in, const fs::path& base) {
+fs::path pickDir(FuzzedDataProvider& in, const fs::path& base) {
+  if (in.ConsumeIntegralInRange(0, 7) > 0)
+    return base / in.PickValueInArray(kCaseFolders) / in.PickValueInArray(kInside);
   fs::path p = base;
-  const int depth = in.ConsumeIntegralInRange(0, 4);
+  const int depth = in.ConsumeIntegralInRange(0, 5);
   for (int i = 0; i < depth; ++i) p /= in.PickValueInArray(kFolders);
   return p;
 }
@@ -94,7 +102,7 @@ void writeBytes(const fs::path& file, const std::string& bytes) {
 void buildTree(FuzzedDataProvider& in, const Workspace& w) {
   std::error_code ec;
   for (int step = 0; step < 24 && in.remaining_bytes() > 0; ++step) {
-    const fs::path dir = pickPath(in, w.source);
+    const fs::path dir = pickDir(in, w.source);
     const fs::path file = dir / in.PickValueInArray(kFiles);
     switch (in.ConsumeIntegralInRange(0, 7)) {
       case 0:  // a whole real case

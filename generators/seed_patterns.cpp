@@ -15,27 +15,31 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The model files of `dir`: model.onnx of every case folder at or below it (a corpus, ONNX's
-// node tests), and the *.onnx files right in it; or `dir` itself when it is a file.
+// The model files of the folder `dir`: model.onnx of every case folder at or below it (a
+// corpus, ONNX's node tests), and the *.onnx files right in it. Nothing below `dir` is read
+// through a link (backend_test.h): a linked folder is an error naming it, a linked file is
+// listed, for its read to name it.
 std::vector<fs::path> modelFiles(const fs::path& dir) {
   std::error_code ec;
-  if (fs::is_regular_file(dir, ec)) return {dir};
+  const CaseScan scan = scanBackendTestCases(dir);
+  if (!scan.leftOut.empty())
+    throw Error(scan.leftOut.front() + " (seed folders are read without following links)");
   std::vector<fs::path> out;
-  for (const fs::path& c : findBackendTestCases(dir)) out.push_back(c / "model.onnx");
+  for (const fs::path& c : scan.cases) out.push_back(c / "model.onnx");
   for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     std::error_code entryError;
-    if (it->is_regular_file(entryError) && it->path().extension() == ".onnx" &&
-        it->path().filename() != "model.onnx")
+    const bool file = it->is_symlink(entryError) || it->is_regular_file(entryError);
+    if (file && it->path().extension() == ".onnx" && it->path().filename() != "model.onnx")
       out.push_back(it->path());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-TestCase loadSeed(const fs::path& file, const GeneratorConfig& cfg) {
+TestCase loadSeed(const fs::path& file, Links links, const GeneratorConfig& cfg) {
   TestCase tc;
-  tc.model = loadModel(file);
+  tc.model = parseModel(readFile(file, links), file.string());
   tc.model.opsets = {{"", cfg.opset}};
   if (tc.model.graph.name.empty()) tc.model.graph.name = file.stem().string();  // ONNX needs one
   const std::vector<fs::path> sets = file.filename() == "model.onnx"
@@ -57,10 +61,12 @@ std::shared_ptr<const std::vector<TestCase>> loadSeedPatterns(const fs::path& di
                                                               const GeneratorConfig& cfg) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw Error(dir.string() + ": no such seed folder");
+  // A file named as the seed folder is read as named (through a link too).
+  const bool named = fs::is_regular_file(dir, ec);
   std::vector<TestCase> seeds;
-  for (const fs::path& file : modelFiles(dir)) {
+  for (const fs::path& file : named ? std::vector<fs::path>{dir} : modelFiles(dir)) {
     try {
-      seeds.push_back(loadSeed(file, cfg));
+      seeds.push_back(loadSeed(file, named ? Links::Follow : Links::Refuse, cfg));
     } catch (const std::exception& e) {
       throw Error(file.string() + ": not a usable seed pattern at opset " +
                   std::to_string(cfg.opset) + ": " + e.what());

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "nncheck/backend_test.h"
 #include "nncheck/conformance.h"
+#include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
 #include "ops/infer.h"
@@ -121,6 +123,28 @@ inline Model negChain(int n) {
   for (int i = 0; i < n; ++i)
     m.graph.nodes.push_back(Node::make("Neg", {value(i)}, {value(i + 1)}));
   m.graph.outputs = {ValueInfo::tensor(value(n), DType::Float32, {2})};
+  return m;
+}
+
+// The message of the nncheck::Error `f` throws, or "(no error)".
+inline std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// An invalid model: Relu 'first' and Neg 'second' both write 'y'.
+inline Model oneValueWrittenTwice() {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "twice";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "first"),
+                   Node::make("Neg", {"x"}, {"y"}, "second")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
   return m;
 }
 

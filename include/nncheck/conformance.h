@@ -30,6 +30,7 @@ struct CaseResult {
 struct ConformanceReport {
   std::vector<CaseResult> cases;            // sorted by folder
   int passed = 0, failed = 0, skipped = 0;  // Pass; a failure; Unsupported
+  std::vector<std::string> leftOut;  // what the scans passed over, and why (CaseScan::leftOut)
 };
 
 struct ConformanceOptions {
@@ -44,9 +45,11 @@ struct ConformanceOptions {
 // The node tests installed by Debian's libonnx-testdata (empty when not installed).
 std::filesystem::path defaultNodeTestDir();
 
-// Finds every test case (a folder holding model.onnx) under each path; throws nncheck::Error
+// Finds every test case (a folder holding model.onnx) under each path, and adds what the scans
+// passed over (links, folders nested too deep) to `leftOut` when given; throws nncheck::Error
 // naming a path that does not exist or holds no test case.
-std::vector<std::filesystem::path> findTestCases(const std::vector<std::filesystem::path>& paths);
+std::vector<std::filesystem::path> findTestCases(const std::vector<std::filesystem::path>& paths,
+                                                 std::vector<std::string>* leftOut = nullptr);
 
 // Runs one case folder.
 CaseResult runTestCase(const std::filesystem::path& dir, const ConformanceOptions& options = {});

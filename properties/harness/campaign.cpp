@@ -36,13 +36,15 @@ std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Verdi
 // A campaign's time box past this is no time box (and would overflow the clock's range).
 constexpr double kLongestTimeBox = 1e9;
 
-// The case `make` generates, or none when the time box ends first: growing a model of thousands
-// of nodes takes seconds, and generation polls the deadline (core/deadline.h).
-template <class Make>
-std::optional<TestCase> generateBefore(Clock::time_point end, Make&& make) {
+// What `work` gives, or none when the time box ends first. Generation and the reference poll
+// the deadline (core/deadline.h): growing a model of a thousand nodes takes seconds, and a
+// reference run may take up to its own time limit. Shrinking is never cut short: a finding is
+// never lost to the time box.
+template <class Work>
+auto withinTimeBox(Clock::time_point end, Work&& work) -> std::optional<decltype(work())> {
   Deadline box(end);
   try {
-    return make();
+    return work();
   } catch (const DeadlineExceeded& e) {
     if (!e.of(box)) throw;
     return std::nullopt;
@@ -212,19 +214,21 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     if (o.maxCases > 0 && elapsed() >= o.seconds) break;
     if (o.maxFindings > 0 && static_cast<int64_t>(stats.findings.size()) >= o.maxFindings) break;
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
-    std::optional<TestCase> generated = generateBefore(timeBoxEnd, [&] {
+    std::optional<TestCase> generated = withinTimeBox(timeBoxEnd, [&] {
       return o.coverageGuided ? guide.next(cfg, seed) : makeTestCase(cfg, seed);
     });
     if (!generated) break;
     TestCase& tc = *generated;
+    const size_t at = engineFor(seed, workers.size());
+    const Isolated& primary = workers[at];
+    const Isolated& fresh = freshes[at];
+    std::optional<Verdict> judged = withinTimeBox(timeBoxEnd, [&] { return judgeOn(primary, tc); });
+    if (!judged) break;  // the case counts for nothing: the time box ended while judging it
+    Verdict v = std::move(*judged);
     ++stats.cases;
     std::set<std::string> ops;
     for (const Node& n : tc.model.graph.nodes) ops.insert(n.opType);
     for (const std::string& op : ops) ++stats.opCases[op];
-    const size_t at = engineFor(seed, workers.size());
-    const Isolated& primary = workers[at];
-    const Isolated& fresh = freshes[at];
-    Verdict v = judgeOn(primary, tc);
     if (o.coverageGuided) {
       guide.observe(tc, v.coverage);
       stats.coverage = guide.stats();

@@ -23,7 +23,8 @@ fs::path defaultNodeTestDir() {
   return {};
 }
 
-std::vector<fs::path> findTestCases(const std::vector<fs::path>& paths) {
+std::vector<fs::path> findTestCases(const std::vector<fs::path>& paths,
+                                    std::vector<std::string>* leftOut) {
   std::vector<fs::path> cases;
   for (const fs::path& p : paths) {
     std::error_code ec;
@@ -34,7 +35,9 @@ std::vector<fs::path> findTestCases(const std::vector<fs::path>& paths) {
                   "or a folder of them)");
     fs::path folder = p.lexically_normal();  // "case/" names the case "case", not ""
     if (!folder.has_filename() && folder.has_parent_path()) folder = folder.parent_path();
-    std::vector<fs::path> found = findBackendTestCases(folder);
+    CaseScan scan = scanBackendTestCases(folder);
+    if (leftOut) leftOut->insert(leftOut->end(), scan.leftOut.begin(), scan.leftOut.end());
+    const std::vector<fs::path>& found = scan.cases;
     if (found.empty())
       throw Error(p.string() + ": holds no test case (no folder with a model.onnx)");
     cases.insert(cases.end(), found.begin(), found.end());
@@ -103,7 +106,7 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
 ConformanceReport runConformance(const std::vector<fs::path>& paths,
                                  const ConformanceOptions& options) {
   ConformanceReport report;
-  for (const fs::path& dir : findTestCases(paths)) {
+  for (const fs::path& dir : findTestCases(paths, &report.leftOut)) {
     CaseResult r = runTestCase(dir, options);
     if (r.outcome == Outcome::Pass)
       ++report.passed;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace nncheck::cli {
 
@@ -22,5 +24,9 @@ void requireSoundNumbers(CLI::App& app);
 
 void setExitCode(int code);
 int exitCode();
+
+// Says on stderr what a scan of case folders passed over ("nncheck <command>: left out <path>:
+// why"), escaped for the terminal (run_command.cpp).
+void sayLeftOut(const std::string& command, const std::vector<std::string>& leftOut);
 
 }  // namespace nncheck::cli

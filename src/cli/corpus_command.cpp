@@ -15,12 +15,6 @@ namespace nncheck::cli {
 namespace {
 namespace fs = std::filesystem;
 
-// What a scan of the corpus passed over (links, folders nested too deep), on stderr.
-void sayLeftOut(const char* command, const std::vector<std::string>& leftOut) {
-  for (const std::string& what : leftOut)
-    std::cerr << "nncheck corpus " << command << ": left out " << printable(what) << "\n";
-}
-
 int list(const std::string& corpus) {
   std::error_code ec;
   if (!fs::is_directory(corpus, ec)) {
@@ -28,7 +22,7 @@ int list(const std::string& corpus) {
     return 2;
   }
   const CaseScan scan = scanBackendTestCases(corpus);
-  sayLeftOut("list", scan.leftOut);
+  sayLeftOut("corpus list", scan.leftOut);
   std::printf("%-44s %-11s %-22s %5s  %-24s %s\n", "case", "kind", "failed in", "nodes", "known",
               "pattern");
   int unreadable = 0;
@@ -92,7 +86,7 @@ int check(const CheckOptions& o) {
     std::cerr << "nncheck corpus check: error: " << e.what() << "\n";
     return 2;
   }
-  sayLeftOut("check", r.leftOut);
+  sayLeftOut("corpus check", r.leftOut);
   std::printf("%zu cases: %d as recorded, %d behave otherwise, %d do not load%s\n", r.cases.size(),
               r.ok, r.changed, r.broken,
               o.withEngine ? "" : " (no --backend given: loading and the reference checked)");
@@ -113,7 +107,7 @@ int merge(const MergeOptions& o) {
     std::cerr << "nncheck corpus merge: error: " << e.what() << "\n";
     return 2;
   }
-  sayLeftOut("merge", r.skipped);
+  sayLeftOut("corpus merge", r.skipped);
   for (const std::string& c : r.conflicts)
     std::cerr << "nncheck corpus merge: conflict: " << printable(c) << "\n";
   std::printf("merged into %s: %d cases copied, %d duplicates left out", o.into.c_str(), r.copied,

@@ -29,6 +29,7 @@ int run(const ProbeCliOptions& o) {
     engine = makeEngine(o.engine, o.config);
     timeout = secondsOption("--timeout", o.timeout);
     if (o.probe.perOp < 1) throw Error("--per-op: expected a positive number of models");
+    if (!o.writeTable.empty()) checkOutputFile(o.writeTable);  // now, not after the probe
   } catch (const Error& e) {
     std::cerr << "nncheck probe: error: " << e.what() << "\n";
     return 2;

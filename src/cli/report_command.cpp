@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
 #include "nncheck/report.h"
 #include "nncheck/test_case.h"
 
@@ -23,10 +24,10 @@ void addReportCommand(CLI::App& app) {
   cmd->add_option("-o,--output", o->out, "the page to write")->capture_default_str();
   cmd->callback([o] {
     try {
+      checkOutputFile(o->out);  // before the corpus is read and drawn
       const CampaignReport r = corpusReport(o->corpus);
       writeReport(o->out, r);
-      for (const std::string& why : r.leftOut)
-        std::cerr << "nncheck report: left out " << printable(why) << "\n";
+      sayLeftOut("report", r.leftOut);
       for (const std::string& why : r.unreadable)
         std::cerr << "nncheck report: unreadable, left out: " << printable(why) << "\n";
       std::cout << "report: " << o->out << " (" << r.failures.size() << " cases";

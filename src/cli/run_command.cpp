@@ -96,6 +96,7 @@ int run(const RunOptions& o) {
     std::cerr << "nncheck run: error: " << e.what() << "\n";
     return 2;
   }
+  sayLeftOut("run", report.leftOut);
   if (o.byOp) printByOp(report);
   printSkipReasons(report);
   std::printf("\n%d passed, %d failed, %d skipped\n", report.passed, report.failed, report.skipped);
@@ -106,6 +107,11 @@ int run(const RunOptions& o) {
 
 void setExitCode(int code) { exitCodeValue = code; }
 int exitCode() { return exitCodeValue; }
+
+void sayLeftOut(const std::string& command, const std::vector<std::string>& leftOut) {
+  for (const std::string& what : leftOut)
+    std::cerr << "nncheck " << command << ": left out " << printable(what) << "\n";
+}
 
 void addRunCommand(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();

@@ -67,6 +67,24 @@ TEST_F(HostileCorpus, CommandsNameTheLinksTheyDoNotFollow) {
   auto check = runCli("corpus check " + corpus_.string());
   EXPECT_EQ(check.status, 0) << check.output;
   EXPECT_NE(check.output.find("left out"), std::string::npos) << check.output;
+  auto run = runCli("run " + corpus_.string());
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("nncheck run: left out"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("1 passed"), std::string::npos) << run.output;
+  // Seeds taken from a corpus: a link in it is an error naming it, not a file read through it.
+  auto seeds = runCli("gen --count 1 --seeds " + corpus_.string());
+  EXPECT_EQ(seeds.status, 2) << seeds.output;
+  EXPECT_NE(seeds.output.find("linked: a symbolic link to a folder, not followed (seed folders"),
+            std::string::npos)
+      << seeds.output;
+  fs::remove(corpus_ / "fuzz-reference" / "linked");
+  fs::create_symlink(tmp_.path() / "secret", corpus_ / "stolen.onnx");
+  seeds = runCli("gen --count 1 --seeds " + corpus_.string());
+  EXPECT_EQ(seeds.status, 2) << seeds.output;
+  EXPECT_NE(seeds.output.find("stolen.onnx: not a usable seed pattern at opset 17: " +
+                              (corpus_ / "stolen.onnx").string() + ": is a symbolic link"),
+            std::string::npos)
+      << seeds.output;
 }
 
 TEST_F(HostileCorpus, MergeRefusesOverlapsAndReportsConflicts) {

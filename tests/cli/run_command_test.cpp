@@ -141,13 +141,7 @@ TEST_F(RunCommand, AReferenceRunPastItsTimeLimitIsSkippedNamingTheNode) {
 TEST_F(RunCommand, AnInvalidModelIsAnErrorNamingTheValueNotAnEnginesFailure) {
   // Two nodes writing 'y': before, OpenCV's answer was reported (and `reduce` saved it) as an
   // OpenCV bug.
-  Model m;
-  m.opsets = {{"", 17}};
-  m.graph.name = "twice";
-  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
-  m.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "first"),
-                   Node::make("Neg", {"x"}, {"y"}, "second")};
-  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+  const Model m = testing::oneValueWrittenTwice();
   const fs::path c = dir_ / "test_twice";
   const Tensor x = Tensor::fromVector<float>({2}, {1, -1});
   saveBackendTestCase(c, m, {{"x", x}}, {{"y", Tensor::fromVector<float>({2}, {-1, 1})}});

@@ -14,14 +14,7 @@
 namespace nncheck {
 namespace {
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::errorOf;
 
 TEST(FileLimits, ATensorClaimingMoreElementsThanItsBytesIsRefusedBeforeAllocating) {
   onnx::TensorProto p;

@@ -28,14 +28,7 @@ std::string contents(const fs::path& p) {
   return s.str();
 }
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::errorOf;
 
 TEST(OutputFiles, AFifoStaysAFifoAndGetsTheBytes) {
   testing::TempDir dir("out_fifo");
