@@ -184,6 +184,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   buildTree(in, w);
 
+  // Only nncheck::Error is an answer: anything else escaping (std::filesystem_error, say) ends
+  // the run as a finding, as does a merged corpus that breaks checkMerged's rules.
   // corpus list
   for (const fs::path& dir : nncheck::scanBackendTestCases(w.source).cases) {
     try {

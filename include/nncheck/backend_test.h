@@ -45,7 +45,7 @@ CaseScan scanBackendTestCases(const std::filesystem::path& root);
 // scanBackendTestCases(root).cases.
 std::vector<std::filesystem::path> findBackendTestCases(const std::filesystem::path& root);
 
-// The case's test_data_set_* folders, sorted (links to folders are none of them).
+// The case's test_data_set_<k> folders (<k> digits), sorted; links to folders are none of them.
 std::vector<std::filesystem::path> testDataSetDirs(const std::filesystem::path& caseDir);
 
 // Whether `relative`, a path inside a case folder, is one of the layout's files: model.onnx,

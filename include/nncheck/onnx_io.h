@@ -43,8 +43,9 @@ enum class Links { Follow, Refuse };
 // unreadable).
 std::string readFile(const std::filesystem::path& path, Links links = Links::Follow,
                      int64_t maxBytes = kMaxFileBytes);
-// Writes `path` atomically and durably: a temporary file beside it, synced to disk, renamed over
-// it, and the folder synced.
+// Writes `path` atomically and durably: a temporary file beside it (made anew, never through a
+// link left at its name), synced to disk, renamed over it, and the folder synced. A file
+// replaced keeps its permissions.
 void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes);
 // Syncs a file or folder to disk (fsync); throws nncheck::Error naming it.
 void syncPath(const std::filesystem::path& path);

@@ -179,6 +179,16 @@ void sweepStaleTemporaries(const fs::path& folder) {
   }
 }
 
+// Writes into a corpus never go through a link in it (a property folder or .patterns linked
+// elsewhere by whoever made the corpus): an error naming the link instead.
+void refuseLink(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(p, ec)))
+    throw Error(p.string() +
+                ": is a symbolic link; nncheck writes nothing through a link in a "
+                "corpus");
+}
+
 bool holdsCase(const fs::path& dir) {
   std::error_code ec;
   return fs::exists(fs::symlink_status(dir / "model.onnx", ec));
@@ -199,9 +209,10 @@ std::string claimText(const std::string& pattern, const fs::path& dir) {
 // Claims the pattern for the case `dir`, exclusively across processes: false when a claim exists.
 bool claimPattern(const fs::path& claim, const std::string& pattern, const fs::path& dir) {
   std::error_code ec;
+  refuseLink(claim.parent_path());
   fs::create_directories(claim.parent_path(), ec);
   if (ec) throw Error(claim.parent_path().string() + ": cannot create the folder: " + ec.message());
-  const int fd = ::open(claim.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int fd = ::open(claim.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EEXIST) return false;
     throw Error(claim.string() + ": cannot claim the pattern: " + std::strerror(errno));
@@ -279,6 +290,8 @@ Model loadSoundCaseModel(const fs::path& caseDir) {
 }
 
 bool publishCase(const fs::path& dir, const std::function<void(const fs::path&)>& fill) {
+  refuseLink(dir.parent_path());
+  refuseLink(dir);
   if (holdsCase(dir)) return false;
   std::error_code ec;
   fs::create_directories(dir.parent_path(), ec);
@@ -324,7 +337,8 @@ SavedPattern savePatternOnce(const fs::path& corpus, const std::string& property
   ClaimsLock lock(claim.parent_path());
   if (std::optional<fs::path> holder = holderOf(claim, folder, info.pattern, dir)) {
     if (*holder == dir) return {dir, made};
-    if (made) fs::remove_all(dir);  // another campaign saved the pattern first
+    std::error_code ec;
+    if (made) fs::remove_all(dir, ec);  // another campaign saved the pattern first: best effort
     return {*holder, false};
   }
   // A stale claim (its case was removed, or a save was killed before this order was kept):

@@ -44,19 +44,17 @@ bool isCaseFile(const fs::path& relative) {
 }
 
 // Copies the files of a case folder's layout into `to`; anything else (a link, a file or
-// folder of another name) is left behind and listed in `skipped`. Links are never followed.
+// folder of another name) is left behind and listed in `skipped`. Links are never followed, and
+// a folder is made only for a file copied into it.
 void copyCaseFiles(const fs::path& from, const fs::path& to, std::vector<std::string>& skipped) {
   fs::create_directories(to);
   for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator();
        ++it) {
     const fs::path relative = it->path().lexically_relative(from);
     const fs::file_type type = it->symlink_status().type();
-    if (type == fs::file_type::directory && relative.string().rfind("test_data_set_", 0) == 0 &&
-        !relative.has_parent_path()) {
-      fs::create_directories(to / relative);
-      continue;
-    }
+    if (type == fs::file_type::directory && !relative.has_parent_path()) continue;  // data sets
     if (type == fs::file_type::regular && isCaseFile(relative)) {
+      fs::create_directories((to / relative).parent_path());
       writeFileAtomic(to / relative, readFile(it->path(), Links::Refuse));
       continue;
     }

@@ -97,7 +97,7 @@ std::vector<fs::path> testDataSetDirs(const fs::path& caseDir) {
        it.increment(ec)) {
     std::error_code entryError;
     if (!it->is_symlink(entryError) && it->is_directory(entryError) &&
-        it->path().filename().string().rfind("test_data_set_", 0) == 0)
+        isNumbered(it->path().filename().string(), "test_data_set_", ""))
       sets.push_back(it->path());
   }
   std::sort(sets.begin(), sets.end());

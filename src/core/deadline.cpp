@@ -1,11 +1,21 @@
 #include "core/deadline.h"
 
+#include <pthread.h>
+
 namespace nncheck {
 namespace {
 
 thread_local const Deadline* innermost = nullptr;
 thread_local int64_t workSinceClock = 0;
 constexpr int64_t kWorkPerClockRead = 100'000;
+
+// A forked child (an isolated engine's spawner or worker, forked in the middle of a campaign's
+// case) starts without the limits of the thread that forked it: they bound the parent's work,
+// and a child that kept them would find them passed in the middle of a later run.
+[[maybe_unused]] const int forgetLimitsInChildren = ::pthread_atfork(nullptr, nullptr, [] {
+  innermost = nullptr;
+  workSinceClock = 0;
+});
 
 }  // namespace
 

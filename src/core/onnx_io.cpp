@@ -550,8 +550,15 @@ void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
   std::error_code ec;
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // The temporary's name is predictable: whatever a killed run or someone else left there (a
+  // link to a file elsewhere) is removed, never written through, and the file made anew.
+  ::unlink(tmp.c_str());
+  // A file replaced keeps its permissions (a report someone made readable to all stays so).
+  struct stat old {};
+  const bool replacing = ::lstat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(tmp.string() + ": cannot open for writing: " + std::strerror(errno));
+  if (replacing) ::fchmod(fd, old.st_mode & 07777);
   // The data reaches the disk before the name does: a crash leaves the old file or the new one.
   const bool ok = writeAll(fd, bytes) && ::fsync(fd) == 0;
   const int err = errno;

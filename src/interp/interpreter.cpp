@@ -135,7 +135,9 @@ std::vector<Tensor> runKernel(const ops::OpSpec& spec, const Node& node, size_t 
   std::vector<Tensor> outs;
   try {
     checkMemory(node, index, held, types);
-    int64_t work = 1;  // a node's own cost, and one per element it writes
+    int64_t work = 1;  // a node's own cost, and one per element it reads and writes
+    for (const Tensor* in : ins)
+      if (in) work += in->size();
     for (const auto& t : types) {
       outs.push_back(t.dtype == DType::Undefined ? Tensor() : Tensor(t.dtype, t.shape));
       work += outs.back().size();
@@ -224,6 +226,7 @@ std::vector<Tensor> runSubgraph(const Graph& g, int64_t opset, const TensorMap& 
     auto it = scope.find(name);
     if (it == scope.end())
       throw Error(where + " reads '" + name + "', which its enclosing graphs do not compute");
+    pollDeadline(it->second.size());  // copied on every trip of a loop
     values.set(name, it->second);
   }
   for (const Initializer& init : g.initializers) values.set(init.name, init.value);
@@ -322,7 +325,11 @@ TensorMap RepeatedRun::allValues(const TensorMap& inputs) {
 
 TensorMap RepeatedRun::runOnce(const TensorMap& inputs) {
   const Graph& g = model_.graph;
-  const bool first = specs_.empty();
+  const bool first = specs_.size() < g.nodes.size();
+  if (first) {  // (again, after a first run that stopped partway: past the time limit)
+    specs_.clear();
+    types_.clear();
+  }
   const int64_t opset = model_.defaultOpset();
   HeldValues values;
   for (const auto& [name, t] : inputs) values.set(name, t);

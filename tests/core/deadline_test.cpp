@@ -3,21 +3,26 @@
 #include "core/deadline.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace nncheck {
 namespace {
 
 using namespace std::chrono_literals;
 
-// Polls until a limit passes; the limit that passed.
+// Polls until a limit passes: the limit that passed, or none after ten seconds (so that a
+// broken limit fails the test rather than hanging it).
 DeadlineExceeded expiry() {
-  for (;;) {
+  const auto giveUp = Deadline::Clock::now() + 10s;
+  while (Deadline::Clock::now() < giveUp) {
     try {
       pollDeadline(1'000'000);
     } catch (const DeadlineExceeded& e) {
       return e;
     }
   }
+  return {nullptr, "none passed"};
 }
 
 TEST(Deadline, WithoutALimitPollsNeverThrow) { EXPECT_NO_THROW(pollDeadline(int64_t{1} << 40)); }
@@ -41,6 +46,26 @@ TEST(Deadline, AnInnerLimitThatEndsFirstIsItsOwnAndEndsWithItsScope) {
     EXPECT_TRUE(expiry().of(inner));
   }
   EXPECT_NO_THROW(pollDeadline(int64_t{1} << 40)) << "the inner limit ended with its scope";
+}
+
+TEST(Deadline, AForkedChildStartsWithoutTheLimitsOfItsParent) {
+  // An isolated engine's process is forked in the middle of a campaign's case: before, it kept
+  // the campaign's time box, and a reference engine in it threw once the box had passed, in the
+  // middle of shrinking.
+  Deadline passed(Deadline::Clock::now() - 1s);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    try {
+      pollDeadline(int64_t{1} << 40);
+      ::_exit(0);
+    } catch (const DeadlineExceeded&) {
+      ::_exit(1);
+    }
+  }
+  int status = -1;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child kept the limit";
+  EXPECT_THROW(pollDeadline(int64_t{1} << 40), DeadlineExceeded) << "the parent keeps it";
 }
 
 TEST(Deadline, ALargeStepIsCheckedAtOnce) {

@@ -114,6 +114,32 @@ TEST(OutputFiles, AFailedRenameSaysWhy) {
   EXPECT_EQ(e.find("Success"), std::string::npos) << e;
 }
 
+TEST(OutputFiles, ALinkPlantedAtTheTemporaryNameIsNotWrittenThrough) {
+  // The temporary's name is predictable (<path>.tmp.<pid>): before, a link planted there in a
+  // shared folder had the file it pointed to truncated and overwritten.
+  testing::TempDir dir("out_planted");
+  const fs::path victim = dir.path() / "victim", out = dir.path() / "r.html";
+  std::ofstream(victim) << "keep me";
+  fs::path tmp = out;
+  tmp += ".tmp." + std::to_string(::getpid());
+  fs::create_symlink(victim, tmp);
+  writeOutputFile(out, "page");
+  EXPECT_EQ(contents(victim), "keep me");
+  EXPECT_EQ(contents(out), "page");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(tmp)));
+}
+
+TEST(OutputFiles, AReplacedFileKeepsItsPermissions) {
+  testing::TempDir dir("out_mode");
+  const fs::path file = dir.path() / "r.html";
+  writeOutputFile(file, "one");
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                            fs::perms::group_write | fs::perms::others_read);
+  const fs::perms before = fs::status(file).permissions();
+  writeOutputFile(file, "two");
+  EXPECT_EQ(fs::status(file).permissions(), before);
+}
+
 TEST(FileLimits, ReadsThatRefuseLinksNameTheLink) {
   testing::TempDir dir("read_links");
   const fs::path secret = dir.path() / "secret", link = dir.path() / "notes.txt";

@@ -129,6 +129,31 @@ TEST(Corpus, ACaseAnotherProcessPutInPlaceFirstIsNotMadeTwice) {
   EXPECT_FALSE(publishCase(target, [](const fs::path&) { FAIL() << "filled a case that exists"; }));
 }
 
+TEST(Corpus, NothingIsSavedThroughALinkInTheCorpus) {
+  // A corpus made elsewhere may link its property folder or its claims out of itself: saving
+  // there would write (and sweep temporaries) wherever the link points.
+  testing::TempDir dir("corpus_linked");
+  const fs::path elsewhere = dir.path() / "elsewhere", corpus = dir.path() / "corpus";
+  fs::create_directories(elsewhere);
+  fs::create_directories(corpus);
+  fs::create_directory_symlink(elsewhere, corpus / "S.T");
+  FailureInfo info;
+  info.pattern = "p";
+  const TestCase tc = makeTestCase(GeneratorConfig{}, 15);
+  EXPECT_NE(testing::errorOf([&] {
+              savePatternOnce(corpus, "S.T", tc, info);
+            }).find("S.T: is a symbolic link; nncheck writes nothing through a link"),
+            std::string::npos);
+  fs::remove(corpus / "S.T");
+  fs::create_directories(corpus / "S.T");
+  fs::create_directory_symlink(elsewhere, corpus / "S.T" / ".patterns");
+  EXPECT_NE(testing::errorOf([&] {
+              savePatternOnce(corpus, "S.T", tc, info);
+            }).find(".patterns: is a symbolic link"),
+            std::string::npos);
+  EXPECT_TRUE(fs::is_empty(elsewhere)) << "nothing was written where the links point";
+}
+
 TEST(Corpus, ARecordThatIsNoRegularFileMakesTheCaseUnreadable) {
   // Before: a FIFO or /dev/zero gave "18446744073709551615 bytes, more than 1 MiB", and a
   // dangling or looping link was taken for no record at all, losing its known-failure marks.
