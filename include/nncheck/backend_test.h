@@ -45,6 +45,10 @@ CaseScan scanBackendTestCases(const std::filesystem::path& root);
 // scanBackendTestCases(root).cases.
 std::vector<std::filesystem::path> findBackendTestCases(const std::filesystem::path& root);
 
+// Whether `dir` is a case folder: it holds a model.onnx entry (a link there counts, for its read
+// to refuse it by name). What the scan, the corpus's saves and `nncheck show` go by.
+bool isCaseFolder(const std::filesystem::path& dir);
+
 // The case's test_data_set_<k> folders (<k> digits), sorted; links to folders are none of them.
 std::vector<std::filesystem::path> testDataSetDirs(const std::filesystem::path& caseDir);
 

@@ -189,11 +189,6 @@ void refuseLink(const fs::path& p) {
                 "corpus");
 }
 
-bool holdsCase(const fs::path& dir) {
-  std::error_code ec;
-  return fs::exists(fs::symlink_status(dir / "model.onnx", ec));
-}
-
 // The claim file of a pattern in a corpus folder: <folder>/.patterns/<hash of the pattern>,
 // holding the pattern and the name of the case folder that holds it.
 fs::path claimFile(const fs::path& folder, const std::string& pattern) {
@@ -239,7 +234,7 @@ std::optional<fs::path> holderOf(const fs::path& claim, const fs::path& folder,
     std::string name = text.substr(line + 1);
     if (!name.empty() && name.back() == '\n') name.pop_back();
     if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != ".." &&
-        holdsCase(folder / name))
+        isCaseFolder(folder / name))
       return folder / name;
   }
   for (const fs::path& c : corpusCaseDirs(folder)) {
@@ -292,7 +287,7 @@ Model loadSoundCaseModel(const fs::path& caseDir) {
 bool publishCase(const fs::path& dir, const std::function<void(const fs::path&)>& fill) {
   refuseLink(dir.parent_path());
   refuseLink(dir);
-  if (holdsCase(dir)) return false;
+  if (isCaseFolder(dir)) return false;
   std::error_code ec;
   fs::create_directories(dir.parent_path(), ec);
   if (ec)
@@ -311,7 +306,7 @@ bool publishCase(const fs::path& dir, const std::function<void(const fs::path&)>
   if (ec) {
     std::error_code removeError;
     fs::remove_all(tmp, removeError);
-    if (holdsCase(dir)) return false;  // another process put the same case there first
+    if (isCaseFolder(dir)) return false;  // another process put the same case there first
     throw Error(dir.string() + ": cannot move the case into place: " + ec.message());
   }
   syncPath(dir.parent_path());  // the case's name reaches the disk too

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/corpus.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -41,8 +42,7 @@ int show(const ShowOptions& o) {
     Model model;
     DrawOptions drawing;
     if (fs::is_directory(p, ec)) {
-      if (!fs::exists(p / "model.onnx", ec))
-        throw Error(p.string() + ": a folder without model.onnx is not a case");
+      if (!isCaseFolder(p)) throw Error(p.string() + ": a folder without model.onnx is not a case");
       const CorpusCase c = loadCorpusCase(p);  // a case folder: its failure is highlighted
       model = c.testCase.model;
       drawing = drawOptionsFor(c);

@@ -60,7 +60,7 @@ void collectCases(const fs::path& dir, int depth, CaseScan& out) {
       continue;
     }
     if (!it->is_directory(entryError)) continue;
-    if (fs::exists(fs::symlink_status(p / "model.onnx", entryError)))
+    if (isCaseFolder(p))
       out.cases.push_back(p);
     else if (depth < kMaxDepth)
       collectCases(p, depth + 1, out);
@@ -76,7 +76,7 @@ CaseScan scanBackendTestCases(const fs::path& root) {
   CaseScan out;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return out;
-  if (fs::exists(fs::symlink_status(root / "model.onnx", ec))) {
+  if (isCaseFolder(root)) {
     out.cases.push_back(root);
     return out;
   }
@@ -88,6 +88,11 @@ CaseScan scanBackendTestCases(const fs::path& root) {
 
 std::vector<fs::path> findBackendTestCases(const fs::path& root) {
   return scanBackendTestCases(root).cases;
+}
+
+bool isCaseFolder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(dir / "model.onnx", ec));
 }
 
 std::vector<fs::path> testDataSetDirs(const fs::path& caseDir) {
