@@ -47,10 +47,8 @@ TestCase CoverageGuide::make(const GeneratorConfig& cfg, uint64_t seed, int fres
 
 bool CoverageGuide::observe(const TestCase& tc, const std::vector<uint32_t>& features) {
   int64_t fresh = 0;
-  for (uint32_t f : features) {
-    if (f >= hits_.size()) hits_.resize(std::max<size_t>(f + size_t{1}, hits_.size() * 2));
+  for (uint32_t f : features)
     if (hits_[f]++ == 0) ++fresh;
-  }
   ++sinceReweigh_;
   stats_.features += fresh;
   if (fresh == 0) return false;

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package nncheck needs to build, test, fuzz (clang, libFuzzer) and run
 # its main job. Chart.js is inlined into campaign reports; chromium loads them in the report test.
+# ONNX Runtime (the ort engine) comes from the npm registry: its official binding
+# onnxruntime-node, pinned by src/backends/ort/package-lock.json, installed with its install
+# script skipped into $NNCHECK_ORT_DIR (default ~/.cache/nncheck/onnxruntime-node), never into
+# the tree; Node.js and npm come from Debian when the machine has none.
 # Idempotent and non-interactive: packages already present are skipped without touching apt.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   build-essential cmake pkg-config clang-format
@@ -18,6 +23,9 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev
   libonnx-testdata
 )
+# Node.js and npm for the ort engine, unless the machine has them from elsewhere (NodeSource).
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,12 +36,25 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# onnxruntime-node, exactly as the lock file pins it; done again only when the lock changes.
+ort_dir=${NNCHECK_ORT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/nncheck/onnxruntime-node}
+lock="$root/src/backends/ort/package-lock.json"
+if cmp -s "$lock" "$ort_dir/installed.lock"; then
+  echo "install-deps: onnxruntime-node present in $ort_dir"
+else
+  echo "install-deps: installing onnxruntime-node into $ort_dir (npm ci --ignore-scripts)"
+  mkdir -p "$ort_dir"
+  cp "$root/src/backends/ort/package.json" "$lock" "$ort_dir/"
+  rm -f "$ort_dir/installed.lock"
+  (cd "$ort_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp "$lock" "$ort_dir/installed.lock"  # last: an install cut short is done again
+fi

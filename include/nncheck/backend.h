@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nncheck/capabilities.h"
 #include "nncheck/graph.h"
@@ -32,6 +33,15 @@ class Backend {
   // What the engine accepts; the generator stays inside it. Default: everything.
   virtual Capabilities capabilities() const { return {}; }
   virtual TensorMap run(const Model& model, const TensorMap& inputs) = 0;
+  // The engine's optional optimizations (graph rewrites, passes) that changed the model in the
+  // last run(), by name, for an engine that can tell: campaigns keep a case that makes a new one
+  // fire, or a new pair, and count how many of them a campaign reached. Called in the engine's
+  // process right after run(), whatever it returned or threw. Default: none known.
+  virtual std::vector<std::string> optimizationsApplied() const { return {}; }
+  // Every optimization this configuration may apply, by the names optimizationsApplied() uses:
+  // what "optimizations triggered: N of M" counts. Called in the test's own process. Default:
+  // none known.
+  virtual std::vector<std::string> optimizations() const { return {}; }
 };
 
 }  // namespace nncheck

@@ -101,6 +101,12 @@ struct CampaignStats {
   // Coverage-guided generation (nncheck/coverage_guide.h): all zero when the engine is not
   // instrumented, and the campaign then generates every case afresh.
   CoverageStats coverage;
+  // The engines' optimizations (Backend::optimizations of every configuration run), sorted, and
+  // by name the cases in which each changed the model (Verdict::optimizations; also those the
+  // engines apply outside that list): WhiteFox's measure of a generator's reach into an
+  // optimizer, "triggered N of M".
+  std::vector<std::string> optimizations;
+  std::map<std::string, int64_t> optimizationCases;
   std::vector<CampaignFinding> findings;  // distinct patterns, in the order found
   // Saved cases of the corpus that could not be read (each message names the file): skipped.
   std::vector<std::string> unreadableCorpusCases;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 #include "nncheck/generator.h"
@@ -54,7 +55,8 @@ class CoverageGuide {
     TestCase testCase;
     std::vector<uint32_t> features;
   };
-  std::vector<uint32_t> hits_;  // by feature: how many cases reached it
+  // By feature: how many cases reached it (features are sparse: optimizations' are hashes).
+  std::unordered_map<uint32_t, uint32_t> hits_;
   std::vector<Kept> kept_;
   std::vector<double> weights_;  // of the kept, as parents (reweigh)
   int64_t sinceReweigh_ = 0;

@@ -30,6 +30,9 @@ struct RunOutcome {
   // Pass, Unsupported, Error: the coverage features the run reached in an engine compiled with
   // SanitizerCoverage (sorted; see docs/architecture.md); empty when it is not instrumented.
   std::vector<uint32_t> coverage;
+  // Pass, Unsupported, Error: the engine's optimizations that changed the model
+  // (Backend::optimizationsApplied), sorted; each, and each pair, is a feature in `coverage` too.
+  std::vector<std::string> optimizations;
 };
 
 // How the isolated engine's process lives. ForkPerRun: a fresh child per run, nothing carried

@@ -49,6 +49,9 @@ struct Verdict {
   // The coverage features the engines' isolated runs reached while judging (SanitizerCoverage;
   // RunOutcome::coverage), merged and sorted; empty when no engine is instrumented.
   std::vector<uint32_t> coverage{};
+  // The engines' optimizations that changed the model in those runs (RunOutcome::optimizations),
+  // merged and sorted; empty when no engine tells.
+  std::vector<std::string> optimizations{};
 };
 
 // What a failing property throws: its verdict, whose outcome is a failure (Mismatch, Crash,

@@ -173,7 +173,8 @@ struct Coverage {
   int cases = 0;
   std::map<std::string, int> casesWithOp;
   std::map<std::string, int> pairs;
-  std::map<std::string, int> unsupported;  // by category
+  std::map<std::string, int> unsupported;    // by category
+  std::map<std::string, int> optimizations;  // cases in which each changed the model
 
   void add(const TestCase& tc) {
     ++cases;
@@ -244,6 +245,13 @@ void printCoverage(const std::string& test, const Coverage& c, const CoverageSta
         "coverage, %lld mutants of them among the cases\n",
         static_cast<long long>(guided.features), static_cast<long long>(guided.kept),
         static_cast<long long>(guided.mutants));
+  if (!c.optimizations.empty()) {
+    std::string names;
+    for (const auto& [name, n] : c.optimizations)
+      names += (names.empty() ? "" : ", ") + name + " " + std::to_string(n);
+    std::printf("  optimizations that changed a model: %zu (cases: %s)\n", c.optimizations.size(),
+                names.c_str());
+  }
   for (const auto& [tag, n] : tags)
     std::printf("  %5.1f%% %s\n", 100.0 * n / std::max(c.cases, 1), tag.c_str());
   std::fflush(stdout);
@@ -350,6 +358,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     if (!s.firstFailure) {
       s.coverage.add(tc);
       if (!v.category.empty()) ++s.coverage.unsupported[v.category];
+      for (const std::string& name : v.optimizations) ++s.coverage.optimizations[name];
       if (guiding) guide.observe(tc, v.coverage);
     }
     if (!isFailure(v.outcome)) return;

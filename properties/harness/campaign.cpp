@@ -192,6 +192,12 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   for (size_t e = 0; e < (o.roundRobin ? engines.size() : 1); ++e)
     workers.push_back(isolated(*engines[e].backend, o.timeout, Isolation::Persistent));
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  {
+    std::set<std::string> all;
+    for (size_t e = 0; e < workers.size(); ++e)
+      for (std::string& name : engines[e].backend->optimizations()) all.insert(std::move(name));
+    stats.optimizations.assign(all.begin(), all.end());
+  }
   GeneratorConfig cfg = o.generator;
   std::map<std::string, double> initialWeight;
   std::map<std::string, int> shrunkPerKey;
@@ -229,6 +235,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     std::set<std::string> ops;
     for (const Node& n : tc.model.graph.nodes) ops.insert(n.opType);
     for (const std::string& op : ops) ++stats.opCases[op];
+    for (const std::string& name : v.optimizations) ++stats.optimizationCases[name];
     if (o.coverageGuided) {
       guide.observe(tc, v.coverage);
       stats.coverage = guide.stats();

@@ -14,8 +14,19 @@ namespace nncheck {
 
 namespace {
 thread_local EngineScope* innermostScope = nullptr;
-// Where the isolated runs of the judge() running on this thread put their coverage.
-thread_local std::vector<uint32_t>* judgedCoverage = nullptr;
+// Where the isolated runs of the judge() running on this thread put their coverage and the
+// optimizations that fired.
+struct Reached {
+  std::vector<uint32_t> coverage;
+  std::vector<std::string> optimizations;
+};
+thread_local Reached* judgedReach = nullptr;
+
+template <class T>
+void sortedOnce(std::vector<T>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
 }  // namespace
 
 // An engine made and destroyed per case lands at one address again and again: its type and
@@ -42,13 +53,13 @@ Isolated isolatedInScope(Backend& engine) {
 
 Verdict judge(const Property& property, const TestCase& tc) {
   Verdict v;
-  std::vector<uint32_t> coverage;
-  std::vector<uint32_t>* outer = std::exchange(judgedCoverage, &coverage);
+  Reached reached;
+  Reached* outer = std::exchange(judgedReach, &reached);
   struct Restore {
-    std::vector<uint32_t>*& slot;
-    std::vector<uint32_t>* outer;
+    Reached*& slot;
+    Reached* outer;
     ~Restore() { slot = outer; }
-  } restore{judgedCoverage, outer};
+  } restore{judgedReach, outer};
   try {
     property(tc);
   } catch (const PropertyFailure& f) {
@@ -60,10 +71,15 @@ Verdict judge(const Property& property, const TestCase& tc) {
   } catch (const std::exception& e) {
     v = {Outcome::Error, std::string("the property threw: ") + e.what(), ""};
   }
-  std::sort(coverage.begin(), coverage.end());
-  coverage.erase(std::unique(coverage.begin(), coverage.end()), coverage.end());
-  v.coverage = std::move(coverage);
-  if (outer) outer->insert(outer->end(), v.coverage.begin(), v.coverage.end());
+  sortedOnce(reached.coverage);
+  sortedOnce(reached.optimizations);
+  v.coverage = std::move(reached.coverage);
+  v.optimizations = std::move(reached.optimizations);
+  if (outer) {
+    outer->coverage.insert(outer->coverage.end(), v.coverage.begin(), v.coverage.end());
+    outer->optimizations.insert(outer->optimizations.end(), v.optimizations.begin(),
+                                v.optimizations.end());
+  }
   return v;
 }
 
@@ -76,8 +92,11 @@ TensorMap runOn(Backend& backend, const TestCase& tc) { return backend.run(tc.mo
 
 TensorMap runOn(const Isolated& engine, const TestCase& tc) {
   RunOutcome r = engine.run(tc.model, tc.inputs);
-  if (judgedCoverage)
-    judgedCoverage->insert(judgedCoverage->end(), r.coverage.begin(), r.coverage.end());
+  if (judgedReach) {
+    judgedReach->coverage.insert(judgedReach->coverage.end(), r.coverage.begin(), r.coverage.end());
+    judgedReach->optimizations.insert(judgedReach->optimizations.end(), r.optimizations.begin(),
+                                      r.optimizations.end());
+  }
   const std::string who = engine.backend().name();
   switch (r.kind) {
     case Outcome::Pass:

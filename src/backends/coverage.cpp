@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 
 namespace nncheck::coverage {
 namespace {
@@ -58,6 +59,26 @@ std::vector<uint32_t> collect() {
     next += static_cast<uint32_t>(n);
   }
   return out;  // sorted: indices only grow
+}
+
+namespace {
+uint32_t fnv1a(std::string_view text, uint32_t h = 2166136261u) {
+  for (unsigned char c : text) h = (h ^ c) * 16777619u;
+  return h;
+}
+}  // namespace
+
+void addOptimizationFeatures(const std::vector<std::string>& applied,
+                             std::vector<uint32_t>& features) {
+  if (applied.empty()) return;
+  constexpr uint32_t kOne = 0x80000000u, kPair = 0xC0000000u, kLow = 0x3fffffffu;
+  for (size_t i = 0; i < applied.size(); ++i) {
+    features.push_back(kOne | (fnv1a(applied[i]) & kLow));
+    for (size_t j = i + 1; j < applied.size(); ++j)
+      features.push_back(kPair | (fnv1a(applied[j], fnv1a(applied[i]) ^ 0x5bd1e995u) & kLow));
+  }
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
 }
 
 }  // namespace nncheck::coverage

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace nncheck::coverage {
@@ -23,5 +24,13 @@ void reset();
 // Edges, not how often they ran: unlike libFuzzer's byte strings, a model's loop counts follow
 // its sizes more than its structure, and counting them buried the rewrites' edges under noise.
 std::vector<uint32_t> collect();
+
+// Adds to `features` (and keeps them sorted, once each) one feature per named optimization that
+// changed a run's model (Backend::optimizationsApplied) and one per pair of them: an engine
+// whose optimizer names what it did guides generation as if its code were instrumented, and a
+// case that makes two rewrites meet is kept like one that makes a new rewrite fire. The features
+// are hashes of the names in the upper half of the 32-bit range, far above the counters'.
+void addOptimizationFeatures(const std::vector<std::string>& applied,
+                             std::vector<uint32_t>& features);
 
 }  // namespace nncheck::coverage

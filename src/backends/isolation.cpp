@@ -93,6 +93,13 @@ std::string runAndReport(Backend& backend, const Model& model, const TensorMap& 
   std::string bytes(features.size() * sizeof(uint32_t), '\0');
   if (!features.empty()) std::memcpy(bytes.data(), features.data(), bytes.size());
   putRecord(report, bytes);
+  std::string applied;
+  try {
+    for (const std::string& name : backend.optimizationsApplied()) applied += name + '\n';
+  } catch (...) {  // the engine cannot tell: nothing known
+    applied.clear();
+  }
+  putRecord(report, applied);
   return report + rest;
 }
 
@@ -105,6 +112,15 @@ void decodeReport(const std::string& report, RunOutcome& r) {
     r.coverage.resize(features.size() / sizeof(uint32_t));
     if (!features.empty())  // (memcpy from an empty vector's null data is undefined)
       std::memcpy(r.coverage.data(), features.data(), features.size());
+    std::string applied;
+    if (!getRecord(report, pos, applied))
+      throw Error("isolated run: truncated optimizations in the report from the engine's process");
+    for (size_t from = 0; from < applied.size();) {
+      const size_t to = applied.find('\n', from);
+      r.optimizations.push_back(applied.substr(from, to - from));
+      from = to == std::string::npos ? applied.size() : to + 1;
+    }
+    coverage::addOptimizationFeatures(r.optimizations, r.coverage);
   }
   if (report[0] == kError || report[0] == kUnsupported || report[0] == kHang) {
     r.kind = report[0] == kError         ? Outcome::Error
@@ -379,6 +395,7 @@ template <class Answer, class Other>
     } catch (const std::exception& e) {
       report.assign(1, kError);
       putRecord(report, "");  // no coverage: the engine did not run
+      putRecord(report, "");  // and no optimizations
       putRecord(report, std::string("isolated worker: ") + e.what());
     }
     if (!sendRecord(fd, report)) std::_Exit(0);

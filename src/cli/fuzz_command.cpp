@@ -162,6 +162,25 @@ int fuzz(const FuzzOptions& o) {
     std::printf(
         "  coverage: none (the engine is not compiled with -fsanitize-coverage); every "
         "case generated afresh\n");
+  if (!s.optimizations.empty() || !s.optimizationCases.empty()) {
+    std::string never;
+    size_t triggered = 0;
+    for (const std::string& name : s.optimizations) {
+      if (s.optimizationCases.count(name))
+        ++triggered;
+      else
+        never += (never.empty() ? "" : ", ") + name;
+    }
+    std::vector<std::pair<int64_t, std::string>> top;
+    for (const auto& [name, n] : s.optimizationCases) top.push_back({-n, name});
+    std::sort(top.begin(), top.end());
+    std::string most;
+    for (const auto& [n, name] : top)
+      most += (most.empty() ? "" : ", ") + name + " " + std::to_string(-n);
+    std::printf("  optimizations triggered: %zu of %zu%s%s\n", triggered, s.optimizations.size(),
+                most.empty() ? "" : " (cases: ", most.empty() ? "" : (most + ")").c_str());
+    if (!never.empty()) std::printf("  optimizations never triggered: %s\n", never.c_str());
+  }
   if (!s.unreadableCorpusCases.empty())
     std::printf("  saved cases that could not be read, skipped: %zu (first: %s)\n",
                 s.unreadableCorpusCases.size(), s.unreadableCorpusCases.front().c_str());

@@ -192,6 +192,7 @@ void registerCastClipWhere(Registry& reg) {
                         .input("data", "T")
                         .optionalInput("ratio", "T1")
                         .weight()
+                        .safe({.lo = 0, .hi = 0.9})  // the spec's [0, 1), with a margin
                         .sampleShape([](SampleContext&) { return Shape{}; })
                         .optionalInput("training_mode", "T2")
                         .notGenerated()

@@ -100,22 +100,34 @@ void awayFromMultiples(StabilityCall& s) {
 void powerAwayFromSteps(StabilityCall& s) {
   const Tensor& x = s.in(0);
   const Tensor& y = s.in(1);
-  if (!isIntegerDType(x.dtype()) || !isFloatDType(y.dtype())) return;
+  if (!isIntegerDType(x.dtype())) return;
+  // An integer power must be a finite value of its type: 0 to a negative power is infinite and
+  // a negative base to a fractional power NaN, which the spec leaves undefined (engines wrap,
+  // saturate or trap), and a large power overflows.
   constexpr double kLargest = 1e3;
+  const bool floatExponent = isFloatDType(y.dtype());
   forEachBroadcast(broadcastOf(x.shape(), y.shape()), {&x.shape(), &y.shape()},
                    [&](int64_t, const std::vector<int64_t>& off) {
                      const double base = x.toDouble(off[0]), e = y.toDouble(off[1]);
                      if (!std::isfinite(e)) return;
                      if (base == 0) {
-                       if (std::fabs(e) < stableMargin(0)) s.tooClose(1, off[1], e >= 0 ? 1 : -1);
+                       if (e < 0)
+                         s.tooClose(1, off[1], 1);
+                       else if (floatExponent && std::fabs(e) < stableMargin(0))
+                         s.tooClose(1, off[1], e >= 0 ? 1 : -1);
                        return;
                      }
-                     if (base <= 1) return;  // 1^y is 1; a negative base's powers are not searched
-                     const double p = std::pow(base, e);  // grows with e
+                     if (base < 0 && e != std::nearbyint(e)) {
+                       s.tooClose(1, off[1], std::nearbyint(e) > e ? 1 : -1);
+                       return;
+                     }
+                     if (std::fabs(base) <= 1) return;               // +-1 to any power is +-1
+                     const double p = std::pow(std::fabs(base), e);  // grows with e
                      if (p > kLargest) {
                        s.tooClose(1, off[1], -1);
                        return;
                      }
+                     if (!floatExponent || base < 0) return;  // exact
                      const double d = p - std::nearbyint(p);
                      if (std::fabs(d) < stableMargin(p)) s.tooClose(1, off[1], d >= 0 ? 1 : -1);
                    });

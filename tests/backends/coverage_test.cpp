@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "doubles/optimizer.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
@@ -63,6 +65,51 @@ TEST(Coverage, ResetForgetsWhatWasReached) {
   EXPECT_FALSE(coverage::collect().empty());
   coverage::reset();
   EXPECT_TRUE(coverage::collect().empty());
+}
+
+// An engine that names the rewrites it made: "MergeTransposes" for two Transposes in a row, and
+// "NoOp" once it ran anything; its run() throws after naming them when told to.
+class NamingEngine : public Backend {
+ public:
+  std::string name() const override { return "naming"; }
+  TensorMap run(const Model& m, const TensorMap& in) override {
+    applied_ = {"NoOp"};
+    if (m.graph.nodes.size() == 2) applied_.insert(applied_.begin(), "MergeTransposes");
+    return ReferenceBackend().run(m, in);
+  }
+  std::vector<std::string> optimizationsApplied() const override { return applied_; }
+
+ private:
+  std::vector<std::string> applied_;
+};
+
+TEST(Coverage, NamedOptimizationsComeBackAsNamesAndAsFeaturesOfThemAndTheirPairs) {
+  NamingEngine engine;
+  const TensorMap in = {{"x", Tensor(DType::Float32, {2, 3, 4})}};
+  for (Isolation mode : {Isolation::ForkPerRun, Isolation::Persistent}) {
+    Isolated run = isolated(engine, 10s, mode);
+    const RunOutcome two = run.run(transposes(), in), one = run.run(relu(), in);
+    ASSERT_EQ(two.kind, Outcome::Pass) << two.message;
+    EXPECT_EQ(two.optimizations, (std::vector<std::string>{"MergeTransposes", "NoOp"}));
+    EXPECT_EQ(one.optimizations, std::vector<std::string>{"NoOp"});
+    // Two names and their pair: three features; one name: one, shared with the first. (Below
+    // them, counters of instrumented code this test binary shares with the optimizer double.)
+    const auto named = [](const RunOutcome& r) {
+      std::vector<uint32_t> out;
+      for (uint32_t f : r.coverage)
+        if (f >= 0x80000000u) out.push_back(f);
+      return out;
+    };
+    EXPECT_EQ(named(two).size(), 3u);
+    ASSERT_EQ(named(one).size(), 1u);
+    EXPECT_TRUE(std::binary_search(two.coverage.begin(), two.coverage.end(), named(one)[0]));
+  }
+  std::vector<uint32_t> features = {7};
+  coverage::addOptimizationFeatures({"A", "B", "C"}, features);
+  EXPECT_EQ(features.size(), 1u + 3u + 3u) << "three names, three pairs, and the counter";
+  EXPECT_TRUE(std::is_sorted(features.begin(), features.end()));
+  EXPECT_LT(features.front(), 0x80000000u) << "counters stay below the names' features";
+  EXPECT_GE(features[1], 0x80000000u);
 }
 
 }  // namespace

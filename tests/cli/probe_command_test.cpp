@@ -59,6 +59,19 @@ TEST(ProbeCommand, TorchsCompiledCapabilityTableMatchesAFreshProbe) {
 }
 #endif
 
+#ifdef NNCHECK_HAS_ORT_ENGINE
+TEST(ProbeCommand, OrtsCompiledCapabilityTableMatchesAFreshProbe) {
+  // And for ONNX Runtime 1.30 at level all: the kernels it has for each op's generated models.
+  testing::TempDir tmp("probe");
+  const std::string table = (tmp.path() / "table.inc").string();
+  auto o = runCli("probe --backend ort --write-table " + table);
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/ort/ort_capabilities.inc"))
+      << "rebuild it: nncheck probe --backend ort --write-table "
+         "src/backends/ort/ort_capabilities.inc";
+}
+#endif
+
 #ifdef NNCHECK_HAS_MLIR_ENGINE
 TEST(ProbeCommand, MlirsCompiledCapabilityTableMatchesAFreshProbe) {
   // And for MLIR's TOSA path: what the emission expresses and Debian's MLIR 19 runs, probed at

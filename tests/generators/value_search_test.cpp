@@ -262,6 +262,31 @@ TEST(ValueSearch, IntegerPowersMoveOffTheirSteps) {
   }
 }
 
+// An integer power the spec leaves without a value (0 to a negative power is infinite, a negative
+// base to a fractional power NaN; ORT wraps them to INT64_MIN, the reference saturated) is moved
+// off: the exponents become ones whose powers are finite integers.
+TEST(ValueSearch, IntegerPowersAreFiniteValuesOfTheirType) {
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.name = "pow";
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Int64, {2}),
+                    ValueInfo::tensor("b", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Pow", {"a", "b"}, {"y"}, "pow")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Int64, {2})};
+  TestCase tc{m,
+              {{"a", Tensor::fromVector<int64_t>({2}, {0, -2})},
+               {"b", Tensor::fromVector<float>({2}, {-1.0f, 0.5f})}}};
+  const ValueSearchResult r = searchValues(tc);
+  EXPECT_FALSE(r.wasFinite);
+  ASSERT_TRUE(r.finite) << r.violations << " left";
+  const auto a = tc.inputs.at("a").span<int64_t>();
+  const auto b = tc.inputs.at("b").span<float>();
+  for (size_t i = 0; i < 2; ++i) {
+    const double p = std::pow(static_cast<double>(a[i]), b[i]);
+    EXPECT_TRUE(std::isfinite(p)) << a[i] << "^" << b[i];
+  }
+}
+
 class Flakiness : public ::testing::TestWithParam<StepCase> {};
 
 TEST_P(Flakiness, SearchMovesInputsOffTheStep) {

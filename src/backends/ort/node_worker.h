@@ -1,0 +1,44 @@
+// A Node.js program run as a child of the engine's process, serving requests over its stdin and
+// stdout, each message a u32 little-endian length and its bytes. What it writes to stderr (ORT's
+// log) goes to an unlinked temporary file, read back after each reply.
+//
+//   NodeWorker w("/usr/bin/node", "worker.js", {{"NNCHECK_ORT_NODE_MODULES", dir}});
+//   std::string log;
+//   std::string reply = w.call(request, log);
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nncheck::ort {
+
+class NodeWorker {
+ public:
+  NodeWorker(std::string node, std::string script,
+             std::vector<std::pair<std::string, std::string>> environment);
+  ~NodeWorker();
+  NodeWorker(const NodeWorker&) = delete;
+  NodeWorker& operator=(const NodeWorker&) = delete;
+
+  // Sends one request and returns the reply; `log` gets what the worker wrote to stderr
+  // meanwhile. Starts the worker on first use. Throws nncheck::Error naming the program when it
+  // cannot start or exits. When a signal killed it (ORT crashed), this process dies of the same
+  // signal, so that isolation reports the engine's crash as such.
+  std::string call(const std::string& request, std::string& log);
+
+ private:
+  void start();
+  void stop();
+  [[noreturn]] void died(const std::string& during);
+  std::string readLog();
+
+  std::string node_, script_;
+  std::vector<std::pair<std::string, std::string>> environment_;
+  pid_t pid_ = -1;
+  int toWorker_ = -1, fromWorker_ = -1, log_ = -1;
+};
+
+}  // namespace nncheck::ort
