@@ -10,7 +10,7 @@
 //   response: u8 status (0 outputs, 1 the session could not be created, 2 the run failed),
 //             then for 0: u32 output count; per output the same layout as an input;
 //             for 1 and 2: u32 message length, message (UTF-8).
-// The native library's log (severity verbose at session creation) goes to fd 2, which the C++
+// The native library's log (severity info at session creation) goes to fd 2, which the C++
 // side reads for the graph transformers that changed the graph.
 'use strict';
 const fs = require('fs');
@@ -126,7 +126,8 @@ async function serve() {
       intraOpNumThreads: options.intraOpThreads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
-      logSeverityLevel: options.log ? 0 : 3,
+      // INFO: the lines 'GraphTransformer <Name> modified: 0|1', without the verbose ones.
+      logSeverityLevel: options.log ? 1 : 3,
       logVerbosityLevel: 0,
     };
     if (options.disabled && options.disabled.length)
