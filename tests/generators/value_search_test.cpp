@@ -41,7 +41,7 @@ TEST_P(SafeDomain, ItsLossDrivesABadInputInside) {
   GeneratorConfig cfg;
   cfg.nodes = 1;
   cfg.ops = {GetParam()};
-  cfg.dtypes = {DType::Float32};
+  cfg.dtypes = {DType::Float32, DType::Bool};  // Bool: some ops have bool outputs (Dropout's mask)
   int checked = 0;
   for (uint64_t seed = 0; seed < 5; ++seed) {
     TestCase tc = makeTestCase(cfg, seed);
