@@ -33,7 +33,8 @@ void routingGradient(GradCall& g) {
     auto from = routed.out(j).span<double>();
     for (size_t o = 0; o < from.size(); ++o) {
       const double input = std::floor(from[o] / kBase) - 1;
-      if (input < 0 || input >= static_cast<double>(k.inputCount())) continue;
+      // Not a label (a bool output such as Dropout's mask holds no routed value; NaN too).
+      if (!(input >= 0 && input < static_cast<double>(k.inputCount()))) continue;
       std::vector<double>* dx = g.dIn(static_cast<size_t>(input));
       const double e = from[o] - kBase * (input + 1);
       if (dx && e >= 0 && e < static_cast<double>(dx->size()))
