@@ -42,6 +42,10 @@ class Backend {
   // what "optimizations triggered: N of M" counts. Called in the test's own process. Default:
   // none known.
   virtual std::vector<std::string> optimizations() const { return {}; }
+  // Optimizations the configuration may apply and switch off whose firing the engine cannot
+  // report (ORT's rewrite rules, inside its rule-based transformers): searched for a failure's
+  // culprit (nncheck/culprit.h), not counted as reach. Default: none.
+  virtual std::vector<std::string> unreportedOptimizations() const { return {}; }
 };
 
 }  // namespace nncheck

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,15 @@ namespace nncheck {
 struct CampaignEngine {
   std::string configuration;  // e.g. "target=cpu,fusion=on"
   Backend* backend = nullptr;
+};
+
+// An engine of the configuration with the named optimizations switched off too
+// (EngineInfo::withDisabled), for the culprit search, and that configuration's name.
+struct EngineWithout {
+  std::function<std::string(const std::string& configuration,
+                            const std::vector<std::string>& disabled)>
+      configuration;
+  std::function<std::unique_ptr<Backend>(const std::string& configuration)> make;
 };
 
 struct CampaignOptions {
@@ -62,6 +72,9 @@ struct CampaignOptions {
   // tested (a compiler's optimizing levels, not only its first); else all run on the first.
   // Either way a failure is triaged across all.
   bool roundRobin = false;
+  // With both functions set, each finding that fails in a configuration with optimizations
+  // (Backend::optimizations) gets its culprit: the optimizations it needs, and the workaround.
+  EngineWithout engineWithout{};
 };
 
 struct CampaignFinding {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "nncheck/culprit.h"
 #include "nncheck/localize.h"
 #include "nncheck/outcome.h"
 #include "nncheck/picture.h"
@@ -44,6 +45,9 @@ struct FailureInfo {
   // Configuration -> the failure this case is known to show there (an open bug); the corpus
   // replay expects exactly that, so a fix or a new failure shows. Empty: it must pass.
   std::map<std::string, Outcome> knownFailures;
+  // The optimizations the failure needs in its configuration, and the workaround
+  // (nncheck/culprit.h); nullopt: not searched, or none needed.
+  std::optional<Culprit> culprit;
 };
 
 // The record of a failing verdict on its minimized case: kind, message, figures, signal, first
@@ -100,6 +104,7 @@ struct CorpusCase {
   std::string divergenceDetail;  // first_diverging_node.detail: how that output differs
   std::map<std::string, std::string> differingOutputs;  // graph output -> how it differs
   std::vector<std::string> ops;                         // the model's op types
+  std::optional<Culprit> culprit;                       // culprit: needed, workaround
 };
 
 // The folders of every case under `corpus` (recursively: a folder holding model.onnx), sorted;

@@ -43,6 +43,13 @@ struct EngineInfo {
   // "target=cpu,fusion=off"): a failure that passes there belongs to the optimizations alone.
   // Empty: the engine has none such.
   std::string baseline{};
+  // The configuration with the named optimizations (as Backend::optimizations names them)
+  // switched off too, in its canonical text; throws nncheck::Error for a name the
+  // configuration cannot switch off. Empty function: the engine switches none off, and no
+  // culprit search runs (nncheck/culprit.h).
+  std::function<std::string(const std::string& configuration,
+                            const std::vector<std::string>& disabled)>
+      withDisabled{};
 };
 
 class EngineRegistry {

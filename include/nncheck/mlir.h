@@ -30,8 +30,12 @@ struct Config {
   bool canonicalize = true;  // canonicalize after the TOSA lowering and after fusion
   Loops loops = Loops::Scf;
   int llvmOpt = 3;  // LLVM's optimization level of the JIT, 0 or 3
+  // Loop passes of `loops` left out, sorted (affine-loop-fusion, affine-scalrep,
+  // affine-loop-tile, affine-super-vectorize): what a culprit search switches off.
+  std::vector<std::string> disabled{};
 
-  // "fusion=on,canonicalize=on,loops=scf,llvm=O3", what parse() reads back.
+  // "fusion=on,canonicalize=on,loops=scf,llvm=O3" (",disable=affine-loop-fusion" when some are
+  // left out), what parse() reads back.
   std::string key() const;
   // Items separated by ',' (any subset, in any order): fusion=on|off, canonicalize=on|off,
   // loops=scf|affine|tiled|vectorized, llvm=O0|O3; throws nncheck::Error naming what is wrong.
@@ -67,6 +71,9 @@ class Backend final : public nncheck::Backend {
   // Unsupported when the emission cannot express a node exactly in TOSA; MLIR's diagnostics
   // (a verifier, a pass or the JIT failing) become an nncheck::Error naming the stage.
   TensorMap run(const Model& model, const TensorMap& inputs) override;
+  // The optional passes of the pipeline: canonicalize, linalg-fuse-elementwise-ops, the loop
+  // passes, and llvm-O3 (the JIT's optimizer); the lowering passes every pipeline needs are not.
+  std::vector<std::string> optimizations() const override;
   const Config& config() const { return config_; }
 
  private:

@@ -65,6 +65,9 @@ class Backend final : public nncheck::Backend {
   // Every graph transformer the last run's log names, whether it changed the graph or not: what
   // the table behind optimizations() is checked against.
   const std::vector<std::string>& transformersRun() const { return run_; }
+  // The rewrite rules of the rule-based transformers this level runs (EliminateDropout, ...),
+  // less those disabled: ORT's log does not name them, but disable= switches them off.
+  std::vector<std::string> unreportedOptimizations() const override;
   const Config& config() const { return config_; }
 
  private:

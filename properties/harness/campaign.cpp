@@ -70,6 +70,25 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
   return out;
 }
 
+// The optimizations of engine `e` that the failure `v` of `tc` needs (nncheck/culprit.h), each
+// trial judged in a fresh process of the engine with the others switched off.
+std::optional<Culprit> culpritOf(const CampaignEngine& e, const TestCase& tc, const Verdict& v,
+                                 const CampaignOptions& o) {
+  const EngineWithout& without = o.engineWithout;
+  std::vector<std::string> optimizations = e.backend->optimizations();
+  for (std::string& name : e.backend->unreportedOptimizations())
+    optimizations.push_back(std::move(name));
+  if (!without.configuration || !without.make || optimizations.empty()) return std::nullopt;
+  std::optional<Culprit> c =
+      findCulprit(optimizations, [&](const std::vector<std::string>& disabled) {
+        const std::unique_ptr<Backend> engine =
+            without.make(without.configuration(e.configuration, disabled));
+        return sameFailure(judgeOn(isolated(*engine, o.timeout), tc), v);
+      });
+  if (c) c->workaround = without.configuration(e.configuration, c->needed);
+  return c;
+}
+
 // Shrinks a judged failure of engine `at` keeping its kind, localizes it, triages it across the
 // engines. Candidates run on `shrinker` (the persistent worker in campaigns: a fork per
 // candidate costs four times the run); the result is confirmed in a fresh process, and if it
@@ -111,6 +130,10 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t 
     info.triage[engines[e].configuration] = outcome;
     if (o.markKnownFailures && isFailure(outcome))
       info.knownFailures[engines[e].configuration] = outcome;
+  }
+  try {
+    info.culprit = culpritOf(engines[at], r.testCase, last, o);
+  } catch (const Error&) {  // an optimization the configuration cannot switch off: no culprit
   }
   f.minimized = std::move(r.testCase);
   return f;

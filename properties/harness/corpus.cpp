@@ -70,6 +70,13 @@ std::string caseMetadataText(const TestCase& tc, const FailureInfo& info) {
   j["pattern"] = info.pattern;
   j["triage"] = outcomeNames(info.triage);
   j["known_failures"] = outcomeNames(info.knownFailures);
+  if (const auto& c = info.culprit)
+    j["culprit"] = {{"needed", c->needed},
+                    {"workaround", c->workaround},
+                    {"workaround_passes", c->workaroundPasses},
+                    {"runs", c->runs}};
+  else
+    j["culprit"] = nullptr;
   j["nodes_before_shrinking"] = info.nodesBefore;
   j["nodes_after_shrinking"] = info.nodesAfter;
   j["shrink_steps"] = info.shrinkSteps;
@@ -384,6 +391,22 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
       c.triage[config] = *o;
     }
     c.pattern = j.value("pattern", std::string());
+    if (j.contains("culprit") && j["culprit"].is_object()) {
+      const auto& cj = j["culprit"];
+      Culprit culprit;
+      if (!cj.contains("needed") || !cj["needed"].is_array())
+        throw Error(meta.string() + ": culprit.needed: expected a list of optimization names");
+      for (const auto& name : cj["needed"]) {
+        if (!name.is_string())
+          throw Error(meta.string() + ": culprit.needed holds " + name.dump() +
+                      ": expected an optimization's name");
+        culprit.needed.push_back(name.get<std::string>());
+      }
+      if (cj.contains("workaround") && cj["workaround"].is_string())
+        culprit.workaround = cj["workaround"].get<std::string>();
+      culprit.workaroundPasses = cj.value("workaround_passes", false);
+      c.culprit = std::move(culprit);
+    }
     auto text = [&](const char* field) {
       return j.contains(field) && j[field].is_string() ? j[field].get<std::string>() : "";
     };

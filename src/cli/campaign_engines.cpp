@@ -18,8 +18,15 @@ CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o) {
     c = engines().key(o.selection.backend, c);  // as the corpus and the baseline name it
     e.list.push_back({c.empty() ? o.selection.backend : c, e.owned.back().get()});
   }
-  const std::string& baseline = engines().at(o.selection.backend).baseline;
-  if (std::find(configs.begin(), configs.end(), baseline) != configs.end()) e.baseline = baseline;
+  const EngineInfo& info = engines().at(o.selection.backend);
+  if (std::find(configs.begin(), configs.end(), info.baseline) != configs.end())
+    e.baseline = info.baseline;
+  if (info.withDisabled) {
+    e.without.configuration = info.withDisabled;
+    e.without.make = [selection = o.selection](const std::string& config) {
+      return makeEngine(selection, config);
+    };
+  }
   return e;
 }
 
@@ -45,6 +52,11 @@ void printFinding(size_t i, const CampaignFinding& f, const std::string& baselin
     std::printf("       first diverging node: %s\n",
                 diverging.substr(0, diverging.find('\n')).c_str());
   std::printf("       configurations: %s\n", outcomesByConfiguration(f.info.triage).c_str());
+  if (const auto& c = f.info.culprit) {
+    std::printf("       culprit: %s\n", describeCulprit(*c).c_str());
+    if (c->workaroundPasses && !c->workaround.empty())
+      std::printf("       workaround: --config %s\n", c->workaround.c_str());
+  }
   if (auto at = f.info.triage.find(baseline); at != f.info.triage.end())
     std::printf(isFailure(at->second)
                     ? "       fails at %s too: the engine's kernels or its adapter, not its "

@@ -26,7 +26,8 @@ struct CampaignEngineOptions {
 struct CampaignEngines {
   std::vector<std::unique_ptr<Backend>> owned;
   std::vector<CampaignEngine> list;
-  std::string baseline;  // EngineInfo::baseline, when it is among the configurations
+  std::string baseline;   // EngineInfo::baseline, when it is among the configurations
+  EngineWithout without;  // for the culprit search, when the engine switches optimizations off
 };
 
 // `defaultBackend` empty: no engine unless --backend names one.

@@ -72,6 +72,7 @@ int fuzz(const FuzzOptions& o) {
   CampaignOptions c;
   try {
     engines = makeCampaignEngines(o.engine);
+    c.engineWithout = engines.without;
     c.timeout = secondsOption("--timeout", o.engine.timeout);
     if (!(o.seconds > 0)) throw Error("--seconds: expected a positive number");
     if (o.cases < 0) throw Error("--cases: expected a non-negative number");

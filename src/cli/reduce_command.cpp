@@ -25,6 +25,7 @@ int reduce(const ReduceOptions& o) {
   TestCase tc;
   try {
     engines = makeCampaignEngines(o.engine);
+    c.engineWithout = engines.without;
     c.timeout = secondsOption("--timeout", o.engine.timeout);
     const CorpusCase saved = loadCorpusCase(o.caseDir);
     tc = saved.testCase;

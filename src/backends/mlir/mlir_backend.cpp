@@ -1,5 +1,6 @@
 // The MLIR engine: configurations as pass pipelines, and the engine's registration. Emission is
 // in translate.cpp and emit_*.cpp; parsing, lowering and the JIT in jit.cpp.
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -29,9 +30,28 @@ const char* loopsName(Loops l) {
 }  // namespace
 
 std::string Config::key() const {
-  return std::string("fusion=") + onOff(fusion) + ",canonicalize=" + onOff(canonicalize) +
-         ",loops=" + loopsName(loops) + ",llvm=O" + std::to_string(llvmOpt);
+  std::string k = std::string("fusion=") + onOff(fusion) + ",canonicalize=" + onOff(canonicalize) +
+                  ",loops=" + loopsName(loops) + ",llvm=O" + std::to_string(llvmOpt);
+  for (size_t i = 0; i < disabled.size(); ++i) k += (i ? "+" : ",disable=") + disabled[i];
+  return k;
 }
+
+namespace {
+// The optional passes of each loop lowering, in pipeline order.
+std::vector<std::string> loopPasses(Loops loops) {
+  switch (loops) {
+    case Loops::Affine:
+      return {"affine-loop-fusion", "affine-scalrep"};
+    case Loops::Tiled:
+      return {"affine-loop-tile"};
+    case Loops::Vectorized:
+      return {"affine-super-vectorize"};
+    case Loops::Scf:
+      break;
+  }
+  return {};
+}
+}  // namespace
 
 Config Config::parse(const std::string& text) {
   Config c;
@@ -47,6 +67,15 @@ Config Config::parse(const std::string& text) {
       (k == "fusion" ? c.fusion : c.canonicalize) = v == "on";
     } else if (k == "llvm" && (v == "O0" || v == "O3")) {
       c.llvmOpt = v == "O0" ? 0 : 3;
+    } else if (k == "disable" && !v.empty()) {
+      std::stringstream names(v);
+      std::string name;
+      while (std::getline(names, name, '+')) {
+        known = known && !name.empty();
+        c.disabled.push_back(name);
+      }
+      std::sort(c.disabled.begin(), c.disabled.end());
+      c.disabled.erase(std::unique(c.disabled.begin(), c.disabled.end()), c.disabled.end());
     } else if (k == "loops") {
       known = false;
       for (auto [loops, name] : kLoops)
@@ -60,8 +89,13 @@ Config Config::parse(const std::string& text) {
     if (!known)
       throw Error("mlir configuration '" + text + "': cannot read '" + item +
                   "' (expected fusion=on|off, canonicalize=on|off, "
-                  "loops=scf|affine|tiled|vectorized, llvm=O0|O3)");
+                  "loops=scf|affine|tiled|vectorized, llvm=O0|O3, disable=pass+pass)");
   }
+  const std::vector<std::string> optional = loopPasses(c.loops);
+  for (const std::string& name : c.disabled)
+    if (std::find(optional.begin(), optional.end(), name) == optional.end())
+      throw Error("mlir configuration '" + text + "': disable=" + name +
+                  ": not a loop pass of loops=" + loopsName(c.loops));
   return c;
 }
 
@@ -81,15 +115,18 @@ std::string Config::pipeline() const {
       p += ",func.func(convert-linalg-to-loops)";
       break;
     case Loops::Affine:
-      p += ",func.func(convert-linalg-to-affine-loops,affine-loop-fusion,affine-scalrep)";
-      break;
     case Loops::Tiled:
-      p += ",func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=4})";
+    case Loops::Vectorized: {
+      p += ",func.func(convert-linalg-to-affine-loops";
+      for (const std::string& pass : loopPasses(loops))
+        if (!std::binary_search(disabled.begin(), disabled.end(), pass))
+          p += "," + pass +
+               (pass == "affine-loop-tile"         ? "{tile-size=4}"
+                : pass == "affine-super-vectorize" ? "{virtual-vector-size=4}"
+                                                   : "");
+      p += ")";
       break;
-    case Loops::Vectorized:
-      p += ",func.func(convert-linalg-to-affine-loops,affine-super-vectorize{virtual-vector-size=4}"
-           ")";
-      break;
+    }
   }
   const bool vectors = loops == Loops::Vectorized;
   p += ",lower-affine";
@@ -101,6 +138,18 @@ std::string Config::pipeline() const {
   if (vectors) p += ",convert-vector-to-llvm";
   p += ",expand-strided-metadata,convert-to-llvm,reconcile-unrealized-casts";
   return p;
+}
+
+std::vector<std::string> Backend::optimizations() const {
+  std::vector<std::string> out;
+  if (config_.canonicalize) out.push_back("canonicalize");
+  if (config_.fusion) out.push_back("linalg-fuse-elementwise-ops");
+  for (const std::string& pass : loopPasses(config_.loops))
+    if (!std::binary_search(config_.disabled.begin(), config_.disabled.end(), pass))
+      out.push_back(pass);
+  if (config_.llvmOpt == 3) out.push_back("llvm-O3");
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<Config> configurations() {
@@ -178,7 +227,23 @@ NNCHECK_REGISTER_ENGINE(mlir) {
           .configurations = [] { return configurationKeys(configurations()); },
           .key = [](const std::string& config) { return Config::parse(config).key(); },
           .baseCapabilities = &Backend::baseCapabilities,
-          .baseline = Config{.fusion = false, .canonicalize = false, .llvmOpt = 0}.key()};
+          .baseline = Config{.fusion = false, .canonicalize = false, .llvmOpt = 0}.key(),
+          .withDisabled =
+              [](const std::string& config, const std::vector<std::string>& names) {
+                Config c = Config::parse(config);
+                for (const std::string& name : names) {
+                  if (name == "canonicalize")
+                    c.canonicalize = false;
+                  else if (name == "linalg-fuse-elementwise-ops")
+                    c.fusion = false;
+                  else if (name == "llvm-O3")
+                    c.llvmOpt = 0;
+                  else
+                    c.disabled.push_back(name);
+                }
+                std::string key = c.key();
+                return Config::parse(key).key();  // sorted, and checked: a pass of its loops
+              }};
 }
 
 }  // namespace nncheck::mlir

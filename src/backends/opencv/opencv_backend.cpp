@@ -66,6 +66,10 @@ Capabilities Backend::capabilities() const {
   return baseCapabilities().withProbedOps(kProbed);
 }
 
+std::vector<std::string> Backend::optimizations() const {
+  return config_.fusion ? std::vector<std::string>{"fusion"} : std::vector<std::string>{};
+}
+
 std::vector<Config> configurations() {
   std::vector<Config> out = {{true, Target::Cpu}, {false, Target::Cpu}};
   if (cv::ocl::haveOpenCL() && cv::ocl::useOpenCL()) {  // a runtime and a usable device
@@ -150,7 +154,17 @@ NNCHECK_REGISTER_ENGINE(opencv) {
           .configurations = [] { return configurationKeys(configurations()); },
           .key = [](const std::string& config) { return Config::parse(config).key(); },
           .baseCapabilities = &Backend::baseCapabilities,
-          .baseline = "target=cpu,fusion=off"};
+          .baseline = "target=cpu,fusion=off",
+          .withDisabled =
+              [](const std::string& config, const std::vector<std::string>& names) {
+                Config c = Config::parse(config);
+                for (const std::string& name : names) {
+                  if (name != "fusion")
+                    throw Error("opencv: '" + name + "' is not an optimization it switches off");
+                  c.fusion = false;
+                }
+                return c.key();
+              }};
 }
 
 }  // namespace nncheck::opencv

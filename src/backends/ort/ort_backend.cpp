@@ -317,21 +317,60 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
 
 std::vector<std::string> Backend::optimizationsApplied() const { return applied_; }
 
-std::vector<std::string> Backend::optimizations() const {
-  struct Row {
-    Level level;
-    const char* name;
+namespace {
+struct Row {
+  Level level;
+  const char* name;
+};
+
+// The rows of a table at or below `level`, less those disabled, sorted.
+template <size_t N>
+std::vector<std::string> rowsAt(const Row (&table)[N], const Config& config) {
+  std::vector<std::string> out;
+  for (const Row& r : table)
+    if (r.level <= config.level &&
+        !std::binary_search(config.disabled.begin(), config.disabled.end(), r.name))
+      out.push_back(r.name);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> Backend::unreportedOptimizations() const {
+  // ORT 1.30's GenerateRewriteRules (onnxruntime/core/optimizer/graph_transformer_utils.cc): the
+  // rules of Level1_RuleBasedTransformer (basic) and Level2_RuleBasedTransformer (extended).
+  static const Row kRules[] = {
+      {Level::Basic, "EliminateIdentity"},
+      {Level::Basic, "EliminateSlice"},
+      {Level::Basic, "UnsqueezeElimination"},
+      {Level::Basic, "EliminateDropout"},
+      {Level::Basic, "ExpandElimination"},
+      {Level::Basic, "CastElimination"},
+      {Level::Basic, "PreShapeNodeElimination"},
+      {Level::Basic, "NoopElimination"},
+      {Level::Basic, "DivMulFusion"},
+      {Level::Basic, "FuseReluClip"},
+      {Level::Basic, "GemmSumFusion"},
+      {Level::Basic, "GemmTransposeFusion"},
+      {Level::Basic, "NotWhereFusion"},
+      {Level::Basic, "ConvAddFusion"},
+      {Level::Basic, "ConvMulFusion"},
+      {Level::Basic, "ConvBNFusion"},
+      {Level::Basic, "PadFusion"},
+      {Level::Basic, "MatmulBNFusion"},
+      {Level::Basic, "LabelEncoderFusion"},
+      {Level::Extended, "ClipQuantFusion"},
+      {Level::Extended, "ReluQuantFusion"},
   };
+  return rowsAt(kRules, config_);
+}
+
+std::vector<std::string> Backend::optimizations() const {
   static const Row kTable[] = {
 #include "ort/ort_optimizations.inc"
   };
-  std::vector<std::string> out;
-  for (const Row& r : kTable)
-    if (r.level <= config_.level &&
-        !std::binary_search(config_.disabled.begin(), config_.disabled.end(), r.name))
-      out.push_back(r.name);
-  std::sort(out.begin(), out.end());
-  return out;
+  return rowsAt(kTable, config_);
 }
 
 NNCHECK_REGISTER_ENGINE(ort) {
@@ -345,7 +384,15 @@ NNCHECK_REGISTER_ENGINE(ort) {
           .configurations = [] { return configurationKeys(configurations()); },
           .key = [](const std::string& config) { return Config::parse(config).key(); },
           .baseCapabilities = &Backend::baseCapabilities,
-          .baseline = "level=disabled,threads=1"};
+          .baseline = "level=disabled,threads=1",
+          .withDisabled =
+              [](const std::string& config, const std::vector<std::string>& names) {
+                Config c = Config::parse(config);
+                std::set<std::string> all(c.disabled.begin(), c.disabled.end());
+                all.insert(names.begin(), names.end());
+                c.disabled.assign(all.begin(), all.end());
+                return c.key();
+              }};
 }
 
 }  // namespace nncheck::ort

@@ -131,7 +131,8 @@ async function serve() {
       logVerbosityLevel: 0,
     };
     if (options.disabled && options.disabled.length)
-      sessionOptions.extra = {optimization: {disable_specified_optimizers: options.disabled.join(',')}};
+      // ORT splits this config value at ';' (a ',' makes one unknown name of the whole list).
+      sessionOptions.extra = {optimization: {disable_specified_optimizers: options.disabled.join(';')}};
     let session;
     try {
       session = await ort.InferenceSession.create(model, sessionOptions);

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "cli/cli_runner.h"
 #include "core/rng.h"
+#include "nncheck/corpus.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/isolation.h"
@@ -12,6 +14,7 @@
 #include "nncheck/property.h"
 #include "nncheck/reference.h"
 #include "nncheck/validity.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -191,6 +194,35 @@ TEST(OrtBackend, EliminateDropoutMakesItsReaderReadAComputedRatio) {
   EXPECT_EQ(wrong.toDouble(0), -0.25);
   ort::Backend withoutTheRule({.level = ort::Level::Basic, .disabled = {"EliminateDropout"}});
   EXPECT_NO_THROW(assertAllClose(runOn(withoutTheRule, tc), want));
+  // Several names are switched off together (ORT reads them separated by ';').
+  ort::Backend withoutTwo(
+      {.level = ort::Level::Basic, .disabled = {"ConstantFolding", "EliminateDropout"}});
+  EXPECT_NO_THROW(assertAllClose(runOn(withoutTwo, tc), want));
+}
+
+TEST(OrtBackend, ReduceNamesTheCulpritAndTheWorkaroundOfTheCorpusBug) {
+  // The culprit search over the basic level's transformers and rules, through the command line
+  // and nncheck.json: the rule and the transformer that runs it.
+  testing::TempDir tmp("culprit");
+  const auto o = testing::runCli("reduce " NNCHECK_SOURCE_DIR
+                                 "/examples/ort/corpus/f105958592a43046 --backend ort --config "
+                                 "level=basic --corpus " +
+                                 tmp.path().string());
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("culprit: fails with only EliminateDropout and "
+                          "Level1_RuleBasedTransformer enabled; passes with them disabled"),
+            std::string::npos)
+      << o.output;
+  EXPECT_NE(o.output.find("workaround: --config "
+                          "level=basic,threads=1,disable=EliminateDropout+Level1_"
+                          "RuleBasedTransformer"),
+            std::string::npos)
+      << o.output;
+  const std::vector<CorpusCase> saved = loadCorpus(tmp.path());
+  ASSERT_EQ(saved.size(), 1u);
+  ASSERT_TRUE(saved[0].culprit);
+  EXPECT_EQ(saved[0].culprit->needed,
+            (std::vector<std::string>{"EliminateDropout", "Level1_RuleBasedTransformer"}));
 }
 
 }  // namespace

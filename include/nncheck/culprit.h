@@ -1,0 +1,44 @@
+// The culprit optimizations of a finding: the smallest set of an engine's optional
+// optimizations that a failure needs, every other one switched off, found by delta debugging
+// (Zeller's ddmin over the names, as DuoReduce and LLVM's opt-bisect narrow passes), and the
+// workaround a user deploying the model needs: the configuration with those switched off.
+//
+//   // fails(disabled): does the case still fail with these optimizations switched off?
+//   std::optional<nncheck::Culprit> c = nncheck::findCulprit(engine.optimizations(), fails);
+//   if (c) std::cout << nncheck::describeCulprit(*c);  // "fails with only A and B enabled; ..."
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nncheck {
+
+struct Culprit {
+  // A 1-minimal set: the case fails with only these optimizations enabled, and with any one of
+  // them also switched off it passes.
+  std::vector<std::string> needed;
+  // Whether the case passes with `needed` switched off and every other optimization on: the
+  // workaround. (Another set of optimizations may fail it too.)
+  bool workaroundPasses = false;
+  // The configuration with `needed` switched off, as the engine names it (set by who ran the
+  // search; empty when it has no such name).
+  std::string workaround{};
+  int runs = 0;  // of the engine, by the search
+};
+
+// Searches the optimizations (names an engine switches off one by one) for the set a failure
+// needs. `fails(disabled)` runs the case with the named optimizations switched off and says
+// whether it fails the same way. nullopt when the failure needs none of them: it still fails
+// with every one switched off (the engine's kernels, or optimizations it cannot switch off), or
+// does not fail with all of them on. Deterministic: the names are searched in sorted order.
+std::optional<Culprit> findCulprit(
+    std::vector<std::string> optimizations,
+    const std::function<bool(const std::vector<std::string>&)>& fails);
+
+// "fails with only MatMulAddFusion enabled; passes with it disabled" (or "...; still fails with
+// them disabled: another set of optimizations fails it too").
+std::string describeCulprit(const Culprit& c);
+
+}  // namespace nncheck

@@ -1,0 +1,132 @@
+// The culprit search: delta debugging over an engine's named optimizations.
+#include "nncheck/culprit.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "nncheck/campaign.h"
+#include "nncheck/engine.h"
+#include "nncheck/property.h"
+#include "nncheck/reference.h"
+
+namespace nncheck {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A compiler double with eight named passes and one planted bug that needs two of them
+// together: with both FuseMulAdd and FoldConstants on, it adds 1 to every output.
+const std::vector<std::string> kPasses = {"CSE",      "DeadCode",   "FoldConstants",
+                                          "FuseConv", "FuseMulAdd", "InlineShapes",
+                                          "Layout",   "Vectorize"};
+
+class PassesDouble : public Backend {
+ public:
+  explicit PassesDouble(std::set<std::string> disabled) : disabled_(std::move(disabled)) {}
+  std::string name() const override { return "passes double"; }
+  TensorMap run(const Model& m, const TensorMap& in) override {
+    TensorMap out = ReferenceBackend().run(m, in);
+    if (!disabled_.count("FuseMulAdd") && !disabled_.count("FoldConstants"))
+      for (auto& [name, t] : out)
+        for (float& x : t.span<float>()) x += 1;
+    return out;
+  }
+  std::vector<std::string> optimizations() const override {
+    std::vector<std::string> out;
+    for (const std::string& p : kPasses)
+      if (!disabled_.count(p)) out.push_back(p);
+    return out;
+  }
+
+ private:
+  std::set<std::string> disabled_;
+};
+
+TestCase relu() {
+  TestCase tc;
+  tc.model.opsets = {{"", 17}};
+  tc.model.graph.name = "relu";
+  tc.model.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
+  tc.model.graph.nodes = {Node::make("Relu", {"x"}, {"y"}, "relu")};
+  tc.model.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+  tc.inputs["x"] = Tensor::fromVector<float>({2}, {-1, 2});
+  return tc;
+}
+
+TEST(Culprit, NamesExactlyTheTwoPassesABugNeedsTogether) {
+  const TestCase tc = relu();
+  int engines = 0;
+  const auto fails = [&](const std::vector<std::string>& disabled) {
+    ++engines;
+    PassesDouble engine({disabled.begin(), disabled.end()});
+    return judge([&](const TestCase& c) { assertMatchesReference(engine, c); }, tc).outcome ==
+           Outcome::Mismatch;
+  };
+  const std::optional<Culprit> c = findCulprit(kPasses, fails);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->needed, (std::vector<std::string>{"FoldConstants", "FuseMulAdd"}));
+  EXPECT_TRUE(c->workaroundPasses);
+  EXPECT_EQ(c->runs, engines);
+  EXPECT_LE(c->runs, 40) << "delta debugging, not each of the 256 subsets";
+  EXPECT_EQ(describeCulprit(*c),
+            "fails with only FoldConstants and FuseMulAdd enabled; passes with them disabled");
+}
+
+TEST(Culprit, NoneWhenTheFailureNeedsNoOptimizationOrDoesNotFail) {
+  int runs = 0;
+  // Fails whatever is switched off: the engine's kernels, not its optimizations.
+  EXPECT_FALSE(findCulprit(kPasses, [&](const std::vector<std::string>&) {
+    ++runs;
+    return true;
+  }));
+  EXPECT_EQ(runs, 1);
+  // Passes with everything on: nothing to search.
+  EXPECT_FALSE(findCulprit(kPasses, [](const std::vector<std::string>&) { return false; }));
+  EXPECT_FALSE(findCulprit({}, [](const std::vector<std::string>&) { return true; }));
+}
+
+TEST(Culprit, OneOfSeveralSetsIsFoundAndTheWorkaroundSaysItIsNotEnough) {
+  // Fails when A is on, or when B and C are both on: the search finds one 1-minimal set, and
+  // switching it off alone does not make the case pass.
+  const auto fails = [](const std::vector<std::string>& disabled) {
+    const std::set<std::string> off(disabled.begin(), disabled.end());
+    return !off.count("A") || (!off.count("B") && !off.count("C"));
+  };
+  const std::optional<Culprit> c = findCulprit({"C", "B", "A", "D"}, fails);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->needed, std::vector<std::string>{"A"});
+  EXPECT_FALSE(c->workaroundPasses);
+  EXPECT_NE(describeCulprit(*c).find("still fails"), std::string::npos);
+}
+
+#ifdef NNCHECK_HAS_MLIR_ENGINE
+TEST(Culprit, MlirsReductionRunTwiceNeedsAffineLoopFusion) {
+  // examples/mlir/corpus holds MLIR 19's bug: with affine loops, affine-loop-fusion runs a
+  // reduction twice. The search over the pipeline's optional passes must name it.
+  const std::string config = "fusion=on,canonicalize=on,loops=affine,llvm=O3";
+  const std::vector<CorpusCase> corpus = loadCorpus(NNCHECK_SOURCE_DIR "/examples/mlir/corpus");
+  const CorpusCase* twice = nullptr;
+  for (const CorpusCase& c : corpus)
+    if (c.knownFailures.count(config) && c.knownFailures.size() == 1) twice = &c;
+  ASSERT_NE(twice, nullptr) << "no case of examples/mlir/corpus fails in " << config << " alone";
+  const EngineInfo& info = engines().at("mlir");
+  ASSERT_TRUE(info.withDisabled);
+  const std::unique_ptr<Backend> full = info.make(config);
+  const auto fails = [&](const std::vector<std::string>& disabled) {
+    const std::unique_ptr<Backend> engine = info.make(info.withDisabled(config, disabled));
+    const Isolated run = isolated(*engine, 60s);
+    return isFailure(
+        judge([&](const TestCase& c) { assertMatchesReference(run, c); }, twice->testCase).outcome);
+  };
+  const std::optional<Culprit> c = findCulprit(full->optimizations(), fails);
+  ASSERT_TRUE(c);
+  EXPECT_NE(std::find(c->needed.begin(), c->needed.end(), "affine-loop-fusion"), c->needed.end())
+      << describeCulprit(*c);
+  EXPECT_TRUE(c->workaroundPasses) << describeCulprit(*c);
+}
+#endif
+
+}  // namespace
+}  // namespace nncheck
