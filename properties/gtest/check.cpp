@@ -143,6 +143,7 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
       os << " [" << config << ": " << outcomeName(outcome) << "]";
     os << "\n";
   }
+  if (info.culprit) os << "culprit: " << describeCulprit(*info.culprit) << "\n";
   os << "model (seed " << tc.seed << "):\n" << modelToText(tc.model);
   os << "saved: " << saved << "\n";
   if (std::error_code ec; fs::exists(fs::path(saved) / "model.svg", ec))
@@ -407,6 +408,10 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   info.shrinkSeconds = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
   for (const auto& [config, other] : options.triage)
     info.triage[config] = runProperty(other, s.lastCase).outcome;
+  if (options.without && !options.optimizations.empty())
+    info.culprit = findCulprit(options.optimizations, [&](const std::vector<std::string>& off) {
+      return sameFailure(runProperty(options.without(off), s.lastCase), s.last);
+    });
   // One saved case per minimized pattern, as campaigns keep them: a run that started before
   // another saved the pattern (ctest -j over seeds) points at that case instead.
   std::string saved, note;

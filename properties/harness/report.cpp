@@ -116,6 +116,11 @@ std::string failureSection(size_t i, const ReportFailure& f) {
     rows += row("configurations", escapeHtml(outcomesByConfiguration(c.triage)));
   if (!c.knownFailures.empty())
     rows += row("known failure in", escapeHtml(outcomesByConfiguration(c.knownFailures)));
+  if (c.culprit) {
+    rows += row("culprit", escapeHtml(describeCulprit(*c.culprit)));
+    if (c.culprit->workaroundPasses && !c.culprit->workaround.empty())
+      rows += row("workaround", "<code>--config " + escapeHtml(c.culprit->workaround) + "</code>");
+  }
   if (c.nodesAfter > 0)
     rows += row("nodes", std::to_string(c.nodesBefore) + " → " + std::to_string(c.nodesAfter));
   if (f.hits > 0) rows += row("hits", std::to_string(f.hits));

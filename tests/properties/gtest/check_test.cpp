@@ -518,5 +518,52 @@ TEST_F(Glue, AWrongValueDoesNotShrinkIntoAWrongShape) {
   EXPECT_EQ(largest, 2) << "the smallest case that still has wrong values";
 }
 
+// An engine with four named passes whose outputs are off by one when A and C are both on.
+class TwoPassBug : public Backend {
+ public:
+  explicit TwoPassBug(std::vector<std::string> disabled) : off_(disabled.begin(), disabled.end()) {}
+  // Named by what is off: check()'s engine scope keeps one worker per engine name.
+  std::string name() const override {
+    std::string n = "two-pass bug without";
+    for (const std::string& p : off_) n += " " + p;
+    return n;
+  }
+  TensorMap run(const Model& m, const TensorMap& in) override {
+    TensorMap out = ReferenceBackend().run(m, in);
+    if (!off_.count("A") && !off_.count("C"))
+      for (auto& [name, t] : out)
+        for (float& x : t.span<float>()) x += 1;
+    return out;
+  }
+
+ private:
+  std::set<std::string> off_;
+};
+
+TEST_F(Glue, AFailureNamesTheOptimizationsItNeeds) {
+  CheckOptions options;
+  options.optimizations = {"A", "B", "C", "D"};
+  options.without = [](const std::vector<std::string>& disabled) -> Property {
+    return [disabled](const TestCase& tc) {
+      TwoPassBug engine(disabled);
+      assertMatchesReference(engine, tc);
+    };
+  };
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    check(gen::testCase(config({"Relu"}, {})), options.without({}), options);
+  }
+  ASSERT_EQ(results.size(), 1);
+  const std::string message = results.GetTestPartResult(0).message();
+  EXPECT_NE(message.find("culprit: fails with only A and C enabled; passes with them disabled"),
+            std::string::npos)
+      << message;
+  const CorpusCase saved = loadCorpusCase(savedCase());
+  ASSERT_TRUE(saved.culprit);
+  EXPECT_EQ(saved.culprit->needed, (std::vector<std::string>{"A", "C"}));
+}
+
 }  // namespace
 }  // namespace nncheck

@@ -32,6 +32,8 @@ fs::path save(const fs::path& corpus, const std::string& property, uint64_t seed
   info.pattern = pattern;
   info.triage = {{"fusion=on", Outcome::Mismatch}, {"fusion=off", Outcome::Pass}};
   info.knownFailures = std::move(known);
+  info.culprit =
+      Culprit{.needed = {"fusion"}, .workaroundPasses = true, .workaround = "fusion=off"};
   return saveFailure(corpus, property, makeTestCase(GeneratorConfig{}, seed), info);
 }
 
@@ -62,6 +64,7 @@ TEST(Report, ACorpusPageShowsEveryCaseWithItsFactsAndNothingEscapesTheMarkup) {
   EXPECT_EQ(count(page, "</script>"), 3u);
   for (const char* shown :
        {"max abs 0.5, max rel 2", "fusion=off: pass; fusion=on: mismatch", "known failure",
+        "fails with only fusion enabled; passes with it disabled", "--config fusion=off",
         "nncheck run --backend opencv --config fusion=on", "--gtest_filter=Suite.Prop"})
     EXPECT_NE(page.find(shown), std::string::npos) << shown;
   EXPECT_EQ(page, reportHtml(corpusReport(corpus))) << "the same corpus, the same bytes";
