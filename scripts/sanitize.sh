@@ -5,7 +5,9 @@
 # the command-line campaigns against OpenCV of hundreds of cases (the same campaign, corpus and
 # report code runs sanitized in Campaign.*, CorpusMerge.*, CorpusCheckTest.*, on smaller budgets) and the checks of the build itself (install,
 # format, layering), which the main build runs;
-# then smoke-runs every fuzz harness for NNCHECK_FUZZ_SECONDS (default 60) with scripts/fuzz.sh.
+# then smoke-runs every fuzz harness for NNCHECK_FUZZ_SECONDS (default 30 here) with
+# scripts/fuzz.sh. The names of the tests it ran go to <build>/sanitized-tests.txt, so that
+# scripts/test.sh does not run them again in the main build.
 # Any sanitizer report from nncheck's own process fails a test; reports from an engine's isolated
 # process are that engine's crashes, which the tests expect where they plant them.
 set -euo pipefail
@@ -20,4 +22,6 @@ export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_
 # A failed test runs once more: LeakSanitizer's own tracer now and then dies at a process's exit
 # ("Tracer caught signal 11", google/sanitizers#1353), after every assertion has passed.
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E "$slow" --repeat until-pass:2)
-NNCHECK_FUZZ_BUILD_DIR="$build" "$root/scripts/fuzz.sh"
+(cd "$build" && ctest -N -E "$slow" | sed -n 's/^ *Test *#[0-9]*: //p') > "$build/sanitized-tests.txt"
+NNCHECK_FUZZ_BUILD_DIR="$build" NNCHECK_FUZZ_SECONDS="${NNCHECK_FUZZ_SECONDS:-30}" \
+  "$root/scripts/fuzz.sh"

@@ -142,6 +142,12 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
 // Saves a finding to o.corpus / o.property with its triage and pattern; returns the folder.
 std::filesystem::path saveFinding(const CampaignFinding& f, const CampaignOptions& o);
 
+// Findings whose culprits need the same optimizations, for each such set shared by two or more:
+// the set and the findings' indices. Patterns are made of ops, so one optimization's bug shows
+// under many patterns; these are most likely one bug each.
+std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> findingsByCulprit(
+    const std::vector<CampaignFinding>& findings);
+
 // The op type of the node an engine's message names (the longest node name it contains), or "".
 std::string rejectedOp(const std::string& message, const Model& model);
 

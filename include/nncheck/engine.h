@@ -99,6 +99,56 @@ std::vector<std::string> configurationKeys(const std::vector<Config>& configs) {
   return out;
 }
 
+// A configuration text, "key=value,key=value", read item by item. Each reading either returns
+// the value or throws nncheck::Error naming the engine, the whole text, the item, and what the
+// engine expects there, so every engine words its errors alike.
+//   ConfigText text("ort", "level=all,threads=2", "level=disabled|all, threads=N");
+//   for (const ConfigText::Item& item : text.items())
+//     if (item.key == "threads") c.threads = text.count(item, 1, 256);
+//     else text.reject(item);
+class ConfigText {
+ public:
+  struct Item {
+    std::string key, value, text;  // text: the item as written, "threads=2"
+  };
+  ConfigText(std::string engine, std::string text, std::string expected);
+  const std::vector<Item>& items() const { return items_; }
+  [[noreturn]] void reject(const Item& item, const std::string& expected = "") const;
+  bool onOff(const Item& item) const;  // on | off
+  // The index of the value among the choices.
+  size_t choice(const Item& item, const std::vector<std::string>& choices) const;
+  int count(const Item& item, int lo, int hi) const;  // a decimal integer in [lo, hi]
+  // A '+'-separated list of names (letters, digits, '_', '-', '.'), sorted, each once.
+  std::vector<std::string> names(const Item& item) const;
+
+ private:
+  std::string engine_, text_, expected_;
+  std::vector<Item> items_;
+};
+
+// The names as a configuration's key spells a list: sorted, each once, '+'-separated.
+std::string joinNames(const std::vector<std::string>& names);
+// The union of two lists of names, sorted, each once.
+std::vector<std::string> mergeNames(std::vector<std::string> names,
+                                    const std::vector<std::string>& more);
+
+// The EngineInfo fields an engine with a Config type (Config::parse(text), key()) and a Backend
+// built from a Config fill alike: make, key, configurations and baseCapabilities. The rest
+// (name, description, baseline, withDisabled) comes in `info`.
+//   NNCHECK_REGISTER_ENGINE(ort) {
+//     return configuredEngine<Backend, Config>({.name = "ort", ...}, &configurations);
+//   }
+template <class EngineBackend, class Config>
+EngineInfo configuredEngine(EngineInfo info, std::vector<Config> (*configs)()) {
+  info.make = [](const std::string& text) -> std::unique_ptr<Backend> {
+    return std::make_unique<EngineBackend>(Config::parse(text));
+  };
+  info.key = [](const std::string& text) { return Config::parse(text).key(); };
+  info.configurations = [configs] { return configurationKeys(configs()); };
+  info.baseCapabilities = &EngineBackend::baseCapabilities;
+  return info;
+}
+
 namespace detail {
 struct EngineRegistration {
   explicit EngineRegistration(EngineInfo (*describe)()) { engines().addAtStartup(describe); }

@@ -59,21 +59,23 @@ class Backend final : public nncheck::Backend {
   // Unsupported when ORT cannot create a session for the model at its level; an error while
   // running, or a session that fails only once optimized, is an nncheck::Error with ORT's message.
   TensorMap run(const Model& model, const TensorMap& inputs) override;
+  // The graph transformers that changed the model (ORT's log) and, when a rule-based one did,
+  // the rewrite rules inside it that fired, told apart by one more session that runs those
+  // transformers alone and writes its optimized model (the rules are not in the log).
   std::vector<std::string> optimizationsApplied() const override;
-  // The graph transformers of ort_optimizations.inc this level runs, less those disabled.
+  // The graph transformers of ort_optimizations.inc and the rewrite rules this level runs, less
+  // those disabled.
   std::vector<std::string> optimizations() const override;
   // Every graph transformer the last run's log names, whether it changed the graph or not: what
   // the table behind optimizations() is checked against.
   const std::vector<std::string>& transformersRun() const { return run_; }
-  // The rewrite rules of the rule-based transformers this level runs (EliminateDropout, ...),
-  // less those disabled: ORT's log does not name them, but disable= switches them off.
-  std::vector<std::string> unreportedOptimizations() const override;
   const Config& config() const { return config_; }
 
  private:
   Config config_;
   struct Worker;
   std::unique_ptr<Worker> worker_;  // started by the first run(), in the engine's process
+  std::vector<std::string> rulesFired(const Model& model, const TensorMap& inputs);
   std::vector<std::string> applied_, run_;
 };
 

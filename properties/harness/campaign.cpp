@@ -1,6 +1,7 @@
 #include "nncheck/campaign.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -342,6 +343,18 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   stats.activity.clear();
   sample();
   return stats;
+}
+
+std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> findingsByCulprit(
+    const std::vector<CampaignFinding>& findings) {
+  std::map<std::vector<std::string>, std::vector<size_t>> byCulprit;
+  for (size_t i = 0; i < findings.size(); ++i)
+    if (const auto& c = findings[i].info.culprit; c && !c->needed.empty())
+      byCulprit[c->needed].push_back(i);
+  std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> out;
+  for (auto& [needed, indices] : byCulprit)
+    if (indices.size() >= 2) out.emplace_back(needed, std::move(indices));
+  return out;
 }
 
 }  // namespace nncheck

@@ -8,9 +8,11 @@
 //   std::vector<int64_t> pads = n.constInts(1);   // Unsupported when computed
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "nncheck/error.h"
 #include "nncheck/graph.h"
 #include "ops/infer.h"
 
@@ -47,6 +49,27 @@ class NodeReading {
   std::vector<ops::InputFacts> inputs_, outputs_;
   std::string engine_;
 };
+
+// The loop of a translation, whatever IR it writes: for each node in order, its emitter from the
+// engine's table and the static facts of its inputs and outputs (empty names get empty facts),
+// as visit(node, emitter, inputFacts, outputFacts). A node whose op has no emitter is Unsupported
+// naming the engine, the op and the node.
+template <class EmitterTable, class Visit>
+void forEachNodeToTranslate(const Graph& g, const std::map<std::string, ops::InputFacts>& facts,
+                            const EmitterTable& table, const std::string& engine, Visit&& visit) {
+  const auto factsOf = [&](const std::vector<std::string>& names) {
+    std::vector<ops::InputFacts> out;
+    for (const std::string& v : names) out.push_back(v.empty() ? ops::InputFacts{} : facts.at(v));
+    return out;
+  };
+  for (const Node& n : g.nodes) {
+    const auto e = table.find(n.opType);
+    if (e == table.end())
+      throw Unsupported("op not registered",
+                        engine + ": " + n.opType + " node '" + n.name + "' is not translated");
+    visit(n, e->second, factsOf(n.inputs), factsOf(n.outputs));
+  }
+}
 
 // Axis a of a rank-r tensor, negative counted from the end, as ONNX normalizes it.
 inline int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }

@@ -188,6 +188,7 @@ int fuzz(const FuzzOptions& o) {
   std::printf("\ndistinct failures: %zu (%d new)\n", s.findings.size(), s.newFindings());
   if (!s.findings.empty()) std::printf("  #  kind     nodes     hits  pattern\n");
   for (size_t i = 0; i < s.findings.size(); ++i) printFinding(i, s.findings[i], engines.baseline);
+  printCulpritGroups(s.findings);
   if (!o.report.empty()) {
     try {
       writeReport(o.report,

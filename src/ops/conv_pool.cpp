@@ -47,8 +47,14 @@ Window<I> slidingWindow(Rule<I>& r, const std::vector<I>& in, std::vector<I> ker
     I eff = imul(w.kernel[i] - 1, w.dilations[i]) + 1;
     I pb = r.lit(0), pe = r.lit(0);
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      // The total padding that makes ceil(in / stride) windows, split as ONNX splits it.
-      I total = imax(imul(ceilDiv(in[i], w.strides[i]) - 1, w.strides[i]) + eff - in[i], r.lit(0));
+      // The total padding that makes ceil(in / stride) windows, split as ONNX splits it. A
+      // negative total (a stride past the window) is read two ways: ONNX's formula crops (ORT,
+      // ONNX's Python reference), its shape inference and TensorFlow's SAME clamp to 0 (here).
+      const I unclamped = imul(ceilDiv(in[i], w.strides[i]) - 1, w.strides[i]) + eff - in[i];
+      r.requireDefined(unclamped >= 0, "SAME padding's total >= 0 at spatial axis " +
+                                           std::to_string(i) +
+                                           " (a negative one is read two ways)");
+      I total = imax(unclamped, r.lit(0));
       I half = total / 2;
       pb = autoPad == "SAME_UPPER" ? half : total - half;
       pe = autoPad == "SAME_UPPER" ? total - half : half;
@@ -129,6 +135,11 @@ Window<I> convTransposeWindow(Rule<I>& r) {
               "output_padding below stride or dilation at spatial axis " + std::to_string(i));
     const I eff = imul(w.kernel[i] - 1, w.dilations[i]) + 1;
     I full = imul(w.strides[i], in[i] - 1) + outPad[i] + eff;
+    if (outShape.empty() && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
+      // The operator text makes SAME's output in x stride whatever output_padding says; ONNX's
+      // shape inference (followed here) adds output_padding, ORT 1.30 follows the text.
+      r.requireDefined(outPad[i] == 0, "output_padding 0 with SAME at spatial axis " +
+                                           std::to_string(i) + " (otherwise read two ways)");
     if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       // With output_shape, the pads that reach it; a negative total (an output_shape past the
       // full size) appends outputs that only the bias reaches. With SAME, ONNX 1.12 pads

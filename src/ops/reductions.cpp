@@ -3,6 +3,8 @@
 // in double; integer sums wrap in int64 like numpy.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "ops/gradients.h"
 #include "ops/infer.h"
@@ -153,11 +155,23 @@ std::vector<int64_t> reducedAxesOf(const KernelCall& k, bool axesAsInput) {
 // and that of the nonzero ones below 1 stay well inside the dtype's normal range. Every partial
 // product in any order lies between the two, so no engine's order overflows or flushes to 0
 // where the reference, accumulating in double, does not. Offending factors move toward 1.
+// An integer product must fit its type too: the spec leaves overflow undefined, and engines
+// differ (numpy wraps; ONNX Runtime 1.30 saturates int64 at its largest value).
 void productsInRange(StabilityCall& s, const std::vector<int64_t>& axes) {
   const Tensor& x = s.in(0);
-  if (!isFloatDType(x.dtype())) return;
-  // 0.8 of the largest and of the smallest normal binary exponent.
-  const double limit = x.dtype() == DType::Float16 ? 11 : x.dtype() == DType::Float32 ? 100 : 800;
+  if (!isFloatDType(x.dtype()) && !isIntegerDType(x.dtype())) return;
+  // Floats: 0.8 of the largest and of the smallest normal binary exponent. Integers: one bit
+  // below the type's largest magnitude.
+  const double limit = visitCompute(x.dtype(), []<typename T>() -> double {
+    if constexpr (std::is_same_v<T, Half>)
+      return 11;
+    else if constexpr (std::is_same_v<T, float>)
+      return 100;
+    else if constexpr (std::is_same_v<T, double>)
+      return 800;
+    else
+      return std::numeric_limits<T>::digits - 1;
+  });
   const std::vector<int64_t> map = reductionMap(x.shape(), axes);
   const size_t groups =
       map.empty() ? 0 : static_cast<size_t>(*std::max_element(map.begin(), map.end())) + 1;

@@ -168,13 +168,14 @@ void registerResize(Registry& reg) {
           .notGenerated()
           .optionalInput("scales", "tensor(float)", InputRole::FloatValues)
           .sampleValues([](SampleContext& c) {
-            // Batch and channels keep their size; spatial axes scale by simple factors.
+            // Batch and channels keep their size; spatial axes scale by simple factors, and by
+            // 1.25, which keeps a short axis's length with coordinates that still move.
             const Shape& in = c.shape(0);
             std::vector<float> scales;
             for (size_t a = 0; a < in.size(); ++a)
-              scales.push_back(a < 2 && in.size() > 2
-                                   ? 1.0f
-                                   : c.rng.pick(std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f, 3.0f}));
+              scales.push_back(a < 2 && in.size() > 2 ? 1.0f
+                                                      : c.rng.pick(std::vector<float>{
+                                                            0.5f, 1.0f, 1.25f, 1.5f, 2.0f, 3.0f}));
             return Tensor::fromVector<float>({static_cast<int64_t>(scales.size())}, scales);
           })
           .optionalInput("sizes", "tensor(int64)", InputRole::ShapeValues)
@@ -186,9 +187,9 @@ void registerResize(Registry& reg) {
             return Tensor::fromVector<int64_t>({static_cast<int64_t>(sizes.size())}, sizes);
           })
           .output("Y")
+          // tf_half_pixel_for_nn is Resize-11's only (Resize-13 dropped it): read, not generated.
           .attr(stringAttr("coordinate_transformation_mode", "half_pixel",
-                           {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                            "tf_half_pixel_for_nn"}))
+                           {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"}))
           .attr(floatAttr("cubic_coeff_a", -0.75f, -0.75, -0.5))
           .attr(intChoiceAttr("exclude_outside", 0, {0}))
           .attr(floatAttr("extrapolation_value", 0.0f, 0.0, 0.0))

@@ -161,6 +161,12 @@ class Rule {
       reasons_.push_back(what);
     }
   }
+  // A condition outside which the spec leaves the result undefined or words it two ways (ONNX's
+  // shape inference against its operator text): generated models keep it, and a concrete model
+  // outside it stays valid, read the way ONNX's shape inference reads it.
+  void requireDefined(const B& cond, const std::string& what) {
+    if constexpr (!std::is_same_v<I, int64_t>) require(cond, what);
+  }
   // Normalizes an axis into [0, rank), checking its range.
   int64_t normAxis(int64_t axis, int64_t rank, const std::string& what) const {
     check(axis >= -rank && axis < rank, what + ": axis " + std::to_string(axis) +

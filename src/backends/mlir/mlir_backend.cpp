@@ -2,7 +2,6 @@
 // in translate.cpp and emit_*.cpp; parsing, lowering and the JIT in jit.cpp.
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 
 #include "mlir/jit.h"
 #include "mlir/translate.h"
@@ -32,7 +31,7 @@ const char* loopsName(Loops l) {
 std::string Config::key() const {
   std::string k = std::string("fusion=") + onOff(fusion) + ",canonicalize=" + onOff(canonicalize) +
                   ",loops=" + loopsName(loops) + ",llvm=O" + std::to_string(llvmOpt);
-  for (size_t i = 0; i < disabled.size(); ++i) k += (i ? "+" : ",disable=") + disabled[i];
+  if (!disabled.empty()) k += ",disable=" + joinNames(disabled);
   return k;
 }
 
@@ -55,41 +54,24 @@ std::vector<std::string> loopPasses(Loops loops) {
 
 Config Config::parse(const std::string& text) {
   Config c;
-  std::stringstream items(text);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    const std::string k = item.substr(0, eq),
-                      v = eq == std::string::npos ? "" : item.substr(eq + 1);
-    bool known = true;
-    if ((k == "fusion" || k == "canonicalize") && (v == "on" || v == "off")) {
-      (k == "fusion" ? c.fusion : c.canonicalize) = v == "on";
-    } else if (k == "llvm" && (v == "O0" || v == "O3")) {
-      c.llvmOpt = v == "O0" ? 0 : 3;
-    } else if (k == "disable" && !v.empty()) {
-      std::stringstream names(v);
-      std::string name;
-      while (std::getline(names, name, '+')) {
-        known = known && !name.empty();
-        c.disabled.push_back(name);
-      }
-      std::sort(c.disabled.begin(), c.disabled.end());
-      c.disabled.erase(std::unique(c.disabled.begin(), c.disabled.end()), c.disabled.end());
-    } else if (k == "loops") {
-      known = false;
-      for (auto [loops, name] : kLoops)
-        if (v == name) {
-          c.loops = loops;
-          known = true;
-        }
-    } else {
-      known = false;
-    }
-    if (!known)
-      throw Error("mlir configuration '" + text + "': cannot read '" + item +
-                  "' (expected fusion=on|off, canonicalize=on|off, "
-                  "loops=scf|affine|tiled|vectorized, llvm=O0|O3, disable=pass+pass)");
+  const ConfigText t("mlir", text,
+                     "fusion=on|off, canonicalize=on|off, loops=scf|affine|tiled|vectorized, "
+                     "llvm=O0|O3, disable=pass+pass");
+  std::vector<std::string> loops;
+  for (auto [l, name] : kLoops) loops.push_back(name);
+  for (const ConfigText::Item& item : t.items()) {
+    if (item.key == "fusion")
+      c.fusion = t.onOff(item);
+    else if (item.key == "canonicalize")
+      c.canonicalize = t.onOff(item);
+    else if (item.key == "llvm")
+      c.llvmOpt = t.choice(item, {"O0", "O3"}) == 0 ? 0 : 3;
+    else if (item.key == "disable")
+      c.disabled = t.names(item);
+    else if (item.key == "loops")
+      c.loops = kLoops[t.choice(item, loops)].first;
+    else
+      t.reject(item);
   }
   const std::vector<std::string> optional = loopPasses(c.loops);
   for (const std::string& name : c.disabled)
@@ -217,33 +199,31 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
 }
 
 NNCHECK_REGISTER_ENGINE(mlir) {
-  return {.name = "mlir",
-          .description =
-              "MLIR 19's TOSA path, JIT-compiled in process; configurations are pass pipelines "
-              "(fusion=on|off,canonicalize=on|off,loops=scf|affine|tiled|vectorized,llvm=O0|O3)",
-          .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
-            return std::make_unique<Backend>(Config::parse(config));
-          },
-          .configurations = [] { return configurationKeys(configurations()); },
-          .key = [](const std::string& config) { return Config::parse(config).key(); },
-          .baseCapabilities = &Backend::baseCapabilities,
-          .baseline = Config{.fusion = false, .canonicalize = false, .llvmOpt = 0}.key(),
-          .withDisabled =
-              [](const std::string& config, const std::vector<std::string>& names) {
-                Config c = Config::parse(config);
-                for (const std::string& name : names) {
-                  if (name == "canonicalize")
-                    c.canonicalize = false;
-                  else if (name == "linalg-fuse-elementwise-ops")
-                    c.fusion = false;
-                  else if (name == "llvm-O3")
-                    c.llvmOpt = 0;
-                  else
-                    c.disabled.push_back(name);
-                }
-                std::string key = c.key();
-                return Config::parse(key).key();  // sorted, and checked: a pass of its loops
-              }};
+  return configuredEngine<Backend, Config>(
+      {.name = "mlir",
+       .description =
+           "MLIR 19's TOSA path, JIT-compiled in process; configurations are pass pipelines "
+           "(fusion=on|off,canonicalize=on|off,loops=scf|affine|tiled|vectorized,llvm=O0|O3, "
+           "disable=pass+pass for the loop passes)",
+       .baseline = Config{.fusion = false, .canonicalize = false, .llvmOpt = 0}.key(),
+       .withDisabled =
+           [](const std::string& config, const std::vector<std::string>& names) {
+             Config c = Config::parse(config);
+             std::vector<std::string> loopPasses;
+             for (const std::string& name : names) {
+               if (name == "canonicalize")
+                 c.canonicalize = false;
+               else if (name == "linalg-fuse-elementwise-ops")
+                 c.fusion = false;
+               else if (name == "llvm-O3")
+                 c.llvmOpt = 0;
+               else
+                 loopPasses.push_back(name);
+             }
+             c.disabled = mergeNames(c.disabled, loopPasses);
+             return Config::parse(c.key()).key();  // checked: each a pass of its loops
+           }},
+      &configurations);
 }
 
 }  // namespace nncheck::mlir

@@ -312,36 +312,28 @@ Program translate(const Model& model) {
   std::set<std::string> used;  // values a node reads or the graph returns
   for (const Node& n : g.nodes) used.insert(n.inputs.begin(), n.inputs.end());
   for (const ValueInfo& o : g.outputs) used.insert(o.name);
-  const EmitterTable& table = emitters();
-  for (const Node& n : g.nodes) {
-    auto e = table.find(n.opType);
-    if (e == table.end())
-      throw Unsupported("op not registered",
-                        "mlir: " + n.opType + " node '" + n.name + "' is not translated");
-    std::vector<Value> in;
-    std::vector<ops::InputFacts> inFacts;
-    for (const std::string& v : n.inputs) {
-      in.push_back(v.empty() ? Value{} : values.at(v));
-      inFacts.push_back(v.empty() ? ops::InputFacts{} : facts.at(v));
-    }
-    std::vector<ops::InputFacts> outFacts;
-    std::vector<bool> wanted;
-    for (const std::string& v : n.outputs) {
-      outFacts.push_back(v.empty() ? ops::InputFacts{} : facts.at(v));
-      wanted.push_back(!v.empty() && used.count(v));
-      if (wanted.back()) checkShape(v, outFacts.back().shape);
-    }
-    std::vector<Value> results(n.outputs.size());
-    NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, wanted, body, results);
-    e->second(emit);
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (!wanted[k]) continue;
-      if (results[k].ssa.empty())
-        throw Error("mlir: " + n.opType + " node '" + n.name + "': output " + std::to_string(k) +
-                    " was not emitted");
-      values[n.outputs[k]] = results[k];
-    }
-  }
+  forEachNodeToTranslate(
+      g, facts, emitters(), "mlir",
+      [&](const Node& n, const Emitter& emitter, const std::vector<ops::InputFacts>& inFacts,
+          const std::vector<ops::InputFacts>& outFacts) {
+        std::vector<Value> in;
+        for (const std::string& v : n.inputs) in.push_back(v.empty() ? Value{} : values.at(v));
+        std::vector<bool> wanted;
+        for (size_t k = 0; k < n.outputs.size(); ++k) {
+          wanted.push_back(!n.outputs[k].empty() && used.count(n.outputs[k]));
+          if (wanted.back()) checkShape(n.outputs[k], outFacts[k].shape);
+        }
+        std::vector<Value> results(n.outputs.size());
+        NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, wanted, body, results);
+        emitter(emit);
+        for (size_t k = 0; k < n.outputs.size(); ++k) {
+          if (!wanted[k]) continue;
+          if (results[k].ssa.empty())
+            throw Error("mlir: " + n.opType + " node '" + n.name + "': output " +
+                        std::to_string(k) + " was not emitted");
+          values[n.outputs[k]] = results[k];
+        }
+      });
   std::vector<Value> rets;
   std::string retNames;
   for (const ValueInfo& o : g.outputs) {

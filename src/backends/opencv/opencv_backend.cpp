@@ -4,7 +4,6 @@
 #include <opencv2/core/ocl.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
-#include <sstream>
 
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
@@ -25,21 +24,14 @@ std::string Config::key() const {
 
 Config Config::parse(const std::string& text) {
   Config c;
-  std::stringstream items(text);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    const std::string key = item.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (key == "fusion" && (value == "on" || value == "off")) {
-      c.fusion = value == "on";
-    } else if (key == "target" && (value == "cpu" || value == "opencl")) {
-      c.target = value == "cpu" ? Target::Cpu : Target::OpenCL;
-    } else {
-      throw Error("opencv configuration '" + text + "': cannot read '" + item +
-                  "' (expected fusion=on|off, target=cpu|opencl)");
-    }
+  const ConfigText t("opencv", text, "fusion=on|off, target=cpu|opencl");
+  for (const ConfigText::Item& item : t.items()) {
+    if (item.key == "fusion")
+      c.fusion = t.onOff(item);
+    else if (item.key == "target")
+      c.target = t.choice(item, {"cpu", "opencl"}) == 0 ? Target::Cpu : Target::OpenCL;
+    else
+      t.reject(item);
   }
   return c;
 }
@@ -144,27 +136,22 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
 namespace nncheck::opencv {
 
 NNCHECK_REGISTER_ENGINE(opencv) {
-  return {.name = "opencv",
-          .description =
-              "OpenCV DNN (readNetFromONNX); configurations fusion=on|off, "
-              "target=cpu|opencl",
-          .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
-            return std::make_unique<Backend>(Config::parse(config));
-          },
-          .configurations = [] { return configurationKeys(configurations()); },
-          .key = [](const std::string& config) { return Config::parse(config).key(); },
-          .baseCapabilities = &Backend::baseCapabilities,
-          .baseline = "target=cpu,fusion=off",
-          .withDisabled =
-              [](const std::string& config, const std::vector<std::string>& names) {
-                Config c = Config::parse(config);
-                for (const std::string& name : names) {
-                  if (name != "fusion")
-                    throw Error("opencv: '" + name + "' is not an optimization it switches off");
-                  c.fusion = false;
-                }
-                return c.key();
-              }};
+  return configuredEngine<Backend, Config>(
+      {.name = "opencv",
+       .description =
+           "OpenCV DNN (readNetFromONNX); configurations fusion=on|off, target=cpu|opencl",
+       .baseline = "target=cpu,fusion=off",
+       .withDisabled =
+           [](const std::string& config, const std::vector<std::string>& names) {
+             Config c = Config::parse(config);
+             for (const std::string& name : names) {
+               if (name != "fusion")
+                 throw Error("opencv: '" + name + "' is not an optimization it switches off");
+               c.fusion = false;
+             }
+             return c.key();
+           }},
+      &configurations);
 }
 
 }  // namespace nncheck::opencv

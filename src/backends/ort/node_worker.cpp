@@ -39,8 +39,9 @@ bool readAll(int fd, char* data, size_t n) {
   return true;
 }
 
-// An unlinked file for the worker's stderr, appended to by the worker and read by us.
-int openLogFile() {
+// An unlinked file for the worker's stderr (or its fd 3), appended to by the worker and read by
+// us.
+int openUnlinkedFile() {
   const char* dir = std::getenv("TMPDIR");
   std::string folder = dir && *dir ? dir : "/tmp";
   int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600);
@@ -74,7 +75,8 @@ void NodeWorker::start() {
     ::close(in[1]);
     throw Error("ort: pipe: " + std::string(std::strerror(errno)));
   }
-  log_ = openLogFile();
+  log_ = openUnlinkedFile();
+  file3_ = openUnlinkedFile();
   // A write to a worker that died must fail, not kill this process with SIGPIPE: how the worker
   // died is what matters (died()).
   ::signal(SIGPIPE, SIG_IGN);
@@ -88,6 +90,7 @@ void NodeWorker::start() {
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(log_, 2);
+    ::dup2(file3_, 3);
     for (const auto& [k, v] : environment_) ::setenv(k.c_str(), v.c_str(), 1);
     ::execl(node_.c_str(), node_.c_str(), "--no-warnings", script_.c_str(),
             static_cast<char*>(nullptr));
@@ -111,20 +114,28 @@ void NodeWorker::stop() {
     }
   }
   if (log_ >= 0) ::close(log_);
-  pid_ = toWorker_ = fromWorker_ = log_ = -1;
+  if (file3_ >= 0) ::close(file3_);
+  pid_ = toWorker_ = fromWorker_ = log_ = file3_ = -1;
 }
 
-std::string NodeWorker::readLog() {
+namespace {
+// The contents of an unlinked file the worker writes, which is then emptied.
+std::string takeContents(int fd) {
   std::string out;
   struct stat st {};
-  if (log_ < 0 || ::fstat(log_, &st) != 0 || st.st_size == 0) return out;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size == 0) return out;
   out.resize(static_cast<size_t>(st.st_size));
-  const ssize_t k = ::pread(log_, out.data(), out.size(), 0);
+  const ssize_t k = ::pread(fd, out.data(), out.size(), 0);
   out.resize(k > 0 ? static_cast<size_t>(k) : 0);
   // The worker appends (O_APPEND), so its next line lands at the new end.
-  if (::ftruncate(log_, 0) != 0) out += "\n(nncheck: could not empty the log file)";
+  if (::ftruncate(fd, 0) != 0) out += "\n(nncheck: could not empty the worker's file)";
   return out;
 }
+}  // namespace
+
+std::string NodeWorker::readLog() { return takeContents(log_); }
+
+std::string NodeWorker::takeFile3() { return takeContents(file3_); }
 
 void NodeWorker::died(const std::string& during) {
   std::string log = readLog();

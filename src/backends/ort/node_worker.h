@@ -1,6 +1,7 @@
 // A Node.js program run as a child of the engine's process, serving requests over its stdin and
 // stdout, each message a u32 little-endian length and its bytes. What it writes to stderr (ORT's
-// log) goes to an unlinked temporary file, read back after each reply.
+// log) goes to an unlinked temporary file, read back after each reply; so does what it writes
+// to /proc/self/fd/3 (ORT's optimized model), read with takeFile3(). Nothing stays on disk.
 //
 //   NodeWorker w("/usr/bin/node", "worker.js", {{"NNCHECK_ORT_NODE_MODULES", dir}});
 //   std::string log;
@@ -28,6 +29,8 @@ class NodeWorker {
   // cannot start or exits. When a signal killed it (ORT crashed), this process dies of the same
   // signal, so that isolation reports the engine's crash as such.
   std::string call(const std::string& request, std::string& log);
+  // What the worker wrote to its fd 3 since the last call; empties it.
+  std::string takeFile3();
 
  private:
   void start();
@@ -38,7 +41,7 @@ class NodeWorker {
   std::string node_, script_;
   std::vector<std::pair<std::string, std::string>> environment_;
   pid_t pid_ = -1;
-  int toWorker_ = -1, fromWorker_ = -1, log_ = -1;
+  int toWorker_ = -1, fromWorker_ = -1, log_ = -1, file3_ = -1;
 };
 
 }  // namespace nncheck::ort

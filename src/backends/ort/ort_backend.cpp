@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
-#include <sstream>
 
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/ort.h"
 #include "ort/node_worker.h"
+#include "ort/ort_rules.h"
 
 #ifndef NNCHECK_ORT_WORKER_SCRIPT
 #error "NNCHECK_ORT_WORKER_SCRIPT must name worker.js"
@@ -20,7 +20,12 @@ namespace nncheck::ort {
 
 namespace {
 
-constexpr const char* kLevels[] = {"disabled", "basic", "extended", "all"};
+// A function's static, not a global: configurations are named during other files' static
+// initialization (a test suite's corpus registration).
+const std::vector<std::string>& levelNames() {
+  static const std::vector<std::string> names = {"disabled", "basic", "extended", "all"};
+  return names;
+}
 
 std::string environmentOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -35,7 +40,7 @@ std::string nodeModulesFolder() {
 std::string nodeProgram() { return environmentOr("NNCHECK_NODE", NNCHECK_NODE_PROGRAM); }
 
 std::string Config::describe() const {
-  std::string s = kLevels[static_cast<int>(level)];
+  std::string s = levelNames()[static_cast<size_t>(level)];
   if (threads != 1) s += ", " + std::to_string(threads) + " threads";
   if (!disabled.empty()) {
     s += ", without ";
@@ -45,54 +50,25 @@ std::string Config::describe() const {
 }
 
 std::string Config::key() const {
-  std::string s = std::string("level=") + kLevels[static_cast<int>(level)] +
-                  ",threads=" + std::to_string(threads);
-  if (!disabled.empty()) {
-    s += ",disable=";
-    for (size_t i = 0; i < disabled.size(); ++i) s += (i ? "+" : "") + disabled[i];
-  }
+  std::string s =
+      "level=" + levelNames()[static_cast<size_t>(level)] + ",threads=" + std::to_string(threads);
+  if (!disabled.empty()) s += ",disable=" + joinNames(disabled);
   return s;
 }
 
 Config Config::parse(const std::string& text) {
   Config c;
-  std::stringstream items(text);
-  std::string item;
-  const auto bad = [&](const std::string& why) {
-    return Error("ort configuration '" + text + "': cannot read '" + item + "' (" + why + ")");
-  };
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    const std::string key = item.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (key == "level") {
-      const auto* it = std::find(std::begin(kLevels), std::end(kLevels), value);
-      if (it == std::end(kLevels)) throw bad("expected level=disabled|basic|extended|all");
-      c.level = static_cast<Level>(it - std::begin(kLevels));
-    } else if (key == "threads") {
-      if (value.empty() || value.size() > 3 ||
-          !std::all_of(value.begin(), value.end(),
-                       [](char ch) { return ch >= '0' && ch <= '9'; }) ||
-          std::stoi(value) < 1 || std::stoi(value) > 256)
-        throw bad("expected threads=N, N from 1 to 256");
-      c.threads = std::stoi(value);
-    } else if (key == "disable") {
-      if (value.empty()) throw bad("expected disable=Name+Name, ORT's optimizer names");
-      std::set<std::string> names;
-      std::stringstream list(value);
-      std::string name;
-      while (std::getline(list, name, '+')) {
-        if (name.empty() || !std::all_of(name.begin(), name.end(), [](char ch) {
-              return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
-            }))
-          throw bad("expected disable=Name+Name, ORT's optimizer names");
-        names.insert(name);
-      }
-      c.disabled.assign(names.begin(), names.end());
-    } else {
-      throw bad("expected level=disabled|basic|extended|all, threads=N, disable=Name+Name");
-    }
+  const ConfigText t("ort", text,
+                     "level=disabled|basic|extended|all, threads=N, disable=Name+Name");
+  for (const ConfigText::Item& item : t.items()) {
+    if (item.key == "level")
+      c.level = static_cast<Level>(t.choice(item, levelNames()));
+    else if (item.key == "threads")
+      c.threads = t.count(item, 1, 256);
+    else if (item.key == "disable")
+      c.disabled = t.names(item);
+    else
+      t.reject(item);
   }
   return c;
 }
@@ -163,10 +139,21 @@ struct ReplyReader {
   }
 };
 
-std::string encodeRequest(const Model& model, const TensorMap& inputs, const Config& c) {
-  std::string options = std::string("{\"level\":\"") + kLevels[static_cast<int>(c.level)] +
+// What a request asks of the worker besides running the model at the configuration.
+struct Asks {
+  bool log = true;              // ORT's log of the transformers, on fd 2
+  bool optimizedModel = false;  // ORT's optimized model, on fd 3
+  bool run = true;              // run the model once the session is made
+};
+
+std::string encodeRequest(const Model& model, const TensorMap& inputs, const Config& c,
+                          Asks asks = {}) {
+  const auto flag = [](bool b) { return b ? "true" : "false"; };
+  std::string options = std::string("{\"level\":\"") + levelNames()[static_cast<size_t>(c.level)] +
                         "\",\"intraOpThreads\":" + std::to_string(c.threads) +
-                        ",\"log\":true,\"disabled\":[";
+                        ",\"log\":" + flag(asks.log) +
+                        ",\"optimizedModel\":" + flag(asks.optimizedModel) +
+                        ",\"skipRun\":" + flag(!asks.run) + ",\"disabled\":[";
   for (size_t i = 0; i < c.disabled.size(); ++i)
     options += (i ? ",\"" : "\"") + c.disabled[i] + "\"";
   options += "]}";
@@ -260,10 +247,18 @@ constexpr KnownLimit kKnownLimits[] = {
     // padding, (output - 1) x stride + kernel - input, is negative: the output shape is still
     // ceil(input / stride).
     {"padding values must be non-negative", "SAME padding whose total is negative"},
-    // MaxPool-12 and AveragePool-19 with dilations and auto_pad SAME: ORT pads for the undilated
-    // kernel, and the output it then computes is negative; it says so.
-    {"Calculated output dimension is negative", "pooling with dilations and SAME padding"},
+    // ConvTranspose's output_padding must be below "the corresponding stride/dilation"
+    // (read as either, as PyTorch does); ORT's CPU kernel takes it below the stride only, and
+    // says so since microsoft/onnxruntime#29446 rather than read past its buffer.
+    {") may be too large for stride (", "ConvTranspose's output_padding not below its stride"},
+    // Resize-13 interpolates linearly or cubically in any rank; ORT's kernel only in ranks 2-5
+    // (linear) or 2 and 4 (cubic), with the outer two scales 1 in rank 4 and 5.
+    {"'Linear' mode only support", "linear Resize outside ranks 2-5 (outer scales 1)"},
+    {"'Cubic' mode only support", "cubic Resize outside ranks 2 and 4 (outer scales 1)"},
 };
+// Not a limit: MaxPool with dilations and SAME padding pads for the undilated kernel, which
+// either computes a wrong output shape or fails with "Calculated output dimension is negative"
+// (examples/ort/corpus has the bug).
 
 const KnownLimit* knownLimit(const std::string& message) {
   for (const KnownLimit& l : kKnownLimits)
@@ -273,6 +268,61 @@ const KnownLimit* knownLimit(const std::string& message) {
 
 }  // namespace
 
+namespace {
+struct Row {
+  Level level;
+  const char* name;
+};
+
+// ORT's graph transformers, each with the lowest level that runs it.
+constexpr Row kTransformers[] = {
+#include "ort/ort_optimizations.inc"
+};
+
+// The rows of a table at or below `level`, less those disabled, sorted.
+template <size_t N>
+std::vector<std::string> rowsAt(const Row (&table)[N], const Config& config) {
+  std::vector<std::string> out;
+  for (const Row& r : table)
+    if (r.level <= config.level &&
+        !std::binary_search(config.disabled.begin(), config.disabled.end(), r.name))
+      out.push_back(r.name);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool isRuleBased(const std::string& transformer) {
+  return transformer.ends_with("_RuleBasedTransformer");
+}
+}  // namespace
+
+std::vector<std::string> Backend::rulesFired(const Model& model, const TensorMap& inputs) {
+  // One more session, at the level of the rule-based transformers that changed the graph, with
+  // every other transformer off, that writes the model it optimized (ort_rules.h).
+  Config alone = config_;
+  alone.level =
+      std::find(applied_.begin(), applied_.end(), "Level2_RuleBasedTransformer") != applied_.end()
+          ? Level::Extended
+          : Level::Basic;
+  std::vector<std::string> others;
+  for (const Row& r : kTransformers)
+    if (r.level <= alone.level && !isRuleBased(r.name)) others.push_back(r.name);
+  alone.disabled = mergeNames(alone.disabled, others);
+  std::string ignoredLog;
+  (void)worker_->process.takeFile3();
+  const std::string reply = worker_->process.call(
+      encodeRequest(model, inputs, alone, {.log = false, .optimizedModel = true, .run = false}),
+      ignoredLog);
+  const std::string optimized = worker_->process.takeFile3();
+  if (reply.empty() || reply[0] != kOutputs || optimized.empty()) return {};
+  try {
+    return rulesThatFired(model, parseModel(optimized, "ORT's optimized model"), alone.level);
+  } catch (const Error&) {
+    return {};  // a model our reader does not take: the rules stay unnamed for this case
+  }
+}
+
 TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
   applied_.clear();
   run_.clear();
@@ -280,6 +330,8 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
   std::string log;
   const std::string reply = worker_->process.call(encodeRequest(model, inputs, config_), log);
   readTransformers(log, run_, applied_);
+  if (std::any_of(applied_.begin(), applied_.end(), isRuleBased))
+    applied_ = mergeNames(applied_, rulesFired(model, inputs));
   ReplyReader r{reply};
   const uint8_t status = r.get<uint8_t>();
   if (status == kNoSession) {
@@ -317,82 +369,23 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
 
 std::vector<std::string> Backend::optimizationsApplied() const { return applied_; }
 
-namespace {
-struct Row {
-  Level level;
-  const char* name;
-};
-
-// The rows of a table at or below `level`, less those disabled, sorted.
-template <size_t N>
-std::vector<std::string> rowsAt(const Row (&table)[N], const Config& config) {
-  std::vector<std::string> out;
-  for (const Row& r : table)
-    if (r.level <= config.level &&
-        !std::binary_search(config.disabled.begin(), config.disabled.end(), r.name))
-      out.push_back(r.name);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-}  // namespace
-
-std::vector<std::string> Backend::unreportedOptimizations() const {
-  // ORT 1.30's GenerateRewriteRules (onnxruntime/core/optimizer/graph_transformer_utils.cc): the
-  // rules of Level1_RuleBasedTransformer (basic) and Level2_RuleBasedTransformer (extended).
-  static const Row kRules[] = {
-      {Level::Basic, "EliminateIdentity"},
-      {Level::Basic, "EliminateSlice"},
-      {Level::Basic, "UnsqueezeElimination"},
-      {Level::Basic, "EliminateDropout"},
-      {Level::Basic, "ExpandElimination"},
-      {Level::Basic, "CastElimination"},
-      {Level::Basic, "PreShapeNodeElimination"},
-      {Level::Basic, "NoopElimination"},
-      {Level::Basic, "DivMulFusion"},
-      {Level::Basic, "FuseReluClip"},
-      {Level::Basic, "GemmSumFusion"},
-      {Level::Basic, "GemmTransposeFusion"},
-      {Level::Basic, "NotWhereFusion"},
-      {Level::Basic, "ConvAddFusion"},
-      {Level::Basic, "ConvMulFusion"},
-      {Level::Basic, "ConvBNFusion"},
-      {Level::Basic, "PadFusion"},
-      {Level::Basic, "MatmulBNFusion"},
-      {Level::Basic, "LabelEncoderFusion"},
-      {Level::Extended, "ClipQuantFusion"},
-      {Level::Extended, "ReluQuantFusion"},
-  };
-  return rowsAt(kRules, config_);
-}
-
 std::vector<std::string> Backend::optimizations() const {
-  static const Row kTable[] = {
-#include "ort/ort_optimizations.inc"
-  };
-  return rowsAt(kTable, config_);
+  return mergeNames(rowsAt(kTransformers, config_), rewriteRules(config_));
 }
 
 NNCHECK_REGISTER_ENGINE(ort) {
-  return {.name = "ort",
-          .description =
-              "ONNX Runtime 1.30 (onnxruntime-node, in a Node.js worker); configurations "
-              "level=disabled|basic|extended|all, threads=N, disable=Optimizer+Optimizer",
-          .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
-            return std::make_unique<Backend>(Config::parse(config));
-          },
-          .configurations = [] { return configurationKeys(configurations()); },
-          .key = [](const std::string& config) { return Config::parse(config).key(); },
-          .baseCapabilities = &Backend::baseCapabilities,
-          .baseline = "level=disabled,threads=1",
-          .withDisabled =
-              [](const std::string& config, const std::vector<std::string>& names) {
-                Config c = Config::parse(config);
-                std::set<std::string> all(c.disabled.begin(), c.disabled.end());
-                all.insert(names.begin(), names.end());
-                c.disabled.assign(all.begin(), all.end());
-                return c.key();
-              }};
+  return configuredEngine<Backend, Config>(
+      {.name = "ort",
+       .description = "ONNX Runtime 1.30 (onnxruntime-node, in a Node.js worker); configurations "
+                      "level=disabled|basic|extended|all, threads=N, disable=Optimizer+Optimizer",
+       .baseline = "level=disabled,threads=1",
+       .withDisabled =
+           [](const std::string& config, const std::vector<std::string>& names) {
+             Config c = Config::parse(config);
+             c.disabled = mergeNames(c.disabled, names);
+             return c.key();
+           }},
+      &configurations);
 }
 
 }  // namespace nncheck::ort

@@ -4,14 +4,17 @@
 //
 // Protocol, all integers little-endian, every message a u32 byte length then its body:
 //   request:  u32 model bytes length, model bytes; u32 options length, options JSON
-//             ({level, intraOpThreads, disabled: [names]}); u32 input count; per input:
+//             ({level, intraOpThreads, log, disabled: [names], optimizedModel, skipRun});
+//             u32 input count; per input:
 //             u32 name length, name, i32 ONNX dtype, u32 rank, i64 dims[rank],
 //             u32 data length, data (raw little-endian elements; bool one byte each).
 //   response: u8 status (0 outputs, 1 the session could not be created, 2 the run failed),
 //             then for 0: u32 output count; per output the same layout as an input;
 //             for 1 and 2: u32 message length, message (UTF-8).
 // The native library's log (severity info at session creation) goes to fd 2, which the C++
-// side reads for the graph transformers that changed the graph.
+// side reads for the graph transformers that changed the graph. With `optimizedModel`, ORT
+// writes the optimized model to fd 3 (an unlinked file the C++ side reads); with `skipRun` the
+// session is only created, and the reply holds no outputs.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -130,6 +133,7 @@ async function serve() {
       logSeverityLevel: options.log ? 1 : 3,
       logVerbosityLevel: 0,
     };
+    if (options.optimizedModel) sessionOptions.optimizedModelFilePath = '/proc/self/fd/3';
     if (options.disabled && options.disabled.length)
       // ORT splits this config value at ';' (a ',' makes one unknown name of the whole list).
       sessionOptions.extra = {optimization: {disable_specified_optimizers: options.disabled.join(';')}};
@@ -138,6 +142,11 @@ async function serve() {
       session = await ort.InferenceSession.create(model, sessionOptions);
     } catch (e) {
       failure(1, e);
+      continue;
+    }
+    if (options.skipRun) {
+      reply(0, [u32(0)]);
+      await session.release();
       continue;
     }
     try {

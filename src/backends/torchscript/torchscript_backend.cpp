@@ -11,7 +11,6 @@
 #include <torch/script.h>
 
 #include <cstring>
-#include <sstream>
 
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
@@ -134,19 +133,12 @@ std::string Config::key() const { return "level=" + describe(); }
 
 Config Config::parse(const std::string& text) {
   Config c;
-  std::stringstream items(text);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    bool known = false;
-    for (auto [l, name] : kLevels)
-      if (item == std::string("level=") + name) {
-        c.level = l;
-        known = true;
-      }
-    if (!known)
-      throw Error("torchscript configuration '" + text + "': cannot read '" + item +
-                  "' (expected level=eager|script|freeze|optimize|nnc)");
+  const ConfigText t("torchscript", text, "level=eager|script|freeze|optimize|nnc");
+  std::vector<std::string> names;
+  for (auto [l, name] : kLevels) names.push_back(name);
+  for (const ConfigText::Item& item : t.items()) {
+    if (item.key != "level") t.reject(item);
+    c.level = kLevels[t.choice(item, names)].first;
   }
   return c;
 }
@@ -227,17 +219,12 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
 }
 
 NNCHECK_REGISTER_ENGINE(torchscript) {
-  return {.name = "torch",
-          .description =
-              "PyTorch 1.13 TorchScript (libtorch); configurations "
-              "level=eager|script|freeze|optimize|nnc",
-          .make = [](const std::string& config) -> std::unique_ptr<nncheck::Backend> {
-            return std::make_unique<Backend>(Config::parse(config));
-          },
-          .configurations = [] { return configurationKeys(configurations()); },
-          .key = [](const std::string& config) { return Config::parse(config).key(); },
-          .baseCapabilities = &Backend::baseCapabilities,
-          .baseline = "level=eager"};
+  return configuredEngine<Backend, Config>(
+      {.name = "torch",
+       .description = "PyTorch 1.13 TorchScript (libtorch); configurations "
+                      "level=eager|script|freeze|optimize|nnc",
+       .baseline = "level=eager"},
+      &configurations);
 }
 
 }  // namespace nncheck::torchscript

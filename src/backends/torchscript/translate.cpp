@@ -104,41 +104,35 @@ Script translate(const Model& model) {
   std::map<std::string, std::string> expr;  // ONNX value -> TorchScript expression
   std::string params;
   for (const ValueInfo* in : g.feedInputs()) {
-    const std::string name = "a" + std::to_string(s.inputs.size());
+    const std::string name = std::string("a").append(std::to_string(s.inputs.size()));
     expr[in->name] = name;
     s.inputs.push_back(in->name);
     params += ", " + name + ": Tensor";
   }
   for (const Initializer& w : g.initializers) {
     if (expr.count(w.name)) continue;  // a graph input's default: the input wins
-    const std::string name = "w" + std::to_string(s.buffers.size());
+    const std::string name = std::string("w").append(std::to_string(s.buffers.size()));
     expr[w.name] = "self." + name;
     s.buffers.emplace_back(name, w.value);
   }
   std::vector<std::string> lines;
   int temps = 0, values = 0;
-  const EmitterTable& table = emitters();
-  for (const Node& n : g.nodes) {
-    auto e = table.find(n.opType);
-    if (e == table.end())
-      throw Unsupported("op not registered",
-                        "torchscript: " + n.opType + " node '" + n.name + "' is not translated");
-    std::vector<std::string> in;
-    std::vector<ops::InputFacts> inFacts;
-    for (const std::string& v : n.inputs) {
-      in.push_back(v.empty() ? "" : expr.at(v));
-      inFacts.push_back(v.empty() ? ops::InputFacts{} : facts.at(v));
-    }
-    std::vector<ops::InputFacts> outFacts;
-    std::vector<std::string> outNames;
-    for (const std::string& v : n.outputs) {
-      outFacts.push_back(v.empty() ? ops::InputFacts{} : facts.at(v));
-      outNames.push_back(v.empty() ? "_unused" : "v" + std::to_string(values++));
-      if (!v.empty()) expr[v] = outNames.back();
-    }
-    NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, outNames, lines, temps);
-    e->second(emit);
-  }
+  forEachNodeToTranslate(
+      g, facts, emitters(), "torchscript",
+      [&](const Node& n, const Emitter& emitter, const std::vector<ops::InputFacts>& inFacts,
+          const std::vector<ops::InputFacts>& outFacts) {
+        std::vector<std::string> in;
+        for (const std::string& v : n.inputs) in.push_back(v.empty() ? "" : expr.at(v));
+        std::vector<std::string> outNames;
+        for (const std::string& v : n.outputs) {
+          // Appended, not concatenated: GCC 12 warns -Wrestrict on "v" + string here.
+          outNames.push_back(v.empty() ? "_unused"
+                                       : std::string("v").append(std::to_string(values++)));
+          if (!v.empty()) expr[v] = outNames.back();
+        }
+        NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, outNames, lines, temps);
+        emitter(emit);
+      });
   std::string ret;
   for (const ValueInfo& o : g.outputs) {
     s.outputs.push_back(o.name);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "cli/cli_runner.h"
 #include "core/rng.h"
@@ -14,6 +15,7 @@
 #include "nncheck/property.h"
 #include "nncheck/reference.h"
 #include "nncheck/validity.h"
+#include "ort/ort_rules.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -115,8 +117,52 @@ TEST(OrtBackend, OptimizationTableMatchesAFreshSession) {
   for (const ort::Config& c : ort::configurations()) {
     ort::Backend engine(c);
     runOn(engine, tc);
-    EXPECT_EQ(engine.transformersRun(), engine.optimizations())
+    std::vector<std::string> transformers;
+    const std::vector<std::string> rules = ort::rewriteRules(c);
+    std::ranges::set_difference(engine.optimizations(), rules, std::back_inserter(transformers));
+    EXPECT_EQ(engine.transformersRun(), transformers)
         << "at " << engine.name() << ": rebuild src/backends/ort/ort_optimizations.inc";
+  }
+}
+
+// The rules inside the rule-based transformers are not in ORT's log; the engine tells which fired
+// from the model of a session that runs those transformers alone.
+TEST(OrtBackend, NamesTheRewriteRulesThatFired) {
+  TestCase dropout = dropoutOfAComputedRatio();
+  // Neg(Dropout(x)) with the default ratio: EliminateDropout takes the Dropout out.
+  dropout.model.graph.nodes = {Node::make("Dropout", {"x"}, {"d"}, "dropout"),
+                               Node::make("Neg", {"d"}, {"y"}, "neg")};
+  dropout.model.graph.inputs.pop_back();
+  dropout.inputs.erase("r");
+  // x[1,1,3,3] -> Conv(w[1,1,1,1]) -> Add(b[1,1,1,1]): ConvAddFusion folds b into the bias.
+  TestCase convAdd;
+  Model& m = convAdd.model;
+  m.opsets = {{"", 17}};
+  m.graph.name = "conv_add";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 1, 3, 3})};
+  Rng rng(5);
+  m.graph.initializers = {{"w", randomTensor(rng, {1, 1, 1, 1}), ""},
+                          {"b", randomTensor(rng, {1, 1, 1, 1}), ""}};
+  m.graph.nodes = {Node::make("Conv", {"x", "w"}, {"c"}, "conv"),
+                   Node::make("Add", {"c", "b"}, {"y"}, "add")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1, 3, 3})};
+  convAdd.inputs["x"] = randomTensor(rng, {1, 1, 3, 3});
+  for (const auto& [tc, rule] :
+       {std::pair{dropout, "EliminateDropout"}, {convAdd, "ConvAddFusion"}}) {
+    ASSERT_EQ(whyInvalid(tc.model), std::nullopt) << rule;
+    for (const ort::Config& c : ort::configurations()) {
+      ort::Backend engine(c);
+      EXPECT_NO_THROW(assertAllClose(runOn(engine, tc), runOn(reference(), tc))) << rule;
+      const std::vector<std::string> fired = engine.optimizationsApplied();
+      EXPECT_EQ(std::count(fired.begin(), fired.end(), rule), c.level >= ort::Level::Basic ? 1 : 0)
+          << rule << " at " << engine.name();
+      EXPECT_EQ(std::count(fired.begin(), fired.end(), "NoopElimination"), 0)
+          << "the Add after a Conv is ConvAddFusion's, at " << engine.name();
+    }
+    ort::Backend without({.level = ort::Level::All, .disabled = {rule}});
+    runOn(without, tc);
+    const std::vector<std::string> fired = without.optimizationsApplied();
+    EXPECT_EQ(std::count(fired.begin(), fired.end(), rule), 0) << rule << " disabled";
   }
 }
 
