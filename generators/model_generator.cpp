@@ -25,6 +25,7 @@
 #include "nncheck/test_case.h"
 #include "nncheck/value_search.h"
 #include "ops/infer.h"
+#include "ops/rule.h"
 #include "solver/symbolic.h"
 
 namespace nncheck {
@@ -1112,6 +1113,7 @@ std::vector<std::string> usableOps(const GeneratorConfig& cfg) {
 }
 
 TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats) {
+  const ops::DefinedOnly definedOnly;
   GenerationStats local;
   const auto table = gen::buildOpTable(cfg);
   Builder b(cfg, table, seed, stats ? *stats : local);
@@ -1122,6 +1124,7 @@ TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats
 
 TestCase mutateTestCase(const GeneratorConfig& cfg, const TestCase& parent, uint64_t seed,
                         GenerationStats* stats) {
+  const ops::DefinedOnly definedOnly;
   GenerationStats local;
   const auto table = gen::buildOpTable(cfg);
   Builder b(cfg, table, seed, stats ? *stats : local);

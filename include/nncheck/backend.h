@@ -43,8 +43,8 @@ class Backend {
   // none known.
   virtual std::vector<std::string> optimizations() const { return {}; }
   // Optimizations the configuration may apply and switch off whose firing the engine cannot
-  // report (ORT's rewrite rules, inside its rule-based transformers): searched for a failure's
-  // culprit (nncheck/culprit.h), not counted as reach. Default: none.
+  // report (rewrites inside a pass it reports only as a whole): searched for a failure's culprit
+  // (nncheck/culprit.h), not counted as reach. Default: none.
   virtual std::vector<std::string> unreportedOptimizations() const { return {}; }
 };
 

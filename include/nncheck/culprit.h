@@ -33,9 +33,12 @@ struct Culprit {
 // whether it fails the same way. nullopt when the failure needs none of them: it still fails
 // with every one switched off (the engine's kernels, or optimizations it cannot switch off), or
 // does not fail with all of them on. Deterministic: the names are searched in sorted order.
+// `tryFirst` holds sets found for other failures (a campaign's earlier culprits): one that this
+// failure needs too, and is 1-minimal for it, is taken after |set| + 3 runs instead of a search.
 std::optional<Culprit> findCulprit(
     std::vector<std::string> optimizations,
-    const std::function<bool(const std::vector<std::string>&)>& fails);
+    const std::function<bool(const std::vector<std::string>&)>& fails,
+    const std::vector<std::vector<std::string>>& tryFirst = {});
 
 // "fails with only MatMulAddFusion enabled; passes with it disabled" (or "...; still fails with
 // them disabled: another set of optimizations fails it too").

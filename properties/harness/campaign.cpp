@@ -74,19 +74,26 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
 // The optimizations of engine `e` that the failure `v` of `tc` needs (nncheck/culprit.h), each
 // trial judged in a fresh process of the engine with the others switched off.
 std::optional<Culprit> culpritOf(const CampaignEngine& e, const TestCase& tc, const Verdict& v,
-                                 const CampaignOptions& o) {
+                                 const CampaignOptions& o,
+                                 std::vector<std::vector<std::string>>& found) {
   const EngineWithout& without = o.engineWithout;
   std::vector<std::string> optimizations = e.backend->optimizations();
   for (std::string& name : e.backend->unreportedOptimizations())
     optimizations.push_back(std::move(name));
   if (!without.configuration || !without.make || optimizations.empty()) return std::nullopt;
-  std::optional<Culprit> c =
-      findCulprit(optimizations, [&](const std::vector<std::string>& disabled) {
+  std::optional<Culprit> c = findCulprit(
+      optimizations,
+      [&](const std::vector<std::string>& disabled) {
         const std::unique_ptr<Backend> engine =
             without.make(without.configuration(e.configuration, disabled));
         return sameFailure(judgeOn(isolated(*engine, o.timeout), tc), v);
-      });
-  if (c) c->workaround = without.configuration(e.configuration, c->needed);
+      },
+      found);
+  if (c) {
+    c->workaround = without.configuration(e.configuration, c->needed);
+    // One bug shows under many patterns: its set is tried first for the next finding.
+    if (std::find(found.begin(), found.end(), c->needed) == found.end()) found.push_back(c->needed);
+  }
   return c;
 }
 
@@ -96,7 +103,8 @@ std::optional<Culprit> culpritOf(const CampaignEngine& e, const TestCase& tc, co
 // does not fail there the shrink is redone in fresh processes. `freshes` holds one per engine.
 CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t at,
                              const Isolated& shrinker, const std::vector<Isolated>& freshes,
-                             const TestCase& tc, const Verdict& v, const CampaignOptions& o) {
+                             const TestCase& tc, const Verdict& v, const CampaignOptions& o,
+                             std::vector<std::vector<std::string>>& culprits) {
   const Isolated& fresh = freshes.at(at);
   const Outcome kind = v.outcome;
   auto shrinkOn = [&](const Isolated& engine) {
@@ -133,7 +141,7 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t 
       info.knownFailures[engines[e].configuration] = outcome;
   }
   try {
-    info.culprit = culpritOf(engines[at], r.testCase, last, o);
+    info.culprit = culpritOf(engines[at], r.testCase, last, o, culprits);
   } catch (const Error&) {  // an optimization the configuration cannot switch off: no culprit
   }
   f.minimized = std::move(r.testCase);
@@ -169,7 +177,8 @@ std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& eng
   if (v.outcome == Outcome::Unsupported || v.outcome == Outcome::NonFinite)
     throw Error("the case is no test of " + engines.front().backend->name() + ": " + v.message);
   if (!isFailure(v.outcome)) return std::nullopt;
-  return reduceJudged(engines, 0, freshes.front(), freshes, tc, v, o);
+  std::vector<std::vector<std::string>> culprits;
+  return reduceJudged(engines, 0, freshes.front(), freshes, tc, v, o, culprits);
 }
 
 int CampaignStats::newFindings() const {
@@ -229,6 +238,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       o.corpus.empty() ? std::map<std::string, std::filesystem::path>{}
                        : corpusCasesByPattern(o.corpus / o.property, stats.unreadableCorpusCases);
   std::map<std::string, size_t> findingIndex;
+  std::vector<std::vector<std::string>> culprits;  // found so far: tried first for a finding
   CoverageGuide guide;
 
   auto sample = [&] {
@@ -311,7 +321,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         const auto shrinkStart = Clock::now();
         const double failedAt = elapsed();
         report("shrinking " + key);
-        CampaignFinding f = reduceJudged(engines, at, primary, freshes, tc, v, o);
+        CampaignFinding f = reduceJudged(engines, at, primary, freshes, tc, v, o, culprits);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;

@@ -24,7 +24,8 @@ std::string listed(const std::vector<std::string>& names) {
 
 std::optional<Culprit> findCulprit(
     std::vector<std::string> optimizations,
-    const std::function<bool(const std::vector<std::string>&)>& fails) {
+    const std::function<bool(const std::vector<std::string>&)>& fails,
+    const std::vector<std::vector<std::string>>& tryFirst) {
   std::sort(optimizations.begin(), optimizations.end());
   optimizations.erase(std::unique(optimizations.begin(), optimizations.end()), optimizations.end());
   Culprit c;
@@ -35,11 +36,31 @@ std::optional<Culprit> findCulprit(
   };
   if (optimizations.empty() || failsWith({}) || !failsWith(optimizations)) return std::nullopt;
 
+  // A set found before that fails alone and none of whose subsets one smaller does: 1-minimal.
+  const auto isCulprit = [&](std::vector<std::string> set) {
+    std::sort(set.begin(), set.end());
+    if (set.empty() ||
+        !std::includes(optimizations.begin(), optimizations.end(), set.begin(), set.end()) ||
+        !failsWith(set))
+      return false;
+    for (const std::string& name : set)
+      if (failsWith(without(set, {name}))) return false;
+    return true;
+  };
+  std::vector<std::string> failing = optimizations;
+  bool known = false;
+  for (const std::vector<std::string>& set : tryFirst)
+    if (isCulprit(set)) {
+      failing = set;
+      std::sort(failing.begin(), failing.end());
+      known = true;
+      break;
+    }
+
   // ddmin: split the failing set into n parts; keep a part, or the complement of one, that
   // still fails; else split finer, until single optimizations are tried.
-  std::vector<std::string> failing = optimizations;
   size_t n = 2;
-  while (failing.size() >= 2) {
+  while (!known && failing.size() >= 2) {
     const size_t size = failing.size();
     n = std::min(n, size);
     std::vector<std::vector<std::string>> parts(n);

@@ -68,6 +68,25 @@ inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline z3::expr ceilDiv(const z3::expr& a, const z3::expr& b) { return (a + b - 1) / b; }
 inline z3::expr ceilDiv(const z3::expr& a, int64_t b) { return ceilDiv(a, a.ctx().int_val(b)); }
 
+// While one lives on this thread, concrete rules hold a model to Rule::requireDefined as well:
+// the generator, its mutations and the shrinker open one, so what they make stays where the spec
+// says one thing; a user's model is read without it.
+//   ops::DefinedOnly scope;   // for the rest of this block
+class DefinedOnly {
+ public:
+  DefinedOnly() : was_(active()) { active() = true; }
+  ~DefinedOnly() { active() = was_; }
+  DefinedOnly(const DefinedOnly&) = delete;
+  DefinedOnly& operator=(const DefinedOnly&) = delete;
+  static bool& active() {
+    static thread_local bool on = false;
+    return on;
+  }
+
+ private:
+  bool was_;
+};
+
 template <class I>
 class Rule {
  public:
@@ -162,11 +181,10 @@ class Rule {
     }
   }
   // A condition outside which the spec leaves the result undefined or words it two ways (ONNX's
-  // shape inference against its operator text): generated models keep it, and a concrete model
+  // shape inference against its operator text): what generation, mutation and shrinking make
+  // keeps it (z3's constraints, and concrete checks inside a DefinedOnly scope), and a model
   // outside it stays valid, read the way ONNX's shape inference reads it.
-  void requireDefined(const B& cond, const std::string& what) {
-    if constexpr (!std::is_same_v<I, int64_t>) require(cond, what);
-  }
+  void requireDefined(const B& cond, const std::string& what);
   // Normalizes an axis into [0, rank), checking its range.
   int64_t normAxis(int64_t axis, int64_t rank, const std::string& what) const {
     check(axis >= -rank && axis < rank, what + ": axis " + std::to_string(axis) +
@@ -215,6 +233,12 @@ class Rule {
   std::vector<B> constraints_;
   std::vector<std::string> reasons_;
 };
+
+template <class I>
+void Rule<I>::requireDefined(const B& cond, const std::string& what) {
+  if (std::is_same_v<I, int64_t> && !DefinedOnly::active()) return;
+  require(cond, what);
+}
 
 // Shape helpers shared by many ops, generic like the rules that use them.
 

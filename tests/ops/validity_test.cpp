@@ -4,6 +4,7 @@
 
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "ops/rule.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -172,6 +173,27 @@ TEST(Validity, AModelThatCrashesOnnxShapeInferenceIsRejectedByOurRulesFirst) {
   const auto why = whyInvalid(m);
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("ConvTranspose"), std::string::npos) << *why;
+}
+
+// A 1x1 stride-2 MaxPool with SAME padding (real networks have them) needs a negative total
+// padding, which the spec reads two ways: valid for a user, but what the generator, mutations and
+// the shrinker make (inside a DefinedOnly scope) stays out of it.
+TEST(Validity, ACaseTheSpecReadsTwoWaysIsValidButNotMade) {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 1, 4, 4})};
+  Node pool = Node::make("MaxPool", {"x"}, {"y"}, "pool");
+  pool.attributes = {Attribute::ofInts("kernel_shape", {1, 1}),
+                     Attribute::ofInts("strides", {2, 2}),
+                     Attribute::ofString("auto_pad", "SAME_UPPER")};
+  m.graph.nodes = {pool};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1, 2, 2})};
+  EXPECT_EQ(whyInvalid(m), std::nullopt);
+  const ops::DefinedOnly definedOnly;
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("SAME padding's total >= 0"), std::string::npos) << *why;
 }
 
 TEST(Validity, AResizeScaleThatOverflowsADimIsAnError) {

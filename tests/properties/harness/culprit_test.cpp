@@ -101,6 +101,29 @@ TEST(Culprit, OneOfSeveralSetsIsFoundAndTheWorkaroundSaysItIsNotEnough) {
   EXPECT_NE(describeCulprit(*c).find("still fails"), std::string::npos);
 }
 
+// A set found for an earlier finding is checked first: taken when this failure needs it and it
+// is 1-minimal, with fewer runs than a search; else the search runs as before.
+TEST(Culprit, ASetFoundBeforeIsCheckedFirst) {
+  // Fails while both B and D are on.
+  const auto fails = [](const std::vector<std::string>& off) {
+    const std::set<std::string> o(off.begin(), off.end());
+    return !o.count("B") && !o.count("D");
+  };
+  const std::vector<std::string> all = {"A", "B", "C", "D", "E", "F", "G", "H"};
+  const std::optional<Culprit> searched = findCulprit(all, fails);
+  ASSERT_TRUE(searched);
+  EXPECT_EQ(searched->needed, (std::vector<std::string>{"B", "D"}));
+  const std::optional<Culprit> hinted = findCulprit(all, fails, {{"A"}, {"D", "B"}});
+  ASSERT_TRUE(hinted);
+  EXPECT_EQ(hinted->needed, searched->needed);
+  EXPECT_TRUE(hinted->workaroundPasses);
+  EXPECT_LT(hinted->runs, searched->runs);
+  // A hint that is not 1-minimal for this failure (B, D and E) is not taken.
+  const std::optional<Culprit> notMinimal = findCulprit(all, fails, {{"B", "D", "E"}});
+  ASSERT_TRUE(notMinimal);
+  EXPECT_EQ(notMinimal->needed, searched->needed);
+}
+
 // Patterns are made of ops, so one optimization's bug shows under many: a campaign's summary
 // groups the findings that need the same optimizations.
 TEST(Culprit, FindingsThatNeedTheSameOptimizationsAreGrouped) {
