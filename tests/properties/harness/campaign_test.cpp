@@ -162,8 +162,9 @@ TEST_F(Campaign, ReduceShrinksOneCaseOrSaysItDoesNotFail) {
 // Against an engine compiled with SanitizerCoverage (the optimizer double), the campaign keeps
 // the cases that reached new edges and mutates them, finds the double's Transpose bug, and
 // stays deterministic: the same seed gives the same cases, coverage and findings. The cases stay
-// inside the double's capabilities; seed 3 is one search trajectory that reaches the bug within
-// the case budget (seeds 1 and 2 do not).
+// inside the double's capabilities; seed 1 is one search trajectory that reaches the bug within
+// the case budget (seed 4 does not; a change to what the generator draws moves trajectories, and
+// the seed with them).
 // (bug_finding_bench compares guided, blind and pattern-directed generation per bug.)
 TEST_F(Campaign, IsCoverageGuidedAndDeterministicAgainstAnInstrumentedEngine) {
 #ifndef NNCHECK_INSTRUMENTED_DOUBLE
@@ -172,7 +173,7 @@ TEST_F(Campaign, IsCoverageGuidedAndDeterministicAgainstAnInstrumentedEngine) {
   testing::Optimizer buggy(testing::Optimizer::TransposeMergeOrder);
   CampaignOptions o;
   o.generator = configFor(buggy.capabilities());
-  o.seed = 3;
+  o.seed = 1;
   o.seconds = 1e9;
   o.maxCases = 1500;
   o.timeout = 5s;
