@@ -279,19 +279,6 @@ constexpr Row kTransformers[] = {
 #include "ort/ort_optimizations.inc"
 };
 
-// The rows of a table at or below `level`, less those disabled, sorted.
-template <size_t N>
-std::vector<std::string> rowsAt(const Row (&table)[N], const Config& config) {
-  std::vector<std::string> out;
-  for (const Row& r : table)
-    if (r.level <= config.level &&
-        !std::binary_search(config.disabled.begin(), config.disabled.end(), r.name))
-      out.push_back(r.name);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 bool isRuleBased(const std::string& transformer) {
   return transformer.ends_with("_RuleBasedTransformer");
 }
@@ -310,7 +297,6 @@ std::vector<std::string> Backend::rulesFired(const Model& model, const TensorMap
     if (r.level <= alone.level && !isRuleBased(r.name)) others.push_back(r.name);
   alone.disabled = mergeNames(alone.disabled, others);
   std::string ignoredLog;
-  (void)worker_->process.takeFile3();
   const std::string reply = worker_->process.call(
       encodeRequest(model, inputs, alone, {.log = false, .optimizedModel = true, .run = false}),
       ignoredLog);
@@ -370,7 +356,7 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
 std::vector<std::string> Backend::optimizationsApplied() const { return applied_; }
 
 std::vector<std::string> Backend::optimizations() const {
-  return mergeNames(rowsAt(kTransformers, config_), rewriteRules(config_));
+  return mergeNames(namesAtLevel(kTransformers, config_), rewriteRules(config_));
 }
 
 NNCHECK_REGISTER_ENGINE(ort) {

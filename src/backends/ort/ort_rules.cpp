@@ -66,14 +66,7 @@ bool touches(const Graph& g, const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::vector<std::string> rewriteRules(const Config& config) {
-  std::set<std::string> out;
-  for (const Rule& r : kRules)
-    if (r.level <= config.level &&
-        !std::binary_search(config.disabled.begin(), config.disabled.end(), r.name))
-      out.insert(r.name);
-  return {out.begin(), out.end()};
-}
+std::vector<std::string> rewriteRules(const Config& config) { return namesAtLevel(kRules, config); }
 
 std::vector<std::string> rulesThatFired(const Model& before, const Model& after, Level level) {
   const std::map<std::string, int> was = opCounts(before.graph), is = opCounts(after.graph);

@@ -6,6 +6,8 @@
 //   std::vector<std::string> fired = ort::rulesThatFired(input, optimized, Level::Basic);
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,20 @@
 #include "nncheck/ort.h"
 
 namespace nncheck::ort {
+
+// The names of a table's rows (each with a level and a name) at or below the configuration's
+// level, less those it disables, sorted and once each: ORT's transformers and its rules alike.
+template <class Row, size_t N>
+std::vector<std::string> namesAtLevel(const Row (&table)[N], const Config& config) {
+  std::vector<std::string> out;
+  for (const Row& r : table)
+    if (r.level <= config.level &&
+        !std::binary_search(config.disabled.begin(), config.disabled.end(), r.name))
+      out.push_back(r.name);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 // The rules a configuration's level runs, less those it disables, sorted.
 std::vector<std::string> rewriteRules(const Config& config);
