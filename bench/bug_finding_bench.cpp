@@ -1,11 +1,13 @@
-// Bug-finding power of the README's GoogleTest idiom, check(gen::testCase(GeneratorConfig{}),
+// Bug-finding power of the README's GoogleTest idiom, check(gen::testCase(engine.capabilities()),
 // assertMatchesReference(engine, tc)), with default settings and no op weights: for each planted
 // rewrite bug of the optimizing double (tests/doubles/optimizer.h, compiled with
 // SanitizerCoverage), the cases and seconds until the property first fails, and the failure's
 // node count after shrinking, under three kinds of generation:
 // - blind: every case fresh (NNCHECK_COVERAGE=off);
 // - pattern-directed: blind, with the bug's producer>consumer pair weighted 10;
-// - coverage-guided: the default.
+// - coverage-guided: the default;
+// - without-prior: coverage-guided with no constant subexpressions and no blocks (the
+//   generator's constantShare and blockShare 0), as generation was before them.
 // Each runs in a child process for at most BUG_FINDING_SECONDS (default 60) before the first
 // failure; cases = -1 when it found none in that time. NNCHECK_SEED is BUG_FINDING_SEED
 // (default 1): a guided search is one trajectory, so judge it over several seeds.
@@ -30,7 +32,7 @@ namespace {
 using nncheck::testing::Optimizer;
 using Clock = std::chrono::steady_clock;
 
-enum class Generation { Blind, PatternDirected, CoverageGuided };
+enum class Generation { Blind, PatternDirected, CoverageGuided, WithoutPrior };
 
 struct FirstFailure {
   double cases = -1, seconds = -1, nodes = -1;
@@ -44,10 +46,13 @@ struct FirstFailure {
   const char* seed = std::getenv("BUG_FINDING_SEED");
   ::setenv("NNCHECK_SEED", seed ? seed : "1", 1);
   ::setenv("NNCHECK_CASES", "100000000", 1);
-  if (how != Generation::CoverageGuided) ::setenv("NNCHECK_COVERAGE", "off", 1);
-  nncheck::GeneratorConfig cfg;
-  if (how == Generation::PatternDirected) cfg.pairWeights = {{Optimizer::patternOf(bug), 10}};
+  if (how == Generation::Blind || how == Generation::PatternDirected)
+    ::setenv("NNCHECK_COVERAGE", "off", 1);
   Optimizer engine(bug);
+  nncheck::GeneratorConfig cfg = nncheck::configFor(engine.capabilities());
+  if (how == Generation::PatternDirected && !Optimizer::patternOf(bug).first.empty())
+    cfg.pairWeights = {{Optimizer::patternOf(bug), 10}};
+  if (how == Generation::WithoutPrior) cfg.constantShare = cfg.blockShare = 0;
   double cases = 0;
   bool told = false;
   const auto start = Clock::now();
@@ -146,17 +151,17 @@ void BM_NoBugPasses(benchmark::State& state) {
   ::setenv("NNCHECK_SEED", "1", 1);
   ::setenv("NNCHECK_CASES", cases.c_str(), 1);
   Optimizer engine;
+  const nncheck::GeneratorConfig cfg = nncheck::configFor(engine.capabilities());
   for (auto _ : state) {
     double judged = 0;
     ::testing::TestPartResultArray failures;
     {
       ::testing::ScopedFakeTestPartResultReporter quiet(
           ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-      nncheck::check(nncheck::gen::testCase(nncheck::GeneratorConfig{}),
-                     [&](const nncheck::TestCase& tc) {
-                       ++judged;
-                       nncheck::assertMatchesReference(engine, tc);
-                     });
+      nncheck::check(nncheck::gen::testCase(cfg), [&](const nncheck::TestCase& tc) {
+        ++judged;
+        nncheck::assertMatchesReference(engine, tc);
+      });
     }
     state.counters["cases"] = judged;
     state.counters["failures"] = failures.size();
@@ -174,7 +179,8 @@ void registerAll() {
   for (Optimizer::Bug bug : Optimizer::allBugs())
     for (auto [how, name] : {std::pair{Generation::Blind, "blind"},
                              std::pair{Generation::PatternDirected, "pattern-directed"},
-                             std::pair{Generation::CoverageGuided, "coverage-guided"}})
+                             std::pair{Generation::CoverageGuided, "coverage-guided"},
+                             std::pair{Generation::WithoutPrior, "without-prior"}})
       benchmark::RegisterBenchmark(
           ("BM_FirstFailure/" + Optimizer::bugName(bug) + "/" + name).c_str(), BM_FirstFailure, bug,
           how)

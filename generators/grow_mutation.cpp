@@ -25,8 +25,7 @@ constexpr double kRepeatShare = 0.5;
 // One forward insertion of op `op` (any, when empty) whose first input is value `first` (any,
 // when -1); with `placeholder` >= 0, the node computes that value, of its shape, and goes at
 // position `at`, before the nodes reading it.
-bool insertAimed(Growth& g, const std::string& op, int first, int placeholder = -1,
-                 size_t at = 0) {
+bool insertAimed(Growth& g, const std::string& op, int first, int placeholder = -1, size_t at = 0) {
   Aim aim{.op = op, .placeholder = placeholder, .at = at};
   if (first >= 0) aim.reads[0] = first;
   return g.insert(aim);
@@ -91,8 +90,7 @@ TestCase mutate(Growth& g, const TestCase& parent) {
     case M::Delete:
       for (size_t i = 0; i < n; ++i)
         if (i != chosen) keep.push_back(i);
-      if (kind == M::Delete)
-        target = std::min(cap, n - 1 + static_cast<size_t>(rng.uniform(1, 2)));
+      if (kind == M::Delete) target = std::min(cap, n - 1 + static_cast<size_t>(rng.uniform(1, 2)));
       break;
     case M::Window: {
       const size_t length = static_cast<size_t>(rng.uniform(1, static_cast<int64_t>(n)));
@@ -102,7 +100,8 @@ TestCase mutate(Growth& g, const TestCase& parent) {
       break;
     }
     case M::Redraw: {
-      std::set<std::string> tainted(pg.nodes[chosen].outputs.begin(), pg.nodes[chosen].outputs.end());
+      std::set<std::string> tainted(pg.nodes[chosen].outputs.begin(),
+                                    pg.nodes[chosen].outputs.end());
       for (size_t i = 0; i < n; ++i) {
         bool depends = i == chosen;
         for (const std::string& in : pg.nodes[i].inputs) depends |= i > chosen && tainted.count(in);

@@ -183,8 +183,11 @@ std::optional<Growth::Candidate> Growth::drawUnchecked(const OpEntry& e, const A
     bound[e.typeVarIndex(0)] = t;
     onnxBound.emplace(e.onnxTypeParam(0), t);
     first.leafIsInitializer = aim.constantLeaves;
-    first.leaf = {fresh(aim.constantLeaves ? "w" : "x"), t, p.shape,
-                  aim.constantLeaves ? Value::Kind::Initializer : Value::Kind::Input, {}};
+    first.leaf = {fresh(aim.constantLeaves ? "w" : "x"),
+                  t,
+                  p.shape,
+                  aim.constantLeaves ? Value::Kind::Initializer : Value::Kind::Input,
+                  {}};
   }
   c.inputs.push_back(first);
   const Shape shape0 =
@@ -355,12 +358,10 @@ bool Growth::solve(Candidate& c, const Aim& aim, const std::set<std::string>& la
   using Kind = solver::SymbolicNode::Binding::Kind;
   for (const auto& b : sym.bindings) {
     const InputChoice* in = b.kind == Kind::Attr ? nullptr : &c.inputs[b.input];
-    const bool fixed = (in && in->existing >= 0) ||
-                       (b.kind == Kind::Attr && std::any_of(aim.attributes.begin(),
-                                                            aim.attributes.end(),
-                                                            [&](const Attribute& a) {
-                                                              return a.name == b.attr;
-                                                            }));
+    const bool fixed =
+        (in && in->existing >= 0) ||
+        (b.kind == Kind::Attr && std::any_of(aim.attributes.begin(), aim.attributes.end(),
+                                             [&](const Attribute& a) { return a.name == b.attr; }));
     if (fixed || (b.kind == Kind::Dim && in->valuesFixed)) {
       s.add(b.var == ctx.int_val(b.value));
       continue;
@@ -530,16 +531,28 @@ Value* Growth::valueNamed(const std::string& name) {
   return v < 0 ? nullptr : &values_[static_cast<size_t>(v)];
 }
 
-bool Growth::readAsPlainData(const std::string& name) const {
-  for (const Node& n : nodes_)
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      if (n.inputs[k] != name) continue;
-      const ops::InputSpec& is = ops::specFor(n, cfg_.opset).inputSpec(k);
-      if (is.role != InputRole::Data || is.domain != ValueDomain::Any ||
-          (is.weight && cfg_.weightsAsInitializers))
-        return false;
-    }
-  return true;
+std::vector<std::pair<size_t, size_t>> Growth::readersOf(const std::string& name) const {
+  std::vector<std::pair<size_t, size_t>> out;
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    for (size_t k = 0; k < nodes_[i].inputs.size(); ++k)
+      if (nodes_[i].inputs[k] == name) out.emplace_back(i, k);
+  return out;
+}
+
+void Growth::computeInitializer(int value, Node node, std::vector<Value> leaves) {
+  Value& v = values_[static_cast<size_t>(value)];
+  v.kind = Value::Kind::Computed;
+  v.producer = node.opType;
+  if (cfg_.finiteValues) current_[v.name] = v.data;
+  node.name = node.opType + "_" + std::to_string(nodes_.size());
+  node.outputs = {v.name};
+  for (Value& leaf : leaves) {
+    leaf.kind = Value::Kind::Initializer;
+    leaf.hasData = true;
+    if (cfg_.finiteValues) current_[leaf.name] = leaf.data;
+    values_.push_back(std::move(leaf));
+  }
+  nodes_.insert(nodes_.begin(), std::move(node));
 }
 
 // A forward node only adds values: its own run decides. A backward node changes a graph input
@@ -594,12 +607,33 @@ bool Growth::keepsFinite(const OpSpec& spec, bool wholeModel) {
   return true;
 }
 
+std::set<std::string> Growth::contentsMatter() const {
+  std::set<std::string> matter;
+  for (size_t n = nodes_.size(); n-- > 0;) {
+    const Node& node = nodes_[n];
+    const OpSpec& spec = ops::specFor(node, cfg_.opset);
+    const bool outputsMatter = std::any_of(node.outputs.begin(), node.outputs.end(),
+                                           [&](const std::string& o) { return matter.count(o); });
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const ops::InputSpec& is = spec.inputSpec(k);
+      const bool anyNumber = is.role == InputRole::Data && is.domain == ValueDomain::Any &&
+                             !(is.weight && cfg_.weightsAsInitializers);
+      if (!node.inputs[k].empty() && (outputsMatter || !anyNumber)) matter.insert(node.inputs[k]);
+    }
+  }
+  return matter;
+}
+
 bool Growth::insert(const Aim& given) {
   Aim aim = given;
   if (aim.backward && aim.placeholder < 0) {
+    // A graph input whose contents a reader needs (a shape operand a mutant's parent computed)
+    // keeps them: a node computing it would compute others.
+    const std::set<std::string> matter = contentsMatter();
     std::vector<int> inputs;
     for (size_t v = 0; v < values_.size(); ++v)
-      if (values_[v].kind == Value::Kind::Input) inputs.push_back(static_cast<int>(v));
+      if (values_[v].kind == Value::Kind::Input && !matter.count(values_[v].name))
+        inputs.push_back(static_cast<int>(v));
     if (inputs.empty()) return false;
     aim.placeholder = rng_.pick(inputs);
   }
@@ -667,20 +701,26 @@ std::map<std::string, std::string> Growth::adopt(const TestCase& tc,
     values_.push_back(std::move(v));
     return values_.back().name;
   };
-  auto read = [&](const std::string& old) {
+  // A value computed outside the part becomes a graph input holding it; one read as a shape
+  // operand, an initializer, as shape operands are.
+  auto read = [&](const std::string& old, bool shapeOperand) {
     if (auto it = renamed.find(old); it != renamed.end()) return it->second;
     const Initializer* init = g.initializer(old);
     const Tensor& t = init ? init->value : values.at(old);
-    const std::string name = add({fresh(init ? "w" : "x"), t.dtype(), t.shape(),
-                                  init ? Value::Kind::Initializer : Value::Kind::Input, t, true},
-                                 t);
+    const bool constant = init || shapeOperand;
+    const std::string name =
+        add({fresh(constant ? "w" : "x"), t.dtype(), t.shape(),
+             constant ? Value::Kind::Initializer : Value::Kind::Input, t, true},
+            t);
     renamed[old] = name;
     return name;
   };
   for (size_t i : keep) {
     Node n = g.nodes[i];
-    for (std::string& in : n.inputs)
-      if (!in.empty()) in = read(in);
+    const OpSpec& spec = ops::specFor(n, cfg_.opset);
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (!n.inputs[k].empty())
+        n.inputs[k] = read(n.inputs[k], spec.inputSpec(k).role != InputRole::Data);
     n.name = n.opType + "_" + std::to_string(nodes_.size());
     for (std::string& out : n.outputs) {
       if (out.empty()) continue;

@@ -110,9 +110,16 @@ class Growth {
   Value* valueNamed(const std::string& name);
   bool withinLimits(const Shape& s) const { return shapeWithinLimits(cfg_, s); }
   DType drawLeafDType(const std::vector<DType>& allowed);
-  // Whether every value `name`'s readers take may be any number (data, not a divisor, indices,
-  // a shape or a weight the config keeps an initializer).
-  bool readAsPlainData(const std::string& name) const;
+  // The values whose contents matter: read where not any number will do (a shape operand,
+  // indices, a divisor, a weight the config keeps an initializer), or computing, through any
+  // nodes, one that is.
+  std::set<std::string> contentsMatter() const;
+  // The (node, input) pairs reading value `name`.
+  std::vector<std::pair<size_t, size_t>> readersOf(const std::string& name) const;
+  // Makes initializer `value` computed by `node`, put first. The node reads only `leaves` (fresh
+  // initializers, added now) and reproduces the value's contents exactly, so no other value
+  // changes.
+  void computeInitializer(int value, Node node, std::vector<Value> leaves);
 
   // Grows an op with bodies (If, Loop, Scan) drawn by a plain insertion; unset: such ops are
   // skipped.

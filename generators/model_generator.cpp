@@ -21,6 +21,7 @@ GeneratorConfig configFor(const Capabilities& caps, int nodes) {
   cfg.opset = caps.opset;
   // An engine that takes weights from anywhere gets them from anywhere, sometimes computed.
   cfg.weightsAsInitializers = caps.weightsMustBeInitializers;
+  cfg.shapeOperandsAsInitializers = caps.shapeOperandsMustBeInitializers;
   cfg.opWeights = caps.opWeights;
   return cfg;
 }

@@ -140,7 +140,9 @@ std::vector<OpEntry> buildOpTable(const GeneratorConfig& cfg) {
   }
   for (const auto& [name, share] : {std::pair{"seed share", cfg.seedShare},
                                     {"backward probability", cfg.backwardProbability},
-                                    {"solver share", cfg.solverShare}})
+                                    {"solver share", cfg.solverShare},
+                                    {"constant share", cfg.constantShare},
+                                    {"block share", cfg.blockShare}})
     if (!(share >= 0 && share <= 1))
       throw Error(std::string("generator: the ") + name + " must be within [0, 1]");
 

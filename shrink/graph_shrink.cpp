@@ -372,13 +372,16 @@ TestCase ShrinkCandidates::Impl::cut(size_t first, size_t count) const {
   }
   std::erase_if(g.outputs, [&](const ValueInfo& o) { return removedOutputs.count(o.name) > 0; });
   // What the cut nodes read from kept nodes becomes observable: cutting a tail keeps its feeders.
-  std::set<std::string> computedByKept;
+  // A feeder a kept node also reads stays internal, as it was (an engine may fuse it only so).
+  std::set<std::string> computedByKept, readByKept;
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (n < first || n >= first + count)
+    if (n < first || n >= first + count) {
       for (const auto& o : g.nodes[n].outputs) computedByKept.insert(o);
+      for (const auto& in : valuesRead(g.nodes[n])) readByKept.insert(in);
+    }
   for (size_t n = first; n < first + count; ++n)
     for (const auto& in : valuesRead(g.nodes[n])) {
-      if (!computedByKept.count(in)) continue;
+      if (!computedByKept.count(in) || readByKept.count(in)) continue;
       bool listed = false;
       for (const ValueInfo& o : g.outputs) listed = listed || o.name == in;
       if (!listed)

@@ -40,6 +40,21 @@ struct MatMulReluOddInner : Backend {
   }
 };
 
+// A Transpose that leaves its input as it is: a wrong shape, which a MatMul downstream then
+// refuses with an error naming itself.
+struct TransposeAsIdentity : Backend {
+  std::string name() const override { return "double:transpose-as-identity"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    Model rewritten = m;
+    for (Node& n : rewritten.graph.nodes)
+      if (n.opType == "Transpose") {
+        n.opType = "Identity";
+        n.attributes.clear();
+      }
+    return runReference(rewritten, inputs);
+  }
+};
+
 // The same bug as a switchable "fusion pass" that only fires while the MatMul's output stays
 // internal (exposing it as a graph output stops the fusion, as in real engines).
 struct FusedMatMulRelu : Backend {

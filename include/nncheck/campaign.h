@@ -87,8 +87,6 @@ struct CampaignFinding {
   std::filesystem::path dir;
   bool fromCorpus = false;  // the pattern was already in the corpus
   int hits = 1;             // shrunk failures with this pattern
-  int64_t firstCase = 0;    // the campaign's case number (from 0) that first showed it
-  double firstSeconds = 0;  // and when (before shrinking), from the campaign's start
 };
 
 // The campaign's counts at one moment, for a plot of its rate over time.

@@ -21,6 +21,9 @@ struct Capabilities {
   std::vector<DType> dtypes;     // empty: the generator's defaults
   int64_t opset = 17;
   bool weightsMustBeInitializers = true;
+  // Reshape's shape, Slice's starts and the like: an engine that needs them before running and
+  // does not fold a constant subexpression computing them keeps this true.
+  bool shapeOperandsMustBeInitializers = true;
   // Relative frequency per op, e.g. the share of an op's models the engine accepts (see
   // nncheck/probe.h), so the generator spends little on what the engine mostly rejects.
   std::map<std::string, double> opWeights;

@@ -37,6 +37,10 @@ struct FailureInfo {
   std::map<std::string, std::string> differingOutputs;  // Verdict::differingOutputs
   std::vector<std::string> ops;  // the minimized model's op types, in graph order
   std::string pattern;           // what failures are deduplicated on (failurePattern)
+  // How it was found: the cases run until it first showed (it included; in a campaign, the
+  // campaign's case number + 1, whatever its shard) and their time, before shrinking.
+  int64_t casesRun = 0;
+  double secondsRun = 0;
   int nodesBefore = 0, nodesAfter = 0;
   int shrinkSteps = 0;
   double shrinkSeconds = 0;

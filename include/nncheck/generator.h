@@ -49,7 +49,20 @@ struct GeneratorConfig {
   std::shared_ptr<const std::vector<TestCase>> seeds;
   double seedShare = 0.5;
   double backwardProbability = 0.3;  // share of insertions that are backward
-  bool useSolver = true;             // let z3 solve what sampling cannot
+  // Constant subexpressions, which every optimizer folds and no forward or backward insertion
+  // forms: the share of insertions that make an initializer the model reads the output of a node
+  // reading only initializers (chains of them too; its readers then mix constant and computed
+  // operands).
+  double constantShare = 0.1;
+  // The blocks real networks are made of, which optimizers are written for (Conv ->
+  // BatchNormalization -> Relu, attention, LayerNormalization's chain, QDQ pairs; the table is
+  // blockPrior()): the share of insertions that grow one, node by node.
+  double blockShare = 0.2;
+  // Shape operands (Reshape's shape, Slice's starts) stay initializers. When false, constant
+  // subexpressions compute some of them too, reproducing their contents (an engine must fold
+  // them to know its shapes).
+  bool shapeOperandsAsInitializers = false;
+  bool useSolver = true;  // let z3 solve what sampling cannot
   // The chance that z3 gets to solve an op after its concrete draws all failed (z3 costs about
   // a millisecond, hundreds of draws).
   double solverShare = 0.3;
@@ -107,6 +120,16 @@ TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats
 // makeTestCase.
 TestCase mutateTestCase(const GeneratorConfig& cfg, const TestCase& parent, uint64_t seed,
                         GenerationStats* stats = nullptr);
+
+// What generation aims at, as found in a model (gen --stats): the nodes computing only from
+// initializers (constant subexpressions), and the blocks of the prior it contains whole, by name.
+struct AimedPatterns {
+  int64_t constantNodes = 0;
+  std::vector<std::string> blocks;
+};
+AimedPatterns aimedPatternsIn(const Model& model);
+// The prior's blocks (GeneratorConfig::blockShare), by name, in its table's order.
+std::vector<std::string> blockNames();
 
 // Seed patterns for cfg.seeds: the model of every backend-test case folder at or below `dir` (a
 // corpus; its test_data_set_0 inputs are kept) and every *.onnx file right in it (random inputs),

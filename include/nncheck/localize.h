@@ -1,5 +1,6 @@
-// Localization: for a model whose outputs differ from the reference, the first diverging node,
-// the one whose inputs agree and whose output does not.
+// Localization: for a model whose outputs differ from the reference, or on which the engine fails
+// with an error (perhaps after computing a wrong shape), the first diverging node, the one whose
+// inputs agree and whose output does not.
 //
 // First every intermediate value is exposed as a graph output and the engine runs once; the
 // first node (in graph order) with a differing output is the answer. Exposing values can stop
@@ -29,6 +30,7 @@ struct Divergence {
   // true: found with every value exposed; false: only the node's own sub-model differs (its
   // inputs internal), which points at fusion of the node with its producers.
   bool exposed = true;
+  bool layoutDiffers = false;  // in dtype, shape or presence, not in values
   std::string describe() const;
 };
 

@@ -44,8 +44,9 @@ struct Verdict {
   bool shapeOnly = false;  // Mismatch: in shape, dtype or presence only
   // Mismatch: each graph output that differs, and how ("max abs error 0.5 at [0, 2] ...").
   std::map<std::string, std::string> differingOutputs{};
-  int signal = 0;                                         // Crash
-  std::function<std::optional<Divergence>()> localize{};  // Mismatch against the reference
+  int signal = 0;  // Crash
+  // Mismatch or Error against the reference: the first diverging node.
+  std::function<std::optional<Divergence>()> localize{};
   // The coverage features the engines' isolated runs reached while judging (SanitizerCoverage;
   // RunOutcome::coverage), merged and sorted; empty when no engine is instrumented.
   std::vector<uint32_t> coverage{};

@@ -128,6 +128,12 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
                    std::optional<uint64_t> seed) {
   std::ostringstream os;
   os << "nncheck: " << test << " failed: " << outcomeName(v.outcome);
+  if (info.casesRun) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.2f", info.secondsRun);
+    os << " after " << info.casesRun << (info.casesRun == 1 ? " case, " : " cases, ") << secs
+       << " s";
+  }
   if (info.nodesBefore) {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.2f", info.shrinkSeconds);
@@ -332,6 +338,8 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     Clock::time_point shrinkStart;
     bool exhausted = false;
     Coverage coverage;  // before the first failure
+    Clock::time_point start = Clock::now();
+    double secondsRun = 0;  // until the first failure
   } s;
   // Cases come from gen::testCase through the guide while this check runs (NNCHECK_COVERAGE=off:
   // never; and every case is fresh until an engine reports coverage).
@@ -367,6 +375,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
       s.firstFailure = v;
       s.first = tc;
       s.shrinkStart = Clock::now();
+      s.secondsRun = std::chrono::duration<double>(s.shrinkStart - s.start).count();
     } else if (!sameFailure(v, *s.firstFailure)) {
       return;  // another kind of failure is another bug: not this one's shrink
     }
@@ -403,6 +412,8 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   info.property = test;
   info.backend = options.backend;
   info.configuration = options.configuration;
+  info.casesRun = s.coverage.cases;  // the failing case included
+  info.secondsRun = s.secondsRun;
   info.nodesBefore = static_cast<int>(s.first.model.graph.nodes.size());
   info.shrinkSteps = s.steps;
   info.shrinkSeconds = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();

@@ -123,7 +123,7 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t 
   }
   if (!sameFailure(last, v)) last = v;  // keep the original figures
   std::optional<Divergence> d;
-  if (kind == Outcome::Mismatch)
+  if (kind == Outcome::Mismatch || kind == Outcome::Error)
     d = localizeDivergence(fresh, r.testCase, toleranceFor(r.testCase.model));
   CampaignFinding f;
   FailureInfo& info = f.info;
@@ -337,8 +337,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           f.dir = saved.dir;
           f.fromCorpus = !saved.isNew;
         }
-        f.firstCase = i;
-        f.firstSeconds = failedAt;
+        f.info.casesRun = i + 1;
+        f.info.secondsRun = failedAt;
         const std::string pattern = f.info.pattern;
         findingIndex[pattern] = stats.findings.size();
         stats.findings.push_back(std::move(f));

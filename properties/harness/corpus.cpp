@@ -77,6 +77,8 @@ std::string caseMetadataText(const TestCase& tc, const FailureInfo& info) {
                     {"runs", c->runs}};
   else
     j["culprit"] = nullptr;
+  j["cases_run_until_found"] = info.casesRun;
+  j["seconds_run_until_found"] = info.secondsRun;
   j["nodes_before_shrinking"] = info.nodesBefore;
   j["nodes_after_shrinking"] = info.nodesAfter;
   j["shrink_steps"] = info.shrinkSteps;
@@ -134,6 +136,17 @@ FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
   for (const Node& n : minimized.model.graph.nodes) info.ops.push_back(n.opType);
   info.pattern = failurePattern(minimized, verdict.outcome, divergence ? divergence->opType : "",
                                 verdict.shapeOnly);
+  if (verdict.outcome == Outcome::Error && divergence) {
+    // An error after a node computed a wrong value is that node's mismatch, and one finding
+    // with it: the pattern of the node's own sub-model.
+    try {
+      const TestCase sub = subModelFor(minimized, divergence->node,
+                                       runReferenceAllValues(minimized.model, minimized.inputs));
+      info.pattern =
+          failurePattern(sub, Outcome::Mismatch, divergence->opType, divergence->layoutDiffers);
+    } catch (const Error&) {  // the reference cannot run it: the error's own pattern stays
+    }
+  }
   info.divergence = std::move(divergence);
   info.differingOutputs = verdict.differingOutputs;
   info.nodesAfter = static_cast<int>(minimized.model.graph.nodes.size());

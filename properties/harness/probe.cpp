@@ -29,7 +29,8 @@ std::vector<ProbeRow> probe(const Isolated& engine, const Capabilities& base,
   Capabilities all = base;
   all.ops.clear();
   all.opWeights.clear();
-  const GeneratorConfig cfg = configFor(all, 1);
+  GeneratorConfig cfg = configFor(all, 1);
+  cfg.constantShare = cfg.blockShare = 0;  // one node of the op, on graph inputs: nothing else
   std::vector<ProbeRow> rows;
   for (const std::string& op : usableOps(cfg)) {
     GeneratorConfig one = cfg;

@@ -12,17 +12,20 @@ ValueInfo typedLike(const std::string& name, const TensorMap& values) {
   return ValueInfo::tensor(name, t.dtype(), t.shape());
 }
 
+struct Difference {
+  std::string output, message;
+  bool layout = false;
+};
+
 // The first output of `node` (graph order) that differs, with the comparison's message.
-std::optional<std::pair<std::string, std::string>> differingOutput(const Node& node,
-                                                                   const TensorMap& got,
-                                                                   const TensorMap& want,
-                                                                   const Tolerance& tol) {
+std::optional<Difference> differingOutput(const Node& node, const TensorMap& got,
+                                          const TensorMap& want, const Tolerance& tol) {
   for (const std::string& out : node.outputs) {
     if (out.empty() || !want.count(out)) continue;
     auto it = got.find(out);
-    if (it == got.end()) return std::make_pair(out, std::string("missing from the engine"));
+    if (it == got.end()) return Difference{out, "missing from the engine", true};
     Comparison c = compareTensors(it->second, want.at(out), tol);
-    if (!c.ok) return std::make_pair(out, c.message);
+    if (!c.ok) return Difference{out, c.message, c.layoutDiffers};
   }
   return std::nullopt;
 }
@@ -48,9 +51,9 @@ Model exposeAllValues(const Model& model, const TensorMap& values) {
 
 namespace {
 
-Divergence found(const Graph& g, size_t i, const std::pair<std::string, std::string>& diff,
-                 bool exposed) {
-  return Divergence{i, g.nodes[i].name, g.nodes[i].opType, diff.first, diff.second, exposed};
+Divergence found(const Graph& g, size_t i, const Difference& diff, bool exposed) {
+  return Divergence{i,       g.nodes[i].name, g.nodes[i].opType, diff.output, diff.message,
+                    exposed, diff.layout};
 }
 
 // The first way: one run with every value exposed, against the reference's values `want`.

@@ -227,7 +227,8 @@ void assertMatchesReference(const Isolated& engine, const TestCase& tc) {
   try {
     assertCloseAllowingFloatError(runOn(engine, tc), want, tol, tc, 1, [&] { return want; });
   } catch (PropertyFailure& f) {
-    if (f.outcome() == Outcome::Mismatch)
+    // An error may follow a wrong shape computed upstream: localized too.
+    if (f.outcome() == Outcome::Mismatch || f.outcome() == Outcome::Error)
       f.verdict.localize = [engine, tc, tol] { return localizeDivergence(engine, tc, tol); };
     throw;
   }

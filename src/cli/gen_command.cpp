@@ -45,7 +45,9 @@ struct Stats {
   GenerationStats gen;
   double seconds = 0;
   int models = 0, invalid = 0;
-  int nested = 0;  // models with control flow (If, Loop, Scan)
+  int nested = 0;                     // models with control flow (If, Loop, Scan)
+  int withConstants = 0;              // models with a constant subexpression
+  std::map<std::string, int> blocks;  // models containing each block of the prior
   // Values: models with a NaN, infinity or out-of-domain value on random inputs (before) and on
   // the values the case comes with, searched (after); time spent on values per model.
   int brokenBefore = 0, brokenAfter = 0;
@@ -70,6 +72,9 @@ struct Stats {
     for (const Node& n : m.graph.nodes) ++ops[n.opType];
     nested += std::any_of(m.graph.nodes.begin(), m.graph.nodes.end(),
                           [](const Node& n) { return !n.subgraphs().empty(); });
+    const AimedPatterns aimed = aimedPatternsIn(m);
+    withConstants += aimed.constantNodes > 0;
+    for (const std::string& b : aimed.blocks) ++blocks[b];
     std::map<std::string, const Node*> made;  // value -> the node computing it
     for (const Node& n : m.graph.nodes)
       for (const auto& o : n.outputs) made[o] = &n;
@@ -110,6 +115,16 @@ struct Stats {
     std::printf("\nops used: %zu of the %d usable under this config\n", ops.size(), usable);
     for (const auto& [op, n] : ops) std::printf("  %-24s %6d\n", op.c_str(), n);
     std::printf("models with nested graphs (If, Loop, Scan): %d of %d\n", nested, models);
+    // Per 10,000 models, so that runs of any --count compare.
+    const auto per10k = [&](int n) { return models ? 1e4 * n / models : 0.0; };
+    std::printf(
+        "\nper 10,000 models: %.0f with a constant subexpression; with each block of the "
+        "prior:\n",
+        per10k(withConstants));
+    for (const std::string& b : blockNames()) {
+      auto it = blocks.find(b);
+      std::printf("  %-28s %7.0f\n", b.c_str(), per10k(it == blocks.end() ? 0 : it->second));
+    }
     // The diversity figure: compare generators at --count 10000.
     std::printf("\ndiversity: %zu distinct op pairs, %zu distinct three-node chains in %d models\n",
                 pairs.size(), chains.size(), models);

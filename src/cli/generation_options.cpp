@@ -52,6 +52,14 @@ void addGenerationOptions(CLI::App* cmd, GenerationOptions& o) {
                   "planted inside random surroundings");
   cmd->add_option("--seed-share", o.seedShare, "share of models grown around a seed pattern")
       ->capture_default_str();
+  cmd->add_option("--constant-share", o.constantShare,
+                  "share of insertions that grow a constant subexpression (a node reading only "
+                  "initializers, computing one the model reads)")
+      ->capture_default_str();
+  cmd->add_option("--block-share", o.blockShare,
+                  "share of insertions that grow a block real networks are made of (Conv -> "
+                  "BatchNormalization -> Relu, attention, ...; gen --stats lists them)")
+      ->capture_default_str();
   cmd->add_flag("--control-flow", o.controlFlow,
                 "grow If, Loop and Scan nodes too, each body a small graph of values it captures");
 }
@@ -77,6 +85,8 @@ void applyGenerationOptions(const GenerationOptions& o, GeneratorConfig& cfg) {
     cfg.pairWeights[{pair.substr(0, gt), pair.substr(gt + 1)}] = w;
   }
   cfg.seedShare = o.seedShare;
+  cfg.constantShare = o.constantShare;
+  cfg.blockShare = o.blockShare;
   cfg.controlFlow = cfg.controlFlow || o.controlFlow;
   validateConfig(cfg);  // names an unknown op before seeds are loaded
   if (!o.seeds.empty()) {

@@ -18,7 +18,9 @@ struct GenerationOptions {
   std::string opWeights;    // "Conv=3,Relu=0.5"
   std::string pairWeights;  // "MatMul>Add=10,Conv>BatchNormalization=10"
   std::string seeds;        // a folder of seed patterns
-  double seedShare = 0.5;
+  double seedShare = GeneratorConfig{}.seedShare;
+  double constantShare = GeneratorConfig{}.constantShare;
+  double blockShare = GeneratorConfig{}.blockShare;
   bool controlFlow = false;  // grow If, Loop and Scan with their bodies
 };
 

@@ -261,8 +261,7 @@ void registerElementwiseBinary(Registry& reg) {
           })
           .types("T", {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Int64})
           .types("T1", numericTypes())
-          .input("X", "T")
-          .safe({.lo = 0.01})  // a negative base with a fractional exponent is NaN
+          .input("X", "T")  // a negative base only to an integer power: see powerAwayFromSteps
           .input("Y", "T1")
           .output("Z")
           .shapeRule([](auto& r) {

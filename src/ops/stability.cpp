@@ -100,6 +100,17 @@ void awayFromMultiples(StabilityCall& s) {
 void powerAwayFromSteps(StabilityCall& s) {
   const Tensor& x = s.in(0);
   const Tensor& y = s.in(1);
+  if (isFloatDType(x.dtype())) {
+    // A negative base to a fractional power is NaN; an integer power (LayerNormalization's
+    // square) takes any base. Kept off 0 too, where a fractional power's slope is unbounded.
+    forEachBroadcast(broadcastOf(x.shape(), y.shape()), {&x.shape(), &y.shape()},
+                     [&](int64_t, const std::vector<int64_t>& off) {
+                       const double base = x.toDouble(off[0]), e = y.toDouble(off[1]);
+                       if (std::isfinite(e) && e != std::nearbyint(e) && base < 0.01)
+                         s.tooClose(0, off[0], 1);
+                     });
+    return;
+  }
   if (!isIntegerDType(x.dtype())) return;
   // An integer power must be a finite value of its type: 0 to a negative power is infinite and
   // a negative base to a fractional power NaN, which the spec leaves undefined (engines wrap,

@@ -34,7 +34,8 @@ void awayFromMultiples(StabilityCall& s);
 // Pow with an integer base (the result truncated to the base's type): every power a finite value
 // of the type, within +-1e3 (no 0 to a negative power, no negative base to a fractional one);
 // with a float exponent, the exponent away from 0 where the base is 0 (0^y jumps there) and away
-// from where a positive base's power crosses an integer.
+// from where a positive base's power crosses an integer. With a float base: the base at least
+// 0.01 where the exponent is fractional (a negative base only to an integer power).
 void powerAwayFromSteps(StabilityCall& s);
 
 // Integer inputs 0 and 1 (broadcast) never the type's lowest value over -1 (integer Div), whose

@@ -1,9 +1,11 @@
 #include "doubles/optimizer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
+#include "nncheck/error.h"
 #include "nncheck/reference.h"
 
 namespace nncheck::testing {
@@ -49,7 +51,8 @@ class Rewriter {
     const Wiring w(m_.graph);
     for (size_t i = 0; i < m_.graph.nodes.size(); ++i) {
       const std::string& op = m_.graph.nodes[i].opType;
-      if ((op == "Transpose" && mergeTransposes(w, i)) || (op == "Add" && fuseMatMulAdd(w, i)) ||
+      if (foldConstant(w, i) || (op == "BatchNormalization" && foldConvBn(w, i)) ||
+          (op == "Transpose" && mergeTransposes(w, i)) || (op == "Add" && fuseMatMulAdd(w, i)) ||
           (op == "Reshape" && mergeReshapes(w, i)) || (op == "Conv" && fusePadConv(w, i)) ||
           (op == "Cast" && dropCastRoundTrip(w, i)) ||
           (op == "Unsqueeze" && cancelSqueezeUnsqueeze(w, i)))
@@ -77,6 +80,86 @@ class Rewriter {
     m_.graph.initializers.push_back(
         {name, Tensor::fromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape), ""});
     return name;
+  }
+
+  const Tensor* initializer(const std::string& name) const {
+    const Initializer* w = m_.graph.initializer(name);
+    return w ? &w->value : nullptr;
+  }
+
+  bool foldConstant(const Wiring& w, size_t i) {
+    const Node& n = nodes()[i];
+    if (n.inputs.empty() || !n.subgraphs().empty()) return false;
+    std::vector<Tensor> in;
+    for (const std::string& name : n.inputs) {
+      if (name.empty()) {
+        in.emplace_back();
+        continue;
+      }
+      const Tensor* t = initializer(name);
+      if (!t) return false;
+      in.push_back(*t);
+    }
+    for (const std::string& o : n.outputs)
+      if (w.outputs.count(o)) return false;
+    Node evaluated = n;
+    if (bug(Optimizer::ConstantFoldAttributes)) evaluated.attributes.clear();
+    std::vector<Tensor> out;
+    try {
+      out = runReferenceNode(evaluated, in, m_.defaultOpset());
+    } catch (const Error&) {
+      return false;  // not foldable here: left to run
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty()) m_.graph.initializers.push_back({n.outputs[k], out[k], ""});
+    nodes().erase(nodes().begin() + static_cast<long>(i));
+    return true;
+  }
+
+  bool foldConvBn(const Wiring& w, size_t i) {
+    const Node& bn = nodes()[i];
+    const int conv = w.producerOf(m_.graph, bn.inputs[0], "Conv");
+    const Attribute* training = bn.attribute("training_mode");
+    if (conv < 0 || bn.outputs.size() != 1 || (training && training->i != 0) ||
+        !w.deadAfterOneRead(m_.graph, conv))
+      return false;
+    const Node& c = nodes()[conv];
+    const Tensor* weight = initializer(c.inputs[1]);
+    const Tensor* bias = c.hasInput(2) ? initializer(c.inputs[2]) : nullptr;
+    std::vector<const Tensor*> stats;  // scale, B, mean, var
+    for (size_t k = 1; k < 5; ++k) stats.push_back(initializer(bn.inputs[k]));
+    if (!weight || weight->dtype() != DType::Float32 || (c.hasInput(2) && !bias) ||
+        std::find(stats.begin(), stats.end(), nullptr) != stats.end())
+      return false;
+    for (const Tensor* t : stats)
+      if (t->dtype() != DType::Float32) return false;
+    const Attribute* eps = bn.attribute("epsilon");
+    const double epsilon = eps ? eps->f : 1e-5;
+    const int64_t channels = weight->shape()[0];
+    const int64_t perChannel = weight->size() / channels;
+    Tensor w2 = *weight;
+    Tensor b2 = Tensor::fromVector<float>({channels}, std::vector<float>(channels, 0.0f));
+    for (int64_t k = 0; k < channels; ++k) {
+      const double s = stats[0]->toDouble(k) / std::sqrt(stats[3]->toDouble(k) + epsilon);
+      for (int64_t e = 0; e < perChannel; ++e)
+        w2.span<float>()[k * perChannel + e] =
+            static_cast<float>(weight->toDouble(k * perChannel + e) * s);
+      const double b = bias ? bias->toDouble(k) : 0.0;
+      const double shift =
+          bias || !bug(Optimizer::ConvBnNoBias) ? s * (b - stats[2]->toDouble(k)) : 0.0;
+      b2.span<float>()[k] = static_cast<float>(shift + stats[1]->toDouble(k));
+    }
+    Node fused = c;
+    fused.outputs = bn.outputs;
+    fused.name = bn.name + "_conv";
+    fused.inputs.resize(3);
+    fused.inputs[1] = fused.name + "_w";
+    fused.inputs[2] = fused.name + "_b";
+    m_.graph.initializers.push_back({fused.inputs[1], w2, ""});
+    m_.graph.initializers.push_back({fused.inputs[2], b2, ""});
+    nodes()[i] = fused;
+    nodes().erase(nodes().begin() + conv);
+    return true;
   }
 
   static std::vector<int64_t> perm(const Node& n, size_t rank) {
@@ -228,8 +311,8 @@ class Rewriter {
 }  // namespace
 
 std::vector<Optimizer::Bug> Optimizer::allBugs() {
-  return {MatMulAddColumn, TransposeMergeOrder, ReshapeMergeZero,
-          PadConvMode,     CastRoundTrip,       SqueezeUnsqueezeAxes};
+  return {MatMulAddColumn, TransposeMergeOrder,  ReshapeMergeZero,       PadConvMode,
+          CastRoundTrip,   SqueezeUnsqueezeAxes, ConstantFoldAttributes, ConvBnNoBias};
 }
 
 std::pair<std::string, std::string> Optimizer::patternOf(Bug b) {
@@ -246,6 +329,10 @@ std::pair<std::string, std::string> Optimizer::patternOf(Bug b) {
       return {"Cast", "Cast"};
     case SqueezeUnsqueezeAxes:
       return {"Squeeze", "Unsqueeze"};
+    case ConstantFoldAttributes:
+      return {};
+    case ConvBnNoBias:
+      return {"Conv", "BatchNormalization"};
     case None:
       break;
   }
@@ -266,6 +353,10 @@ std::string Optimizer::bugName(Bug b) {
       return "cast-round-trip";
     case SqueezeUnsqueezeAxes:
       return "squeeze-unsqueeze-axes";
+    case ConstantFoldAttributes:
+      return "constant-fold-attributes";
+    case ConvBnNoBias:
+      return "conv-bn-no-bias";
     case None:
       break;
   }
@@ -274,6 +365,7 @@ std::string Optimizer::bugName(Bug b) {
 
 Capabilities Optimizer::capabilities() const {
   Capabilities caps;
+  caps.shapeOperandsMustBeInitializers = false;  // it folds constants
   caps.ops = {"Add",     "AveragePool", "BatchNormalization",
               "Cast",    "Concat",      "Conv",
               "Div",     "Flatten",     "Gather",

@@ -1,4 +1,4 @@
-// A deliberately buggy optimizing engine: six rewrite passes of the kind graph compilers have,
+// A deliberately buggy optimizing engine: eight rewrite passes of the kind graph compilers have,
 // each with a planted bug that fires only on its pattern and a parameter condition. It rewrites
 // the model, then runs the rewritten one on the reference. Its code is compiled with
 // SanitizerCoverage (trace-pc), so coverage-guided generation sees which rewrites a case reached;
@@ -35,10 +35,17 @@ class Optimizer : public Backend {
     CastRoundTrip = 1u << 4,
     // Unsqueeze(Squeeze(x, a1), a2) -> x when a1 == a2; bug: also when the axes differ.
     SqueezeUnsqueezeAxes = 1u << 5,
+    // Constant folding: a node whose inputs are all initializers -> initializers holding its
+    // outputs; bug: the node is evaluated with its attributes dropped (their defaults).
+    ConstantFoldAttributes = 1u << 6,
+    // BatchNormalization(Conv(x, W, b)) with constant W and statistics -> Conv(x, W', b'); bug:
+    // for a Conv without a bias, b' leaves out BatchNormalization's mean.
+    ConvBnNoBias = 1u << 7,
   };
   static std::vector<Bug> allBugs();
   static std::string bugName(Bug b);
-  // The producer and consumer ops of the bug's rewrite: {"Transpose", "Transpose"}.
+  // The producer and consumer ops of the bug's rewrite: {"Transpose", "Transpose"} (constant
+  // folding's: none).
   static std::pair<std::string, std::string> patternOf(Bug b);
 
   explicit Optimizer(unsigned bugs = None) : bugs_(bugs) {}

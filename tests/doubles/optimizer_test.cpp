@@ -28,11 +28,16 @@ bool matches(Backend& engine, const TestCase& tc) {
 }
 
 // Models where the rewrite's pattern is common: within the optimizer's ops, as a compiler team's
-// campaign stays within its compiler's, its ops weighted up, the pair weighted up more.
+// campaign stays within its compiler's, its ops weighted up, the pair weighted up more (constant
+// folding's: constant subexpressions made common).
 GeneratorConfig aimedAt(Optimizer::Bug bug) {
   GeneratorConfig cfg = configFor(Optimizer().capabilities());
   cfg.nodes = 5;
   const auto [producer, consumer] = Optimizer::patternOf(bug);
+  if (producer.empty()) {
+    cfg.constantShare = 0.5;
+    return cfg;
+  }
   cfg.opWeights = {{producer, 15}, {consumer, 15}};
   cfg.pairWeights = {{{producer, consumer}, 50}};
   return cfg;

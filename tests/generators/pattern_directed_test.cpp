@@ -34,6 +34,8 @@ bool allFinite(const TestCase& tc) {
 
 TEST(PairWeights, MakeTheProducerFeedTheConsumer) {
   GeneratorConfig cfg;
+  // Pair weights alone: the prior's transpose-transpose block forms the pair without weights.
+  cfg.blockShare = cfg.constantShare = 0;
   int blind = 0, directed = 0;
   for (uint64_t seed = 0; seed < 300; ++seed)
     blind += pairsIn(generateModel(cfg, seed), "Transpose", "Transpose");

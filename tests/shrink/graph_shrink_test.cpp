@@ -7,7 +7,9 @@
 #include "doubles.h"
 #include "nncheck/compare.h"
 #include "nncheck/gen.h"
+#include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
+#include "nncheck/shrink.h"
 #include "nncheck/validity.h"
 #include "nncheck/value_search.h"
 
@@ -194,6 +196,33 @@ TEST(Shrinking, MatMulReluBugShrinksToItsTwoNodePattern) {
   EXPECT_EQ(nodes[0].opType, "MatMul");
   EXPECT_EQ(nodes[1].opType, "Relu");
   std::cout << "shrunk in " << s.runs << " property runs:\n" << modelToText(s.last.model);
+}
+
+// x @ w -> Relu, then Add(MatMul's, Relu's): cutting the Add keeps the MatMul's value internal,
+// as it was, so the fusion that needs it internal still fails and the pair is what remains.
+TEST(Shrinking, CuttingATailKeepsAFeederItsKeptReadersStillRead) {
+  TestCase tc;
+  Model& m = tc.model;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 3})};
+  m.graph.initializers = {{"w", Tensor::fromVector<float>({3, 1}, {1, 1, 1}), ""}};
+  m.graph.nodes = {Node::make("MatMul", {"x", "w"}, {"p"}, "mm"),
+                   Node::make("Relu", {"p"}, {"r"}, "relu"),
+                   Node::make("Add", {"p", "r"}, {"y"}, "add")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1})};
+  tc.inputs = {{"x", Tensor::fromVector<float>({1, 3}, {-1, -2, -3})}};
+  testing::FusedMatMulRelu engine;
+  auto fails = [&](const TestCase& c) {
+    const TensorMap got = engine.run(c.model, c.inputs);
+    for (const auto& [name, want] : runReference(c.model, c.inputs))
+      if (!compareTensors(got.at(name), want).ok) return true;
+    return false;
+  };
+  ASSERT_TRUE(fails(tc));
+  const ShrinkResult r = shrinkGreedily(tc, fails);
+  ASSERT_EQ(r.testCase.model.graph.nodes.size(), 2u) << modelToText(r.testCase.model);
+  EXPECT_EQ(r.testCase.model.graph.nodes[1].opType, "Relu");
 }
 
 TEST(Shrinking, TheCorrectEngineNeverFails) {

@@ -2,6 +2,9 @@
 // Where, PRelu. TOSA's elementwise ops broadcast dims of size 1 between equal ranks; arith and
 // math ops on tensors (exact division, remainders, sqrt, roundeven, expm1) take equal shapes.
 #include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
 
 #include "mlir/emit.h"
 
@@ -101,6 +104,19 @@ Value divideIntegers(NodeEmit& e, const Value& a, const Value& b, const std::str
   return body.op("tosa.select", {minusOne, e.unary("tosa.negate", fa), q}, a.dtype, shape);
 }
 
+// tosa.clamp of a float32 x to [lo, hi], an absent bound float's limit (its integer bounds,
+// which a float clamp does not use, at int64's).
+Value clamp(NodeEmit& e, const Value& x, std::optional<double> lo, std::optional<double> hi) {
+  const double fmax = std::numeric_limits<float>::max();
+  char props[200];
+  std::snprintf(
+      props, sizeof props,
+      "max_fp = %.9e : f32, max_int = %lld : i64, min_fp = %.9e : f32, min_int = %lld : i64",
+      hi ? *hi : fmax, static_cast<long long>(std::numeric_limits<int64_t>::max()),
+      lo ? *lo : -fmax, static_cast<long long>(std::numeric_limits<int64_t>::min()));
+  return e.body().op("tosa.clamp", {x}, x.dtype, x.shape, props);
+}
+
 }  // namespace
 
 // Without tosa.cast: MLIR 19 lowers a float -> i64 tosa.cast with an upper bound that overflowed
@@ -123,8 +139,9 @@ Value floatToInteger(NodeEmit& e, const Value& f, DType t) {
 void addElementwiseEmitters(EmitterTable& t) {
   t["Abs"] = tosaUnary("tosa.abs", kSigned);
   t["Neg"] = tosaUnary("tosa.negate", kSigned);
-  t["Relu"] = [](NodeEmit& e) {
+  t["Relu"] = [](NodeEmit& e) {  // float32: tosa.clamp from 0, as TOSA's legalizations write it
     e.requireTypes(kSigned);
+    if (e.dtype(0) == DType::Float32) return e.assign(0, clamp(e, e.in(0), 0, std::nullopt));
     e.assign(0, e.binary("tosa.maximum", e.in(0), e.splatLike(0, e.in(0)), e.dtype(0)));
   };
   t["Sign"] = [](NodeEmit& e) {  // 1, -1, or x * 0 (0 or NaN)
@@ -262,9 +279,19 @@ void addElementwiseEmitters(EmitterTable& t) {
       return e.assign(0, b.cast(b.cast(x, DType::Float64), to));
     e.assign(0, b.cast(x, to));  // float widening or narrowing, integers wrap, bool is 0 or 1
   };
-  t["Clip"] = [](NodeEmit& e) {  // numpy.clip: max with lo, then min with hi (hi wins)
+  // numpy.clip: max with lo, then min with hi (hi wins). Constant bounds, lo <= hi, on float32:
+  // tosa.clamp, as TOSA's legalizations write Clip and ReLU6; otherwise (its bounds are f32
+  // attributes, exact for float32 only) maximum and minimum.
+  t["Clip"] = [](NodeEmit& e) {
     e.requireTypes(kSigned);
     if (e.opset() < 11) e.unsupported("Clip before opset 11 takes its bounds as attributes");
+    auto bound = [&](size_t i) -> std::optional<double> {
+      return e.has(i) && e.constant(i) ? std::optional(e.constant(i)->toDouble(0)) : std::nullopt;
+    };
+    const std::optional<double> lo = bound(1), hi = bound(2);
+    if (e.dtype(0) == DType::Float32 && (!e.has(1) || lo) && (!e.has(2) || hi) &&
+        (!lo || !hi || *lo <= *hi))
+      return e.assign(0, clamp(e, e.in(0), lo, hi));
     Value y = e.in(0);
     if (e.has(1)) y = e.binary("tosa.maximum", y, e.in(1), y.dtype);
     if (e.has(2)) y = e.binary("tosa.minimum", y, e.in(2), y.dtype);

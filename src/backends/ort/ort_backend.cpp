@@ -96,6 +96,7 @@ Capabilities Backend::baseCapabilities() {
   caps.dtypes = {DType::Float32, DType::Int64, DType::Bool};
   caps.opset = 17;
   caps.weightsMustBeInitializers = false;
+  caps.shapeOperandsMustBeInitializers = false;  // its optimizer folds constants
   return caps;
 }
 

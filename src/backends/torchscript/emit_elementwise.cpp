@@ -64,9 +64,22 @@ void addElementwiseEmitters(EmitterTable& t) {
                     pyFloat(e.attrFloat("alpha", 1.67326319217681884765625f)) + ", " +
                     pyFloat(e.attrFloat("gamma", 1.05070102214813232421875f)) + ", 1.0)");
   };
-  t["HardSigmoid"] = [](NodeEmit& e) {  // max(0, min(1, alpha x + beta)); ATen's has fixed ones
-    e.assign(0, "torch.clamp(" + e.in(0) + " * " + pyFloat(e.attrFloat("alpha", 0.2f)) + " + " +
-                    pyFloat(e.attrFloat("beta", 0.5f)) + ", 0.0, 1.0)");
+  // max(0, min(1, alpha x + beta)). With PyTorch's alpha 1/6 and beta 1/2, what its exporter
+  // writes for hardsigmoid, the call itself, which freeze's MKLDNN fusions match; ATen's has no
+  // other parameters, so others are written out.
+  t["HardSigmoid"] = [](NodeEmit& e) {
+    const float alpha = e.attrFloat("alpha", 0.2f), beta = e.attrFloat("beta", 0.5f);
+    if (alpha == 1.0f / 6 && beta == 0.5f && isFloat(e.dtype(0))) {
+      e.assign(0, "torch.hardsigmoid(" + e.in(0) + ")");
+      return;
+    }
+    e.assign(0, "torch.clamp(" + e.in(0) + " * " + pyFloat(alpha) + " + " + pyFloat(beta) +
+                    ", 0.0, 1.0)");
+  };
+  // x max(0, min(1, x / 6 + 1/2)), PyTorch's hardswish exactly (its exporter writes HardSwish).
+  t["HardSwish"] = [](NodeEmit& e) {
+    if (!isFloat(e.dtype(0))) e.unsupported("ATen's hardswish takes floats");
+    e.assign(0, "torch.hardswish(" + e.in(0) + ")");
   };
   t["Softplus"] = [](NodeEmit& e) {  // log(exp(x) + 1); ATen returns x past its threshold
     e.assign(0, "torch.softplus(" + e.in(0) + ", 1.0, 20.0)");
@@ -115,11 +128,30 @@ void addElementwiseEmitters(EmitterTable& t) {
     e.assign(0, "torch.where(" + e.in(0) + ", " + e.in(1) + ", " + e.in(2) + ")");
   };
   t["Cast"] = [](NodeEmit& e) { e.assign(0, e.in(0) + ".to(" + torchDtype(e.outDtype(0)) + ")"); };
-  t["Clip"] = [](NodeEmit& e) {  // min(max(x, lo), hi): hi wins when lo > hi, as in ATen
-    std::string x = e.in(0);
-    if (e.has(1)) x = "torch.maximum(" + x + ", " + e.in(1) + ")";
-    if (e.has(2)) x = "torch.minimum(" + x + ", " + e.in(2) + ")";
-    e.assign(0, e.has(1) || e.has(2) ? x : x + ".clone()");
+  // min(max(x, lo), hi), written as user code and PyTorch's exporter have it: a Clip with
+  // constant bounds is torch.clamp with number bounds (hi wins when lo > hi, as in ONNX), and
+  // [0, 6] on floats is relu6, hardtanh(x, 0, 6), which freeze's MKLDNN fusions match after a
+  // conv. Computed bounds are tensors to clamp.
+  t["Clip"] = [](NodeEmit& e) {
+    if (!e.has(1) && !e.has(2)) {
+      e.assign(0, e.in(0) + ".clone()");
+      return;
+    }
+    // ATen's clamp takes numbers or tensors, not one of each.
+    const bool numbers = (!e.has(1) || e.constant(1)) && (!e.has(2) || e.constant(2));
+    auto bound = [&](size_t i) -> std::string {
+      if (!e.has(i)) return "None";
+      const Tensor* c = e.constant(i);
+      if (!numbers) return e.in(i);
+      if (!isFloat(e.dtype(0))) return std::to_string(c->toInt64s().at(0));
+      return pyFloat(c->toDouble(0));
+    };
+    const std::string lo = bound(1), hi = bound(2);
+    if (isFloat(e.dtype(0)) && lo == "0.0" && hi == "6.0") {
+      e.assign(0, "torch.hardtanh(" + e.in(0) + ", 0.0, 6.0)");
+      return;
+    }
+    e.assign(0, "torch.clamp(" + e.in(0) + ", " + lo + ", " + hi + ")");
   };
 }
 

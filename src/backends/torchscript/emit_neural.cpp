@@ -223,6 +223,16 @@ void addNeuralEmitters(EmitterTable& t) {
       assignAsInteger(e, 0, y, e.outDtype(0));
       return;
     }
+    // nn.Linear as PyTorch exports it (transB, C of one row or none): linear, which freeze and
+    // optimize_for_inference fold and fuse.
+    const bool linear = !e.attrInt("transA", 0) && e.attrInt("transB", 0) &&
+                        e.attrFloat("alpha", 1.0f) == 1.0f && e.attrFloat("beta", 1.0f) == 1.0f &&
+                        (!e.has(2) || (e.rank(2) == 1 && e.shape(2)[0] == e.outShape(0)[1]));
+    if (linear) {
+      e.assign(0, "torch.linear(" + e.in(0) + ", " + e.in(1) + ", " +
+                      (e.has(2) ? e.in(2) : "None") + ")");
+      return;
+    }
     if (e.has(2))
       e.assign(0, "torch.addmm(" + e.in(2) + ", " + a + ", " + b +
                       ", beta=" + pyFloat(e.attrFloat("beta", 1.0f)) + ", alpha=" + alpha + ")");

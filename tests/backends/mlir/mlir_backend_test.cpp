@@ -152,6 +152,31 @@ TEST(MlirBackend, IntegerReduceMeanSumsInInt64) {
   EXPECT_EQ(mlir::Backend().run(m, in).at("y"), want);
 }
 
+// Relu and a Clip with constant bounds as TOSA's legalizations write them, tosa.clamp, which the
+// canonicalizer folds and fuses; right under every pipeline. Computed bounds stay max and min.
+TEST(MlirBackend, ClampsAreWrittenAsTosaClamp) {
+  const ValueInfo x = ValueInfo::tensor("x", DType::Float32, {4});
+  Model relu = singleNode("Relu", {x}, DType::Float32, {4});
+  Model relu6 = singleNode("Clip", {x}, DType::Float32, {4});
+  relu6.graph.initializers = {{"lo", Tensor::fromVector<float>({}, {0}), ""},
+                              {"hi", Tensor::fromVector<float>({}, {6}), ""}};
+  relu6.graph.nodes[0].inputs = {"x", "lo", "hi"};
+  Model computed =
+      singleNode("Clip", {x, ValueInfo::tensor("hi", DType::Float32, {})}, DType::Float32, {4});
+  computed.graph.nodes[0].inputs = {"x", "", "hi"};
+  const TensorMap in = {{"x", Tensor::fromVector<float>({4}, {-2, 0.5f, 3, 9})},
+                        {"hi", Tensor::fromVector<float>({}, {2})}};
+  for (const Model* m : {&relu, &relu6, &computed}) {
+    const bool clamp = mlir::translate(*m).text.find("tosa.clamp") != std::string::npos;
+    EXPECT_EQ(clamp, m != &computed) << mlir::translate(*m).text;
+    TensorMap feeds = in;
+    if (m != &computed) feeds.erase("hi");
+    const Tensor want = runReference(*m, feeds).at("y");
+    for (const Config& c : mlir::configurations())
+      EXPECT_EQ(mlir::Backend(c).run(*m, feeds).at("y"), want) << c.key();
+  }
+}
+
 TEST(MlirBackend, MlirsDiagnosticsNameTheStageAndTheLine) {
   const Model m =
       singleNode("Relu", {ValueInfo::tensor("x", DType::Float32, {2})}, DType::Float32, {2});

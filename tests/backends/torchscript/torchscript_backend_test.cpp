@@ -3,10 +3,13 @@
 // unsupported.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <string>
 
 #include "backends/torchscript/emit.h"
+#include "backends/torchscript/translate.h"
+#include "nncheck/compare.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
@@ -164,6 +167,63 @@ TEST(TorchScriptBackend, ConvTransposeExtendsToAnOutputShapePastTheFullSize) {
   const TensorMap want = runReference(m, in);
   for (const Config& c : torchscript::configurations())
     EXPECT_EQ(torchscript::Backend(c).run(m, in).at("y"), want.at("y")) << c.key();
+}
+
+// x[2, 4] -> op, its other inputs initializers (nullopt: absent), the output typed by the
+// reference.
+Model singleNode(const std::string& op, std::vector<std::optional<Tensor>> rest,
+                 std::vector<Attribute> attributes = {}) {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2, 4})};
+  Node n = Node::make(op, {"x"}, {"y"}, "n");
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (!rest[i]) {
+      n.inputs.emplace_back();
+      continue;
+    }
+    n.inputs.push_back("c" + std::to_string(i));
+    m.graph.initializers.push_back({n.inputs.back(), *rest[i], ""});
+  }
+  n.attributes = std::move(attributes);
+  m.graph.nodes = {n};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {})};
+  const TensorMap out = runReference(m, {{"x", Tensor(DType::Float32, {2, 4})}});
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, out.at("y").shape())};
+  return m;
+}
+
+// The forms a PyTorch user's code and the exporter have, which TorchScript's freeze and
+// optimize_for_inference match: each written so, and each right at every level.
+TEST(TorchScriptBackend, WritesOpsInTheFormsExportedModelsHave) {
+  auto scalar = [](float v) { return Tensor::fromVector<float>({}, {v}); };
+  const std::vector<std::pair<Model, std::string>> cases = {
+      {singleNode("Clip", {scalar(0), scalar(6)}), "torch.hardtanh("},
+      {singleNode("Clip", {scalar(-0.5f), scalar(0.25f)}), "torch.clamp(a0, -0.5, 0.25)"},
+      {singleNode("Clip", {std::nullopt, scalar(0.25f)}), "torch.clamp(a0, None, 0.25)"},
+      {singleNode("Gemm",
+                  {Tensor::fromVector<float>({3, 4}, std::vector<float>(12, 0.5f)),
+                   Tensor::fromVector<float>({3}, {1, 2, 3})},
+                  {Attribute::ofInt("transB", 1)}),
+       "torch.linear("},
+      {singleNode("HardSigmoid", {}, {Attribute::ofFloat("alpha", 1.0f / 6)}),
+       "torch.hardsigmoid("},
+      {singleNode("HardSwish", {}), "torch.hardswish("},
+  };
+  std::vector<float> x(8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 3.5f;
+  const TensorMap in = {{"x", Tensor::fromVector<float>({2, 4}, x)}};
+  for (const auto& [m, form] : cases) {
+    const std::string source = torchscript::translate(m).source;
+    EXPECT_NE(source.find(form), std::string::npos) << source;
+    const Tensor want = runReference(m, in).at("y");
+    for (const Config& c : torchscript::configurations()) {
+      const Comparison r = compareTensors(torchscript::Backend(c).run(m, in).at("y"), want,
+                                          {.rtol = 1e-6, .atol = 1e-6});
+      EXPECT_TRUE(r.ok) << c.key() << ": " << form << ": " << r.message;
+    }
+  }
 }
 
 // A Resize whose coordinate mapping ATen has no equivalent for is unsupported, naming the node.

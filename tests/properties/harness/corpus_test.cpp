@@ -9,11 +9,13 @@
 
 #include <fstream>
 
+#include "doubles.h"
 #include "harness/case_files.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/picture.h"
+#include "nncheck/property.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -261,6 +263,52 @@ TEST(Corpus, SavedFailuresCarryAPictureOfWhereTheyDiverge) {
   EXPECT_EQ(svg, drawModel(tc.model, PictureFormat::Svg, o));
   EXPECT_NE(svg.find("#f4a6a6"), std::string::npos) << "the diverging node is drawn red";
   EXPECT_NE(svg.find("max abs error 0.75 at [0]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nncheck
+
+namespace nncheck {
+namespace {
+
+using namespace std::chrono_literals;
+
+// x[2,3] -> Transpose, and with `matMul` then @ w[2,4].
+TestCase transposeThen(bool matMul) {
+  TestCase tc;
+  Model& m = tc.model;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2, 3})};
+  m.graph.nodes = {Node::make("Transpose", {"x"}, {"t"}, "tr")};
+  m.graph.outputs = {ValueInfo::tensor("t", DType::Float32, {3, 2})};
+  if (matMul) {
+    m.graph.initializers = {{"w", Tensor::fromVector<float>({2, 4}, std::vector<float>(8, 1)), ""}};
+    m.graph.nodes.push_back(Node::make("MatMul", {"t", "w"}, {"y"}, "mm"));
+    m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {3, 4})};
+  }
+  tc.inputs = {{"x", Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  return tc;
+}
+
+// One Transpose bug: an error where a MatMul refuses its wrong shape, and a mismatch where the
+// Transpose's value is an output. The error is localized to the Transpose and is the same finding.
+TEST(Corpus, AnErrorAfterAWrongShapeIsOneFindingWithThatNodesMismatch) {
+  testing::TransposeAsIdentity engine;
+  auto infoOf = [&](const TestCase& tc) {
+    const Isolated isolatedEngine = isolated(engine, 5s);
+    const Verdict v =
+        judge([&](const TestCase& c) { assertMatchesReference(isolatedEngine, c); }, tc);
+    return recordFailure(v, tc, v.localize ? v.localize() : std::nullopt);
+  };
+  const FailureInfo error = infoOf(transposeThen(true));
+  const FailureInfo mismatch = infoOf(transposeThen(false));
+  EXPECT_EQ(error.kind, Outcome::Error) << error.message;
+  EXPECT_EQ(mismatch.kind, Outcome::Mismatch) << mismatch.message;
+  ASSERT_TRUE(error.divergence);
+  EXPECT_EQ(error.divergence->opType, "Transpose");
+  EXPECT_TRUE(error.divergence->layoutDiffers);
+  EXPECT_EQ(error.pattern, mismatch.pattern);
 }
 
 }  // namespace
