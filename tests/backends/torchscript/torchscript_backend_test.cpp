@@ -58,7 +58,6 @@ TEST(TorchScriptBackend, TranslatesEveryOpOfTheLibrary) {
                                         "GRU",
                                         "GlobalMaxPool",
                                         "GreaterOrEqual",
-                                        "HardSwish",
                                         "Hardmax",
                                         "Identity",
                                         "IsInf",
