@@ -304,6 +304,16 @@ bool replaySavedFailures(const std::string& test, const fs::path& folder, const 
 
 }  // namespace
 
+int detail::casesToGenerate() {
+  if (auto cases = envNumber("NNCHECK_CASES")) return static_cast<int>(*cases);
+  const char* rc = std::getenv("RC_PARAMS");
+  if (rc && std::string(rc).find("max_success=") != std::string::npos) {
+    loadRapidCheckConfigurationQuietly();
+    return rc::detail::configuration().testParams.maxSuccess;
+  }
+  return kDefaultCases;
+}
+
 void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options,
            CallSite where) {
   const std::string test = currentTestName();
@@ -326,7 +336,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     params.seed = static_cast<uint64_t>(*seed);
   else if (!rcSeed)
     params.seed = fnv1a(test);  // reproducible by default
-  if (auto cases = envNumber("NNCHECK_CASES")) params.maxSuccess = static_cast<int>(*cases);
+  params.maxSuccess = detail::casesToGenerate();
   const double shrinkSeconds = envNumber("NNCHECK_SHRINK_SECONDS").value_or(60);
   const int shrinkSteps = static_cast<int>(envNumber("NNCHECK_SHRINK_STEPS").value_or(2000));
 

@@ -41,6 +41,8 @@ set -e
 grep -q 'engine_props.cpp:[0-9]*: Failure' "$work/fail.txt" \
   || fail "the failure is not reported at the user's test: $(head -5 "$work/fail.txt")"
 grep -q 'failed: mismatch' "$work/fail.txt" || fail "not a mismatch"
+grep -Eq 'failed: mismatch after [0-9]+ cases?, [0-9.]+ s' "$work/fail.txt" \
+  || fail "the report does not say after how many cases and seconds: $(grep 'failed:' "$work/fail.txt")"
 grep -q 'Using configuration' "$work/fail.txt" && fail "RapidCheck's random seed line is printed"
 # The saved folder reads like the GoogleTest name (and the ctest name, less its seed).
 grep -q "^saved: $work/new-failures/DISABLED_KnownBug/ToyEngineProps.MatchesReference/0/[0-9a-f]\{16\}$" \

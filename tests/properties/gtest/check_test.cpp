@@ -25,10 +25,12 @@ class Glue : public ::testing::Test {
   void SetUp() override {
     ::setenv("NNCHECK_CORPUS", corpus_.c_str(), 1);
     ::setenv("NNCHECK_SEED", "1", 1);
+    ::setenv("NNCHECK_CASES", "100", 1);  // these tests' budget; the default is tested apart
   }
   void TearDown() override {
     ::unsetenv("NNCHECK_CORPUS");
     ::unsetenv("NNCHECK_SEED");
+    ::unsetenv("NNCHECK_CASES");
   }
 
   // Runs check() and returns the failure messages it reported.
@@ -166,7 +168,7 @@ TEST_F(Glue, AHangIsSavedAsAHang) {
 TEST_F(Glue, TheReferencePassesAndNothingIsSaved) {
   ::setenv("NNCHECK_CASES", "30", 1);
   auto failures = failuresOf(gen::testCase(GeneratorConfig{}), matchesReference(reference(), true));
-  ::unsetenv("NNCHECK_CASES");
+  ::setenv("NNCHECK_CASES", "100", 1);
   EXPECT_TRUE(failures.empty()) << failures[0];
   EXPECT_TRUE(loadCorpus(corpus_).empty());
 }
@@ -254,7 +256,7 @@ TEST_F(Glue, RejectedCasesAreNotFailuresButAllRejectedIsOne) {
   auto some = failuresOf(gen::testCase(config({"Tanh", "Relu", "Add"}, {})), property);
   EXPECT_TRUE(some.empty()) << some[0];
   auto all = failuresOf(gen::testCase(config({"Tanh"}, {})), property);
-  ::unsetenv("NNCHECK_CASES");
+  ::setenv("NNCHECK_CASES", "100", 1);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_NE(all[0].find("all 40 cases were rejected or skipped (40 rejected by the engine)"),
             std::string::npos)
@@ -338,7 +340,7 @@ TEST_F(Glue, TheEngineRunsInOneIsolatedWorkerForAWholeCheck) {
   ::setenv("NNCHECK_CASES", "20", 1);
   auto failures = failuresOf(gen::testCase(config({"Relu", "Add"}, {})),
                              [&](const TestCase& tc) { assertMatchesReference(engine, tc); });
-  ::unsetenv("NNCHECK_CASES");
+  ::setenv("NNCHECK_CASES", "100", 1);
   EXPECT_TRUE(failures.empty()) << failures[0];
   const std::set<std::string> pids = engine.processes();
   ASSERT_EQ(pids.size(), 1u) << "expected one persistent worker for 20 cases";
@@ -425,7 +427,7 @@ TEST_F(Glue, APassingRunSaysWhatItCoveredAndWhatItNeverReached) {
   auto failures = failuresOf(gen::testCase(config({"Relu", "Add", "Tanh"}, {{"Tanh", 1e-9}})),
                              [](const TestCase&) {});
   const std::string out = ::testing::internal::GetCapturedStdout();
-  ::unsetenv("NNCHECK_CASES");
+  ::setenv("NNCHECK_CASES", "100", 1);
   EXPECT_TRUE(failures.empty());
   EXPECT_NE(out.find(": 30 cases, 0 not tests"), std::string::npos) << out;
   EXPECT_NE(out.find("ops seen: 2 of 3 usable"), std::string::npos) << out;
@@ -463,7 +465,7 @@ TEST_F(Glue, CasesAreCoverageGuidedWhenTheEngineIsInstrumented) {
   ::setenv("NNCHECK_CASES", "3000", 1);
   failures = failuresOf(gen::testCase(inside),
                         [&](const TestCase& tc) { assertMatchesReference(buggy, tc); });
-  ::unsetenv("NNCHECK_CASES");
+  ::setenv("NNCHECK_CASES", "100", 1);
   ASSERT_EQ(failures.size(), 1u);
   TestCase saved = loadCase(savedCase());
   EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"Transpose", "Transpose"}))
@@ -486,6 +488,17 @@ TEST_F(Glue, AnUnreadableSavedCaseFailsItsOwnTestNamingTheFile) {
       << results.GetTestPartResult(0).message();
 }
 
+// The budget: NNCHECK_CASES, else the measured default (RapidCheck reads RC_PARAMS's max_success
+// once per process, so that one is not set here).
+TEST(CheckBudget, ComesFromTheEnvironmentElseTheMeasuredDefault) {
+  ::unsetenv("NNCHECK_CASES");
+  if (std::getenv("RC_PARAMS")) GTEST_SKIP() << "RC_PARAMS may set max_success";
+  EXPECT_EQ(detail::casesToGenerate(), kDefaultCases);
+  ::setenv("NNCHECK_CASES", "7", 1);
+  EXPECT_EQ(detail::casesToGenerate(), 7);
+  ::unsetenv("NNCHECK_CASES");
+}
+
 TEST_F(Glue, RapidCheckTagsOfAPassingRunAreShown) {
   ::setenv("NNCHECK_CASES", "20", 1);
   ::testing::internal::CaptureStdout();
@@ -493,7 +506,7 @@ TEST_F(Glue, RapidCheckTagsOfAPassingRunAreShown) {
     RC_TAG(tc.model.graph.nodes.size() > 1 ? "several nodes" : "one node");
   });
   const std::string out = ::testing::internal::GetCapturedStdout();
-  ::unsetenv("NNCHECK_CASES");
+  ::setenv("NNCHECK_CASES", "100", 1);
   EXPECT_TRUE(failures.empty());
   EXPECT_NE(out.find("% \"several nodes\""), std::string::npos) << out;
 }
