@@ -11,6 +11,7 @@
 #include "nncheck/error.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
+#include "nncheck/test_case.h"
 
 namespace nncheck::testing {
 
@@ -20,6 +21,27 @@ inline std::map<std::string, const Node*> producers(const Model& m) {
   for (const Node& n : m.graph.nodes)
     for (const auto& o : n.outputs) p[o] = &n;
   return p;
+}
+
+// x[1,3] @ w[3,1] -> Relu (-> Sigmoid), x = [-1, -2, -3]: the doubles' fused MatMul->Relu is
+// wrong there, the product being negative.
+inline TestCase matMulRelu(bool sigmoidAfter) {
+  TestCase tc;
+  Model& m = tc.model;
+  m.opsets = {{"", 14}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 3})};
+  m.graph.initializers = {{"w", Tensor::fromVector<float>({3, 1}, {1, 1, 1}), ""}};
+  m.graph.nodes = {Node::make("MatMul", {"x", "w"}, {"p"}, "mm"),
+                   Node::make("Relu", {"p"}, {"r"}, "relu")};
+  std::string out = "r";
+  if (sigmoidAfter) {
+    m.graph.nodes.push_back(Node::make("Sigmoid", {"r"}, {"s"}, "sig"));
+    out = "s";
+  }
+  m.graph.outputs = {ValueInfo::tensor(out, DType::Float32, {1, 1})};
+  tc.inputs = {{"x", Tensor::fromVector<float>({1, 3}, {-1, -2, -3})}};
+  return tc;
 }
 
 // A "fusion pass" that turns Relu into Abs when a MatMul with an odd inner dim feeds it.

@@ -201,17 +201,9 @@ TEST(Shrinking, MatMulReluBugShrinksToItsTwoNodePattern) {
 // x @ w -> Relu, then Add(MatMul's, Relu's): cutting the Add keeps the MatMul's value internal,
 // as it was, so the fusion that needs it internal still fails and the pair is what remains.
 TEST(Shrinking, CuttingATailKeepsAFeederItsKeptReadersStillRead) {
-  TestCase tc;
-  Model& m = tc.model;
-  m.opsets = {{"", 14}};
-  m.graph.name = "g";
-  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 3})};
-  m.graph.initializers = {{"w", Tensor::fromVector<float>({3, 1}, {1, 1, 1}), ""}};
-  m.graph.nodes = {Node::make("MatMul", {"x", "w"}, {"p"}, "mm"),
-                   Node::make("Relu", {"p"}, {"r"}, "relu"),
-                   Node::make("Add", {"p", "r"}, {"y"}, "add")};
-  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1})};
-  tc.inputs = {{"x", Tensor::fromVector<float>({1, 3}, {-1, -2, -3})}};
+  TestCase tc = testing::matMulRelu(false);
+  tc.model.graph.nodes.push_back(Node::make("Add", {"p", "r"}, {"y"}, "add"));
+  tc.model.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1})};
   testing::FusedMatMulRelu engine;
   auto fails = [&](const TestCase& c) {
     const TensorMap got = engine.run(c.model, c.inputs);

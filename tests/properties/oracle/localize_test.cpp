@@ -12,26 +12,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// x[1,3] @ w[3,1] -> Relu -> Sigmoid: the fused MatMul->Relu is wrong when the product is
-// negative.
-TestCase matMulRelu(bool sigmoidAfter) {
-  TestCase tc;
-  Model& m = tc.model;
-  m.opsets = {{"", 14}};
-  m.graph.name = "g";
-  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 3})};
-  m.graph.initializers = {{"w", Tensor::fromVector<float>({3, 1}, {1, 1, 1}), ""}};
-  m.graph.nodes = {Node::make("MatMul", {"x", "w"}, {"p"}, "mm"),
-                   Node::make("Relu", {"p"}, {"r"}, "relu")};
-  std::string out = "r";
-  if (sigmoidAfter) {
-    m.graph.nodes.push_back(Node::make("Sigmoid", {"r"}, {"s"}, "sig"));
-    out = "s";
-  }
-  m.graph.outputs = {ValueInfo::tensor(out, DType::Float32, {1, 1})};
-  tc.inputs = {{"x", Tensor::fromVector<float>({1, 3}, {-1, -2, -3})}};
-  return tc;
-}
+using testing::matMulRelu;
 
 TEST(Localize, ExposingValuesFindsTheNodeWhoseInputsAgree) {
   testing::MatMulReluOddInner engine;  // wrong whether or not the MatMul is exposed
