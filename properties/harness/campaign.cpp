@@ -323,6 +323,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         report("shrinking " + key);
         CampaignFinding f = reduceJudged(engines, at, primary, freshes, tc, v, o, culprits);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
+        f.info.casesRun = i + 1;
+        f.info.secondsRun = failedAt;
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;
           break;
@@ -337,8 +339,6 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           f.dir = saved.dir;
           f.fromCorpus = !saved.isNew;
         }
-        f.info.casesRun = i + 1;
-        f.info.secondsRun = failedAt;
         const std::string pattern = f.info.pattern;
         findingIndex[pattern] = stats.findings.size();
         stats.findings.push_back(std::move(f));

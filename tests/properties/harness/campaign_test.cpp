@@ -71,6 +71,11 @@ TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
     for (const char* needle : {"\"op\": \"Relu\"", "\"fusion=off\": \"pass\"",
                                "\"fusion=on\": \"mismatch\"", "\"pattern\": \"mismatch at Relu"})
       EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
+    // How it was found, as the summary says it: the case number, from 1.
+    EXPECT_GT(f.info.casesRun, 0);
+    EXPECT_NE(json.find("\"cases_run_until_found\": " + std::to_string(f.info.casesRun) + ","),
+              std::string::npos)
+        << json;
   }
   EXPECT_EQ(s.newFindings(), static_cast<int>(s.findings.size()));
   EXPECT_EQ(loadCorpus(corpus_).size(), s.findings.size());
