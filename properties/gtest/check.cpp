@@ -210,9 +210,10 @@ struct Coverage {
   }
 };
 
-// The statistics of a passing run, and what it reached too rarely to have tested.
+// The statistics of a passing run, and what it reached too rarely to have tested. `known`: the
+// optimizations the configuration may apply (CheckOptions::optimizations).
 void printCoverage(const std::string& test, const Coverage& c, const CoverageStats& guided,
-                   const std::map<std::string, int>& tags) {
+                   const std::map<std::string, int>& tags, const std::vector<std::string>& known) {
   constexpr int kRare = 3;  // cases an op must appear in to count as tested
   std::printf("nncheck: %s: %d cases, %d not tests%s%s%s\n", test.c_str(), c.cases, c.skipped(),
               c.skipped() ? " (" : "", c.skippedText().c_str(), c.skipped() ? ")" : "");
@@ -258,6 +259,17 @@ void printCoverage(const std::string& test, const Coverage& c, const CoverageSta
       names += (names.empty() ? "" : ", ") + name + " " + std::to_string(n);
     std::printf("  optimizations that changed a model: %zu (cases: %s)\n", c.optimizations.size(),
                 names.c_str());
+    // Only an engine that names what changed a model tells what never did.
+    std::string never;
+    size_t neverCount = 0;
+    for (const std::string& name : known)
+      if (!c.optimizations.count(name)) {
+        never += (never.empty() ? "" : ", ") + name;
+        ++neverCount;
+      }
+    if (neverCount > 0)
+      std::printf("  optimizations never triggered: %zu of %zu: %s\n", neverCount, known.size(),
+                  never.c_str());
   }
   for (const auto& [tag, n] : tags)
     std::printf("  %5.1f%% %s\n", 100.0 * n / std::max(c.cases, 1), tag.c_str());
@@ -401,7 +413,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   const auto result = rc::detail::checkTestable(wrapped, metadata, params);
   const Coverage& coverage = s.coverage;
   if (result.template is<rc::detail::SuccessResult>()) {
-    printCoverage(test, coverage, guide.stats(), tagsOf(result));
+    printCoverage(test, coverage, guide.stats(), tagsOf(result), options.optimizations);
     if (coverage.cases > 0 && coverage.skipped() == coverage.cases)
       ADD_FAILURE_AT(where.file, where.line)
           << "nncheck: " << test << ": all " << coverage.cases

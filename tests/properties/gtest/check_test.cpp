@@ -535,6 +535,41 @@ TEST_F(Glue, AWrongValueDoesNotShrinkIntoAWrongShape) {
   EXPECT_EQ(largest, 2) << "the smallest case that still has wrong values";
 }
 
+// The reference as an engine whose optimizer names one rewrite, FoldA, after every run, of the
+// two it may apply.
+class NamesFoldA : public Backend {
+ public:
+  std::string name() const override { return "names-fold-a"; }
+  TensorMap run(const Model& m, const TensorMap& in) override {
+    return ReferenceBackend().run(m, in);
+  }
+  std::vector<std::string> optimizationsApplied() const override { return {"FoldA"}; }
+  std::vector<std::string> optimizations() const override { return {"FoldA", "FoldB"}; }
+};
+
+// A passing run names the optimizations no case triggered, as campaigns do.
+TEST_F(Glue, APassingRunNamesTheOptimizationsNeverTriggered) {
+  NamesFoldA engine;
+  ::setenv("NNCHECK_CASES", "10", 1);
+  ::testing::internal::CaptureStdout();
+  CheckOptions options;
+  options.optimizations = engine.optimizations();
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    check(
+        gen::testCase(config({"Relu", "Add"}, {})),
+        [&](const TestCase& tc) { assertMatchesReference(engine, tc); }, options);
+  }
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ::setenv("NNCHECK_CASES", "100", 1);
+  EXPECT_EQ(results.size(), 0);
+  EXPECT_NE(out.find("optimizations that changed a model: 1 (cases: FoldA 10)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("optimizations never triggered: 1 of 2: FoldB"), std::string::npos) << out;
+}
+
 // An engine with four named passes whose outputs are off by one when A and C are both on.
 class TwoPassBug : public Backend {
  public:
