@@ -13,9 +13,7 @@ namespace {
 // A value for a block's first node to read first when it must keep its shape (a residual's
 // Conv): a recent computed value is likelier, as in a plain draw.
 int pickBlockInput(Growth& g, const std::string& op) {
-  const OpEntry& e = *std::find_if(g.table().begin(), g.table().end(),
-                                   [&](const OpEntry& x) { return x.spec->type == op; });
-  const auto& allowed = e.dtypesOfInput(0);
+  const auto& allowed = g.entry(op)->dtypesOfInput(0);
   std::vector<int> ok;
   std::vector<double> w;
   for (size_t v = 0; v < g.values().size(); ++v) {
@@ -31,9 +29,8 @@ int pickBlockInput(Growth& g, const std::string& op) {
 
 // The weight of op `op` in the config's table; 0 when it is not there.
 double weightOf(const Growth& g, const std::string& op) {
-  for (const OpEntry& e : g.table())
-    if (e.spec->type == op) return e.weight;
-  return 0;
+  const OpEntry* e = g.entry(op);
+  return e ? e->weight : 0;
 }
 
 }  // namespace

@@ -38,12 +38,10 @@ bool shapeOperand(Growth& g, const Value& v) {
 
 // Whether the config's table has `op` with input 0 admitting `t`.
 bool admits(const Growth& g, const std::string& op, DType t) {
-  for (const OpEntry& e : g.table())
-    if (e.spec->type == op) {
-      const auto& d = e.dtypesOfInput(0);
-      return std::find(d.begin(), d.end(), t) != d.end();
-    }
-  return false;
+  const OpEntry* e = g.entry(op);
+  if (!e) return false;
+  const auto& d = e->dtypesOfInput(0);
+  return std::find(d.begin(), d.end(), t) != d.end();
 }
 
 // A node reproducing shape operand `v` (1-D integers) from fresh initializers.

@@ -520,6 +520,12 @@ bool Growth::appendNode(Node node, const std::vector<ops::TensorType>& outputs,
   return false;
 }
 
+const OpEntry* Growth::entry(const std::string& op) const {
+  for (const OpEntry& e : table_)
+    if (e.spec->type == op) return &e;
+  return nullptr;
+}
+
 int Growth::indexNamed(const std::string& name) const {
   for (size_t v = 0; v < values_.size(); ++v)
     if (values_[v].name == name) return static_cast<int>(v);

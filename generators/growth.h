@@ -94,6 +94,8 @@ class Growth {
 
   const GeneratorConfig& cfg() const { return cfg_; }
   const std::vector<OpEntry>& table() const { return table_; }
+  // The table's entry of `op`; null when the config does not allow it.
+  const OpEntry* entry(const std::string& op) const;
   uint64_t seed() const { return seed_; }
   Rng& rng() { return rng_; }
   GenerationStats& stats() { return stats_; }
