@@ -11,6 +11,8 @@
 // Each runs in a child process for at most BUG_FINDING_SECONDS (default 60) before the first
 // failure; cases = -1 when it found none in that time. NNCHECK_SEED is BUG_FINDING_SEED
 // (default 1): a guided search is one trajectory, so judge it over several seeds.
+// BUG_FINDING_BLOCK_SHARE and BUG_FINDING_CONSTANT_SHARE set the generator's shares but
+// without-prior's, to measure which share finds most.
 // BM_NoBugPasses runs the idiom on the double with every bug off.
 //   taskset -c 0 ./build/bench/bug_finding_bench
 #include <benchmark/benchmark.h>
@@ -53,6 +55,13 @@ struct FirstFailure {
   if (how == Generation::PatternDirected && !Optimizer::patternOf(bug).first.empty())
     cfg.pairWeights = {{Optimizer::patternOf(bug), 10}};
   if (how == Generation::WithoutPrior) cfg.constantShare = cfg.blockShare = 0;
+  // The shares' sweep (which share finds most): BUG_FINDING_BLOCK_SHARE, _CONSTANT_SHARE.
+  if (const char* share = std::getenv("BUG_FINDING_BLOCK_SHARE");
+      share && how != Generation::WithoutPrior)
+    cfg.blockShare = std::atof(share);
+  if (const char* share = std::getenv("BUG_FINDING_CONSTANT_SHARE");
+      share && how != Generation::WithoutPrior)
+    cfg.constantShare = std::atof(share);
   double cases = 0;
   bool told = false;
   const auto start = Clock::now();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "backends/pc_table_fixture.h"
 #include "nncheck/error.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
@@ -158,5 +159,17 @@ struct HangOnPowAfterSigmoid : Backend {
     return runReference(m, inputs);
   }
 };
+
+#ifdef NNCHECK_PC_TABLE_FIXTURE
+// A correct engine whose code has a pc-table (tests/backends/pc_table_fixture.h): each run
+// reaches one of its three functions, so two are never reached.
+struct ReachesOneFixtureFunction : Backend {
+  std::string name() const override { return "double:reaches-one-fixture-function"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    fixture::reached(static_cast<int>(m.graph.nodes.size()));
+    return runReference(m, inputs);
+  }
+};
+#endif
 
 }  // namespace nncheck::testing

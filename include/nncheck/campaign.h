@@ -112,6 +112,10 @@ struct CampaignStats {
   // Coverage-guided generation (nncheck/coverage_guide.h): all zero when the engine is not
   // instrumented, and the campaign then generates every case afresh.
   CoverageStats coverage;
+  // With an engine compiled with SanitizerCoverage's pc-table (clang), the functions of its code
+  // no case reached, largest first: "engine functions never reached: N of M (...), largest
+  // first: ..."; empty otherwise. Set when the campaign ends.
+  std::string unreachedFunctions;
   // The engines' optimizations (Backend::optimizations of every configuration run), sorted, and
   // by name the cases in which each changed the model (Verdict::optimizations; also those the
   // engines apply outside that list): WhiteFox's measure of a generator's reach into an

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "backends/coverage.h"
 #include "core/hash.h"
 #include "nncheck/error.h"
 #include "nncheck/gtest.h"
@@ -182,6 +183,7 @@ struct Coverage {
   std::map<std::string, int> pairs;
   std::map<std::string, int> unsupported;    // by category
   std::map<std::string, int> optimizations;  // cases in which each changed the model
+  coverage::Reached reached;                 // the engine's code, with a pc-table
 
   void add(const TestCase& tc) {
     ++cases;
@@ -253,6 +255,8 @@ void printCoverage(const std::string& test, const Coverage& c, const CoverageSta
         "coverage, %lld mutants of them among the cases\n",
         static_cast<long long>(guided.features), static_cast<long long>(guided.kept),
         static_cast<long long>(guided.mutants));
+  if (const std::string unreached = c.reached.functions().summary(); !unreached.empty())
+    std::printf("  %s\n", unreached.c_str());
   if (!c.optimizations.empty()) {
     std::string names;
     for (const auto& [name, n] : c.optimizations)
@@ -390,6 +394,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
       s.coverage.add(tc);
       if (!v.category.empty()) ++s.coverage.unsupported[v.category];
       for (const std::string& name : v.optimizations) ++s.coverage.optimizations[name];
+      s.coverage.reached.add(v.coverage);
       if (guiding) guide.observe(tc, v.coverage);
     }
     if (!isFailure(v.outcome)) return;

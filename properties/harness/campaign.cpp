@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "backends/coverage.h"
 #include "core/deadline.h"
 #include "nncheck/error.h"
 #include "nncheck/localize.h"
@@ -100,7 +101,8 @@ std::optional<Culprit> culpritOf(const CampaignEngine& e, const TestCase& tc, co
 // Shrinks a judged failure of engine `at` keeping its kind, localizes it, triages it across the
 // engines. Candidates run on `shrinker` (the persistent worker in campaigns: a fork per
 // candidate costs four times the run); the result is confirmed in a fresh process, and if it
-// does not fail there the shrink is redone in fresh processes. `freshes` holds one per engine.
+// does not fail there the shrink is redone in fresh processes, and if that result does not fail
+// either, the unshrunk case is kept. `freshes` holds one per engine.
 CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t at,
                              const Isolated& shrinker, const std::vector<Isolated>& freshes,
                              const TestCase& tc, const Verdict& v, const CampaignOptions& o,
@@ -121,7 +123,13 @@ CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t 
     r = shrinkOn(fresh);
     last = judgeOn(fresh, r.testCase);
   }
-  if (!sameFailure(last, v)) last = v;  // keep the original figures
+  if (!sameFailure(last, v)) {
+    // Flaky (the engine failed on the shrunk case once, not again): keep the case that failed
+    // in a fresh process before shrinking, with its figures, rather than a minimized case that
+    // replays green (an NNC campaign once saved an Abs(Sub(x, x)) that no fresh process fails).
+    r.testCase = tc;
+    last = v;
+  }
   std::optional<Divergence> d;
   if (kind == Outcome::Mismatch || kind == Outcome::Error)
     d = localizeDivergence(fresh, r.testCase, toleranceFor(r.testCase.model));
@@ -240,6 +248,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   std::map<std::string, size_t> findingIndex;
   std::vector<std::vector<std::string>> culprits;  // found so far: tried first for a finding
   CoverageGuide guide;
+  coverage::Reached reached;  // the engine's code, with a pc-table
 
   auto sample = [&] {
     CampaignSample at{stats.seconds,     stats.cases,     stats.passed,
@@ -270,6 +279,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     for (const Node& n : tc.model.graph.nodes) ops.insert(n.opType);
     for (const std::string& op : ops) ++stats.opCases[op];
     for (const std::string& name : v.optimizations) ++stats.optimizationCases[name];
+    reached.add(v.coverage);
     if (o.coverageGuided) {
       guide.observe(tc, v.coverage);
       stats.coverage = guide.stats();
@@ -351,6 +361,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   }
   stats.seconds = elapsed();
   stats.activity.clear();
+  stats.unreachedFunctions = reached.functions().summary();
   sample();
   return stats;
 }

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string_view>
 
+#include "backends/function_names.h"
+
 namespace nncheck::coverage {
 namespace {
 
@@ -22,9 +24,21 @@ struct Region {
   uint8_t* begin;
   uint8_t* end;
 };
+// pc-table: per block, its address and flags (1: a function's entry), in the order of the
+// counters the module registered just before (its constructor calls the two in turn).
+struct PcTable {
+  const uintptr_t* begin;  // pairs (pc, flags)
+  size_t blocks;
+  uint32_t firstFeature;  // the feature of the first block's counter
+};
 struct Regions {
   std::mutex lock;
   std::vector<Region> list;
+  uint32_t features = 0;  // the regions' counters so far
+  // The counters registered last, which a pc-table that follows describes.
+  uint32_t lastFirst = 0;
+  size_t lastCount = 0;
+  std::vector<PcTable> pcTables;
 };
 Regions& regions() {
   static Regions r;
@@ -81,6 +95,68 @@ void addOptimizationFeatures(const std::vector<std::string>& applied,
   features.erase(std::unique(features.begin(), features.end()), features.end());
 }
 
+void Reached::add(const std::vector<uint32_t>& features) {
+  size_t counters;
+  {
+    std::lock_guard<std::mutex> hold(regions().lock);
+    counters = kPcEdges + kGuards + regions().features;
+  }
+  for (uint32_t f : features) {
+    if (f >= counters) break;  // sorted: the rest are optimizations' too
+    if (f >= counters_.size()) counters_.resize(f + size_t{1});
+    counters_[f] = true;
+  }
+}
+
+FunctionReach Reached::functions() const {
+  FunctionReach out;
+  std::vector<PcTable> tables;
+  {
+    std::lock_guard<std::mutex> hold(regions().lock);
+    tables = regions().pcTables;
+  }
+  FunctionNames names;
+  auto reached = [&](uint32_t f) { return f < counters_.size() && counters_[f]; };
+  for (const PcTable& t : tables) {
+    // A module no run entered is not the engine's (a test binary links other instrumented code).
+    bool entered = false;
+    for (size_t k = 0; k < t.blocks && !entered; ++k)
+      entered = reached(t.firstFeature + static_cast<uint32_t>(k));
+    if (!entered) continue;
+    for (size_t b = 0; b < t.blocks;) {
+      const uintptr_t entry = t.begin[2 * b];
+      size_t end = b + 1;  // the function's blocks run to the next entry
+      while (end < t.blocks && !(t.begin[2 * end + 1] & 1)) ++end;
+      size_t hit = 0;
+      for (size_t k = b; k < end; ++k) hit += reached(t.firstFeature + static_cast<uint32_t>(k));
+      ++out.functions;
+      out.blocks += end - b;
+      out.reachedBlocks += hit;
+      if (hit > 0)
+        ++out.reachedFunctions;
+      else
+        out.unreached.push_back({names.at(entry), end - b});
+      b = end;
+    }
+  }
+  std::sort(out.unreached.begin(), out.unreached.end(), [](const auto& a, const auto& b) {
+    return a.blocks != b.blocks ? a.blocks > b.blocks : a.name < b.name;
+  });
+  return out;
+}
+
+std::string FunctionReach::summary(size_t shown) const {
+  if (functions == 0) return "";
+  std::string s = "engine functions never reached: " + std::to_string(unreached.size()) + " of " +
+                  std::to_string(functions) + " (" + std::to_string(blocks - reachedBlocks) +
+                  " of " + std::to_string(blocks) + " blocks)";
+  for (size_t i = 0; i < unreached.size() && i < shown; ++i)
+    s += (i ? ", " : ", largest first: ") + unreached[i].name + " " +
+         std::to_string(unreached[i].blocks) + (unreached[i].blocks == 1 ? " block" : " blocks");
+  if (unreached.size() > shown) s += ", ...";
+  return s;
+}
+
 }  // namespace nncheck::coverage
 
 #ifndef NNCHECK_NO_COVERAGE_CALLBACKS
@@ -103,9 +179,14 @@ __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc() {
 
 __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc_guard_init(uint32_t* start,
                                                                                 uint32_t* stop) {
-  if (start == stop || *start) return;  // numbered already (the callback may come twice)
-  for (uint32_t* g = start; g < stop; ++g)
-    *g = guardsUsed < kGuards - 1 ? ++guardsUsed : static_cast<uint32_t>(kGuards - 1);
+  if (start == stop) return;
+  if (!*start)  // numbered already when the callback comes twice
+    for (uint32_t* g = start; g < stop; ++g)
+      *g = guardsUsed < kGuards - 1 ? ++guardsUsed : static_cast<uint32_t>(kGuards - 1);
+  auto& r = nncheck::coverage::regions();
+  std::lock_guard<std::mutex> hold(r.lock);
+  r.lastFirst = static_cast<uint32_t>(kPcEdges + *start);
+  r.lastCount = static_cast<size_t>(stop - start);
 }
 
 __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc_guard(uint32_t* guard) {
@@ -119,11 +200,21 @@ __attribute__((visibility("default"))) void __sanitizer_cov_8bit_counters_init(u
   auto& r = nncheck::coverage::regions();
   std::lock_guard<std::mutex> hold(r.lock);
   r.list.push_back({start, stop});
+  r.lastFirst = static_cast<uint32_t>(kPcEdges + kGuards + r.features);
+  r.lastCount = static_cast<size_t>(stop - start);
+  r.features += static_cast<uint32_t>(r.lastCount);
 }
 
-// pc-table: the counters' PCs, which nncheck does not need (edges are told apart by index).
-__attribute__((visibility("default"))) void __sanitizer_cov_pcs_init(const uintptr_t*,
-                                                                     const uintptr_t*) {}
+__attribute__((visibility("default"))) void __sanitizer_cov_pcs_init(const uintptr_t* begin,
+                                                                     const uintptr_t* end) {
+  auto& r = nncheck::coverage::regions();
+  std::lock_guard<std::mutex> hold(r.lock);
+  const size_t blocks = static_cast<size_t>(end - begin) / 2;
+  // A table that does not match the counters before it (trace-pc has none) names nothing.
+  if (blocks == 0 || blocks != r.lastCount) return;
+  r.pcTables.push_back({begin, blocks, r.lastFirst});
+  r.lastCount = 0;
+}
 
 }  // extern "C"
 #endif

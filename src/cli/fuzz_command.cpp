@@ -163,6 +163,7 @@ int fuzz(const FuzzOptions& o) {
     std::printf(
         "  coverage: none (the engine is not compiled with -fsanitize-coverage); every "
         "case generated afresh\n");
+  if (!s.unreachedFunctions.empty()) std::printf("  %s\n", s.unreachedFunctions.c_str());
   if (!s.optimizations.empty() || !s.optimizationCases.empty()) {
     std::string never;
     size_t triggered = 0;

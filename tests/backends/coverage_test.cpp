@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "backends/pc_table_fixture.h"
 #include "doubles/optimizer.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
@@ -111,6 +112,49 @@ TEST(Coverage, NamedOptimizationsComeBackAsNamesAndAsFeaturesOfThemAndTheirPairs
   EXPECT_LT(features.front(), 0x80000000u) << "counters stay below the names' features";
   EXPECT_GE(features[1], 0x80000000u);
 }
+
+#ifdef NNCHECK_PC_TABLE_FIXTURE
+std::vector<std::string> namesOf(const coverage::FunctionReach& r) {
+  std::vector<std::string> out;
+  for (const auto& f : r.unreached) out.push_back(f.name);
+  return out;
+}
+#endif
+
+// With a pc-table, the functions none of whose blocks a run reached are named, symbolized from
+// the module's symbol table, largest first; a function once reached leaves the list.
+TEST(Coverage, NamesTheFunctionsNoRunReachedLargestFirst) {
+#ifndef NNCHECK_PC_TABLE_FIXTURE
+  GTEST_SKIP() << "this build has no module with a pc-table (no clang, or NNCHECK_FUZZ)";
+#else
+  coverage::reset();
+  EXPECT_EQ(fixture::reached(1), 2);
+  coverage::Reached all;
+  all.add(coverage::collect());
+  coverage::FunctionReach r = all.functions();
+  EXPECT_EQ(r.functions, 3u);
+  EXPECT_EQ(r.reachedFunctions, 1u);
+  EXPECT_EQ(namesOf(r), (std::vector<std::string>{"nncheck::fixture::neverReachedLarge(int)",
+                                                  "nncheck::fixture::neverReachedSmall(int)"}));
+  ASSERT_EQ(r.unreached.size(), 2u);
+  EXPECT_GT(r.unreached[0].blocks, r.unreached[1].blocks);
+  EXPECT_EQ(r.summary(1).rfind("engine functions never reached: 2 of 3 (", 0), 0u) << r.summary();
+  EXPECT_NE(r.summary(1).find("largest first: nncheck::fixture::neverReachedLarge(int) "),
+            std::string::npos)
+      << r.summary(1);
+  EXPECT_NE(r.summary(1).find(", ..."), std::string::npos) << "one of two shown";
+
+  coverage::reset();
+  EXPECT_EQ(fixture::neverReachedSmall(2), 4);
+  all.add(coverage::collect());
+  r = all.functions();
+  EXPECT_EQ(namesOf(r), std::vector<std::string>{"nncheck::fixture::neverReachedLarge(int)"});
+  EXPECT_EQ(coverage::Reached().functions().summary(), "")
+      << "a module no run entered is not the engine's";
+#endif
+}
+
+TEST(Coverage, NoPcTableNoReport) { EXPECT_EQ(coverage::FunctionReach().summary(), ""); }
 
 }  // namespace
 }  // namespace nncheck

@@ -570,6 +570,29 @@ TEST_F(Glue, APassingRunNamesTheOptimizationsNeverTriggered) {
   EXPECT_NE(out.find("optimizations never triggered: 1 of 2: FoldB"), std::string::npos) << out;
 }
 
+// A passing run names the functions of an engine compiled with a pc-table that no case reached.
+TEST_F(Glue, APassingRunNamesTheEngineFunctionsNeverReached) {
+#ifndef NNCHECK_PC_TABLE_FIXTURE
+  GTEST_SKIP() << "this build has no module with a pc-table (no clang, or NNCHECK_FUZZ)";
+#else
+  testing::ReachesOneFixtureFunction engine;
+  ::setenv("NNCHECK_CASES", "10", 1);
+  ::testing::internal::CaptureStdout();
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    check(gen::testCase(config({"Relu", "Add"}, {})),
+          [&](const TestCase& tc) { assertMatchesReference(engine, tc); });
+  }
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(results.size(), 0);
+  EXPECT_NE(out.find("engine functions never reached: 2 of 3 ("), std::string::npos) << out;
+  EXPECT_NE(out.find("largest first: nncheck::fixture::neverReachedLarge(int) "), std::string::npos)
+      << out;
+#endif
+}
+
 // An engine with four named passes whose outputs are off by one when A and C are both on.
 class TwoPassBug : public Backend {
  public:

@@ -242,6 +242,24 @@ TEST_F(Campaign, TheTimeBoxEndsAModelBeingGrown) {
   EXPECT_EQ(s.cases, 0) << "a whole model was grown past the time box";
 }
 
+// A campaign names the functions of an engine compiled with a pc-table that no case reached.
+TEST_F(Campaign, NamesTheEngineFunctionsNoCaseReached) {
+#ifndef NNCHECK_PC_TABLE_FIXTURE
+  GTEST_SKIP() << "this build has no module with a pc-table (no clang, or NNCHECK_FUZZ)";
+#else
+  testing::ReachesOneFixtureFunction engine;
+  const CampaignStats s = runCampaign({{"", &engine}}, options(5));
+  EXPECT_EQ(s.passed, 5);
+  EXPECT_EQ(s.unreachedFunctions.rfind("engine functions never reached: 2 of 3 (", 0), 0u)
+      << s.unreachedFunctions;
+#endif
+}
+// (The fixture's module, linked into this binary, is no code of this engine.)
+TEST_F(Campaign, NamesNoFunctionsOfCodeNoCaseEntered) {
+  testing::FusedMatMulRelu correct(false);
+  EXPECT_EQ(runCampaign({{"", &correct}}, options(3)).unreachedFunctions, "");
+}
+
 TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
   TestCase tc;
   tc.model.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1})};
