@@ -123,10 +123,11 @@ FunctionReach Reached::functions() const {
     for (size_t k = 0; k < t.blocks && !entered; ++k)
       entered = reached(t.firstFeature + static_cast<uint32_t>(k));
     if (!entered) continue;
-    for (size_t b = 0; b < t.blocks;) {
-      const uintptr_t entry = t.begin[2 * b];
-      size_t end = b + 1;  // the function's blocks run to the next entry
+    for (size_t b = 0, end; b < t.blocks; b = end) {
+      end = b + 1;  // a function's blocks run to the next entry
       while (end < t.blocks && !(t.begin[2 * end + 1] & 1)) ++end;
+      FunctionNames::Function f = names.at(t.begin[2 * b]);
+      if (f.library) continue;
       size_t hit = 0;
       for (size_t k = b; k < end; ++k) hit += reached(t.firstFeature + static_cast<uint32_t>(k));
       ++out.functions;
@@ -135,8 +136,7 @@ FunctionReach Reached::functions() const {
       if (hit > 0)
         ++out.reachedFunctions;
       else
-        out.unreached.push_back({names.at(entry), end - b});
-      b = end;
+        out.unreached.push_back({std::move(f.name), end - b});
     }
   }
   std::sort(out.unreached.begin(), out.unreached.end(), [](const auto& a, const auto& b) {

@@ -42,7 +42,8 @@ void addOptimizationFeatures(const std::vector<std::string>& applied,
 // The functions of the instrumented modules compiled with a pc-table
 // (-fsanitize-coverage=inline-8bit-counters,pc-table or trace-pc-guard,pc-table), by whether
 // any run reached one of their blocks. Only modules some run entered count: one no run entered
-// is other code of the process, not the engine's.
+// is other code of the process, not the engine's. Nor does code of the C++ library or of
+// nncheck's headers that the engine's module instantiates (function_names.h).
 struct FunctionReach {
   struct Function {
     std::string name;  // symbolized and demangled (function_names.h)

@@ -1,10 +1,12 @@
-// Function names from ELF symbol tables: dladdr finds the module holding an address and where it
-// is loaded; the module's file gives .symtab (or .dynsym when stripped), kept sorted by address.
+// Function names from ELF symbol tables: the loader's list of modules (dl_iterate_phdr) tells
+// which holds an address and where it is loaded; the module's file gives .symtab (or .dynsym
+// when stripped), kept sorted by address. (Not dladdr: it scans a module's dynamic symbols at
+// each call, and an engine has tens of thousands of functions to name.)
 #include "backends/function_names.h"
 
 #include <cxxabi.h>
-#include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 #include <vector>
 
 namespace nncheck::coverage {
@@ -79,20 +82,51 @@ std::vector<FunctionNames::Module::Symbol> functionsIn(const std::vector<char>& 
   return out;
 }
 
-std::unique_ptr<FunctionNames::Module> readModule(const Dl_info& info) {
+// A loaded module: where its segments lie, its name as the loader has it.
+struct Loaded {
+  std::string path;  // "" for the executable
+  uintptr_t bias;    // what the loader added to the module's addresses
+  std::vector<std::pair<uintptr_t, uintptr_t>> segments;
+};
+
+std::vector<Loaded> loadedModules() {
+  std::vector<Loaded> out;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        Loaded m{info->dlpi_name ? info->dlpi_name : "", info->dlpi_addr, {}};
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            const uintptr_t begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            m.segments.emplace_back(begin, begin + info->dlpi_phdr[i].p_memsz);
+          }
+        static_cast<std::vector<Loaded>*>(data)->push_back(std::move(m));
+        return 0;
+      },
+      &out);
+  return out;
+}
+
+std::unique_ptr<FunctionNames::Module> readModule(const Loaded& loaded) {
   auto m = std::make_unique<FunctionNames::Module>();
-  m->path = info.dli_fname ? info.dli_fname : "";
+  m->path = loaded.path.empty() ? "/proc/self/exe" : loaded.path;
+  m->base = loaded.bias;  // symbol values are the module's addresses, before the bias
   std::ifstream in(m->path, std::ios::binary);
-  if (!in) in.open("/proc/self/exe", std::ios::binary);  // the executable, named as it was run
   const std::vector<char> file{std::istreambuf_iterator<char>(in), {}};
-  Elf64_Ehdr eh{};
-  if (file.size() >= sizeof eh) std::memcpy(&eh, file.data(), sizeof eh);
-  // A position-independent module's symbols are offsets from where it is loaded; a fixed
-  // executable's are addresses.
-  m->base = eh.e_type == ET_DYN ? reinterpret_cast<uintptr_t>(info.dli_fbase) : 0;
   m->functions = functionsIn(file, SHT_SYMTAB);
   if (m->functions.empty()) m->functions = functionsIn(file, SHT_DYNSYM);
   return m;
+}
+
+// Demangled names spelled as they are written.
+std::string readable(std::string name) {
+  static const std::pair<std::string, std::string> kSpelled[] = {
+      {"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+       "std::string"},
+      {"std::__cxx11::", "std::"}};
+  for (const auto& [from, to] : kSpelled)
+    for (size_t at = name.find(from); at != std::string::npos; at = name.find(from, at))
+      name.replace(at, from.size(), to);
+  return name;
 }
 
 }  // namespace
@@ -100,28 +134,52 @@ std::unique_ptr<FunctionNames::Module> readModule(const Dl_info& info) {
 FunctionNames::FunctionNames() = default;
 FunctionNames::~FunctionNames() = default;
 
-std::string FunctionNames::at(uintptr_t pc) {
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(pc), &info) == 0 || !info.dli_fbase) {
-    char text[32];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(pc));
-    return text;
+namespace {
+// Code of the C++ library or of nncheck's headers that an engine's module instantiates, told by
+// the mangled name's scope: std:: (St, and Sa Sb Ss Si So Sd, std::allocator and the string and
+// stream abbreviations), __gnu_cxx::, nncheck::, after any nesting (N) and qualifiers (K V r).
+bool isLibraryCode(std::string_view mangled) {
+  if (mangled.substr(0, 2) != "_Z") return false;
+  mangled.remove_prefix(2);
+  if (!mangled.empty() && mangled[0] == 'N') mangled.remove_prefix(1);
+  while (!mangled.empty() && (mangled[0] == 'K' || mangled[0] == 'V' || mangled[0] == 'r'))
+    mangled.remove_prefix(1);
+  if (mangled.size() >= 2 && mangled[0] == 'S' &&
+      std::string_view("tabsiod").find(mangled[1]) != std::string_view::npos)
+    return true;
+  return mangled.substr(0, 10) == "9__gnu_cxx" || mangled.substr(0, 8) == "7nncheck";
+}
+}  // namespace
+
+FunctionNames::Function FunctionNames::at(uintptr_t pc) {
+  if (loaded_.empty()) {
+    for (const Loaded& l : loadedModules())
+      for (const auto& [begin, end] : l.segments) loaded_.push_back({begin, end, l.path, l.bias});
+    std::sort(loaded_.begin(), loaded_.end(),
+              [](const Segment& a, const Segment& b) { return a.begin < b.begin; });
   }
-  const uintptr_t key = reinterpret_cast<uintptr_t>(info.dli_fbase);
-  auto it = modules_.find(key);
-  if (it == modules_.end()) it = modules_.emplace(key, readModule(info)).first;
+  auto seg = std::upper_bound(loaded_.begin(), loaded_.end(), pc,
+                              [](uintptr_t a, const Segment& s) { return a < s.begin; });
+  char text[40];
+  if (seg == loaded_.begin() || pc >= std::prev(seg)->end) {
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(pc));
+    return {text, false};
+  }
+  --seg;
+  auto it = modules_.find(seg->bias);
+  if (it == modules_.end())
+    it = modules_.emplace(seg->bias, readModule(Loaded{seg->path, seg->bias, {}})).first;
   const Module& m = *it->second;
   const uint64_t at = pc - m.base;
   auto f = std::upper_bound(m.functions.begin(), m.functions.end(), at,
                             [](uint64_t a, const Module::Symbol& s) { return a < s.start; });
   if (f != m.functions.begin()) {
     --f;
-    if (at < f->start + std::max<uint64_t>(f->size, 1)) return demangled(f->name);
+    if (at < f->start + std::max<uint64_t>(f->size, 1))
+      return {readable(demangled(f->name)), isLibraryCode(f->name)};
   }
-  const std::string file = m.path.substr(m.path.find_last_of('/') + 1);
-  char offset[32];
-  std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(at));
-  return file + offset;
+  std::snprintf(text, sizeof text, "+0x%llx", static_cast<unsigned long long>(at));
+  return {m.path.substr(m.path.find_last_of('/') + 1) + text, false};
 }
 
 }  // namespace nncheck::coverage

@@ -4,13 +4,14 @@
 // (a stripped module gives its exported symbols, or "module+0xoffset").
 //
 //   coverage::FunctionNames names;
-//   std::string f = names.at(pc);   // "nncheck::fixture::neverReached(int)"
+//   std::string f = names.at(pc).name;   // "pc_table_fixture::neverReachedLarge(int)"
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace nncheck::coverage {
 
@@ -21,12 +22,24 @@ class FunctionNames {
   FunctionNames(const FunctionNames&) = delete;
   FunctionNames& operator=(const FunctionNames&) = delete;
 
-  std::string at(uintptr_t pc);
+  struct Function {
+    std::string name;  // demangled; "module+0xoffset" when no symbol holds the address
+    // Code of the C++ standard library or of nncheck's headers, which a module instantiates
+    // (std::, __gnu_cxx::, nncheck::): not the engine's own.
+    bool library = false;
+  };
+  Function at(uintptr_t pc);
 
-  struct Module;  // one module's function symbols (symbolize.cpp)
+  struct Module;  // one module's function symbols (function_names.cpp)
 
  private:
-  // By the module's load address; each read once.
+  struct Segment {
+    uintptr_t begin, end;
+    std::string path;  // of its module ("" for the executable)
+    uintptr_t bias;    // of its module
+  };
+  std::vector<Segment> loaded_;  // of every module, by address; listed at the first use
+  // By the module's load bias; each read once.
   std::map<uintptr_t, std::unique_ptr<Module>> modules_;
 };
 

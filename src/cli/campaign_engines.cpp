@@ -47,8 +47,9 @@ void printFinding(size_t i, const CampaignFinding& f, const std::string& baselin
   std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
               std::string(outcomeName(f.info.kind)).c_str(), f.info.nodesBefore, f.info.nodesAfter,
               f.hits, f.info.pattern.c_str());
-  std::printf("       found after %lld cases, %.1f s\n", static_cast<long long>(f.info.casesRun),
-              f.info.secondsRun);
+  if (f.info.casesRun > 0)  // (reduce is given its case)
+    std::printf("       found after %lld cases, %.1f s\n", static_cast<long long>(f.info.casesRun),
+                f.info.secondsRun);
   const std::string diverging = f.info.divergence ? f.info.divergence->describe() : "";
   if (!diverging.empty())
     std::printf("       first diverging node: %s\n",

@@ -2,7 +2,9 @@
 // and the reached one have one or two.
 #include "pc_table_fixture.h"
 
-namespace nncheck::fixture {
+#include <vector>
+
+namespace pc_table_fixture {
 
 __attribute__((noinline)) int reached(int x) { return x + 1; }
 
@@ -21,4 +23,10 @@ __attribute__((noinline)) int neverReachedLarge(int x) {
 
 __attribute__((noinline)) int neverReachedSmall(int x) { return x * 2; }
 
-}  // namespace nncheck::fixture
+__attribute__((noinline)) int neverReachedUsingTheLibrary(int n) {
+  std::vector<int> v;
+  for (int i = 0; i < n; ++i) v.push_back(i);
+  return static_cast<int>(v.size());
+}
+
+}  // namespace pc_table_fixture

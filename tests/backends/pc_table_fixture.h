@@ -1,14 +1,16 @@
 // A module compiled by clang with -fsanitize-coverage=inline-8bit-counters,pc-table
-// (tests/CMakeLists.txt defines NNCHECK_PC_TABLE_FIXTURE when it is built): three functions of
-// different sizes, for the report of the functions no run reached (coverage::Reached).
+// (tests/CMakeLists.txt defines NNCHECK_PC_TABLE_FIXTURE when it is built): functions of
+// different sizes, one of them instantiating std::vector's code in this module, for the report
+// of the functions no run reached (coverage::Reached).
 //
-//   nncheck::fixture::reached(1);   // the other two stay unreached
+//   pc_table_fixture::reached(1);   // the others stay unreached
 #pragma once
 
-namespace nncheck::fixture {
+namespace pc_table_fixture {
 
 int reached(int x);
 int neverReachedLarge(int x);  // more blocks than neverReachedSmall
 int neverReachedSmall(int x);
+int neverReachedUsingTheLibrary(int n);  // std::vector's code is not the module's own
 
-}  // namespace nncheck::fixture
+}  // namespace pc_table_fixture

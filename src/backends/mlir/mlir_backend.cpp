@@ -122,7 +122,7 @@ std::string Config::pipeline() const {
   return p;
 }
 
-std::vector<std::string> Backend::optimizations() const {
+std::vector<std::string> Backend::unreportedOptimizations() const {
   std::vector<std::string> out;
   if (config_.canonicalize) out.push_back("canonicalize");
   if (config_.fusion) out.push_back("linalg-fuse-elementwise-ops");

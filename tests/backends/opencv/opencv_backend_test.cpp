@@ -112,5 +112,33 @@ TEST(OpenCVBackend, ScalarAndVectorOutputsKeepTheirDeclaredShape) {
   }
 }
 
+// A 1-D graph input beside an operand of higher rank, directly or through an op of one input,
+// would be read as a column by OpenCV 4.6, which has no 1-D Mat, and broadcast on the wrong
+// axis: no test. (Alone it is one: ScalarAndVectorOutputsKeepTheirDeclaredShape.)
+TEST(OpenCVBackend, AVectorInputMeetingAHigherRankIsUnsupportedNotAFinding) {
+  for (bool throughRelu : {false, true}) {
+    Model m;
+    m.opsets = {{"", 13}};
+    m.graph.name = "mul";
+    m.graph.inputs = {ValueInfo::tensor("v", DType::Float32, {2}),
+                      ValueInfo::tensor("x", DType::Float32, {1, 2})};
+    if (throughRelu) m.graph.nodes.push_back(Node::make("Relu", {"v"}, {"r"}, "relu"));
+    m.graph.nodes.push_back(Node::make("Mul", {throughRelu ? "r" : "v", "x"}, {"y"}, "mul"));
+    m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 2})};
+    ASSERT_EQ(whyInvalid(m), std::nullopt);
+    opencv::Backend cv;
+    try {
+      runOn(cv, TestCase{m, randomInputs(m, 1)});
+      FAIL() << "a [2] input beside a [1, 2] one ran";
+    } catch (const Unsupported& e) {
+      const std::string at = throughRelu ? "'r' (from graph input 'v')" : "graph input 'v'";
+      EXPECT_NE(std::string(e.what()).find(at + " of shape [2] meets a rank-2 operand at Mul node "
+                                                "'mul'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nncheck
