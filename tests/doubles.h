@@ -160,6 +160,22 @@ struct HangOnPowAfterSigmoid : Backend {
   }
 };
 
+// Correct, but once it has run a model with a Tanh, every later run in the same process is
+// off by one: an engine that corrupts its own state, which a fresh process does not carry.
+struct DamagedAfterTanh : Backend {
+  std::string name() const override { return "double:damaged-after-tanh"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    static bool damaged = false;  // this process's state
+    TensorMap out = runReference(m, inputs);
+    if (damaged)
+      for (auto& [name, t] : out)
+        if (t.dtype() == DType::Float32)
+          for (float& v : t.span<float>()) v += 1;
+    for (const Node& n : m.graph.nodes) damaged = damaged || n.opType == "Tanh";
+    return out;
+  }
+};
+
 #ifdef NNCHECK_PC_TABLE_FIXTURE
 // A correct engine whose code has a pc-table (tests/backends/pc_table_fixture.h): each run
 // reaches one of its four functions, so three are never reached.

@@ -242,6 +242,19 @@ TEST_F(Campaign, TheTimeBoxEndsAModelBeingGrown) {
   EXPECT_EQ(s.cases, 0) << "a whole model was grown past the time box";
 }
 
+// A worker whose failure a fresh process does not confirm is started again: an engine that
+// damaged its own state fails no more cases than those that damage it, and none is a finding.
+TEST_F(Campaign, AWorkerThatFailsWhatAFreshProcessPassesIsStartedAgain) {
+  testing::DamagedAfterTanh engine;
+  const CampaignStats s = runCampaign({{"", &engine}}, options(150));
+  EXPECT_TRUE(s.findings.empty()) << s.findings.front().info.pattern;
+  ASSERT_GT(s.opCases.count("Tanh"), 0u);
+  EXPECT_GT(s.unconfirmed, 0);
+  // Kept running, the damaged worker would fail every case after the first Tanh.
+  EXPECT_LE(s.unconfirmed, s.opCases.at("Tanh")) << "of " << s.cases << " cases";
+  EXPECT_EQ(s.passed, s.cases);
+}
+
 // A campaign names the functions of an engine compiled with a pc-table that no case reached.
 TEST_F(Campaign, NamesTheEngineFunctionsNoCaseReached) {
 #ifndef NNCHECK_PC_TABLE_FIXTURE
