@@ -124,17 +124,11 @@ std::string readable(std::string name) {
        "std::string"},
       {"std::__cxx11::", "std::"}};
   for (const auto& [from, to] : kSpelled)
-    for (size_t at = name.find(from); at != std::string::npos; at = name.find(from, at))
+    for (size_t at = name.find(from); at != std::string::npos; at = name.find(from, at + to.size()))
       name.replace(at, from.size(), to);
   return name;
 }
 
-}  // namespace
-
-FunctionNames::FunctionNames() = default;
-FunctionNames::~FunctionNames() = default;
-
-namespace {
 // Code of the C++ library or of nncheck's headers that an engine's module instantiates, told by
 // the mangled name's scope: std:: (St, and Sa Sb Ss Si So Sd, std::allocator and the string and
 // stream abbreviations), __gnu_cxx::, nncheck::, after any nesting (N) and qualifiers (K V r).
@@ -149,7 +143,11 @@ bool isLibraryCode(std::string_view mangled) {
     return true;
   return mangled.substr(0, 10) == "9__gnu_cxx" || mangled.substr(0, 8) == "7nncheck";
 }
+
 }  // namespace
+
+FunctionNames::FunctionNames() = default;
+FunctionNames::~FunctionNames() = default;
 
 FunctionNames::Function FunctionNames::at(uintptr_t pc) {
   if (loaded_.empty()) {

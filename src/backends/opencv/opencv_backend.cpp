@@ -105,12 +105,12 @@ Tensor fromMat(const cv::Mat& m, const ValueInfo& declared) {
   return t;
 }
 
-// OpenCV 4.6 has no 1-D Mat: a 1-D graph input [n] is given as [n, 1], and ops of one input
-// keep it so. Beside operands of its rank that computes what ONNX means; beside an operand of
-// higher rank it broadcasts on the wrong axis (ONNX aligns [n] with the last axis, [n, 1] puts n
-// on the one before). Such a model cannot be given to OpenCV as it means it, so the case is no
-// test: a campaign saw Mul([2], [1, 2]) come back [2, 2] and Sum([1, 4, 1], [4]) reduce the
-// wrong values.
+// OpenCV 4.6 has no 1-D Mat: a 1-D graph input [n] is given as [n, 1], and ops computing a
+// vector of it alone keep it so. Beside operands of its rank that computes what ONNX means; beside
+// an operand of higher rank it broadcasts on the wrong axis (ONNX aligns [n] with the last axis,
+// [n, 1] puts n on the one before). Such a model cannot be given to OpenCV as it means it, so the
+// case is no test: a campaign saw Mul([2], [1, 2]) come back [2, 2] and Sum([1, 4, 1], [4]) reduce
+// the wrong values.
 void rejectMisalignedVectors(const Model& model) {
   struct Column {
     int64_t n;
@@ -148,7 +148,11 @@ void rejectMisalignedVectors(const Model& model) {
                                       "'; OpenCV 4.6 has no 1-D Mat and reads it as [" +
                                       std::to_string(c.n) + ", 1]");
     }
-    if (n.inputs.size() == 1)
+    // Ops of one input, or whose other inputs are constants (Reshape to [-1]), keep it a column.
+    const bool onlyConstantsBeside = std::all_of(n.inputs.begin(), n.inputs.end(), [&](auto& v) {
+      return v.empty() || v == *in || model.graph.initializer(v) != nullptr;
+    });
+    if (onlyConstantsBeside)
       for (const std::string& out : n.outputs)
         if (shapeOf(out) == Shape{c.n}) columns[out] = c;
   }
