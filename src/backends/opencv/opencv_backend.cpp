@@ -9,7 +9,6 @@
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/opencv.h"
-#include "ops/infer.h"
 
 namespace nncheck::opencv {
 
@@ -74,6 +73,10 @@ std::vector<Config> configurations() {
 
 namespace {
 
+// A 1-D input becomes the Mat OpenCV builds from one dim, [n, 1] (4.6 has no 1-D Mat). Its ONNX
+// importer knows the input's declared shape, and layers honour it (ONNX's test_mul_bcast and
+// test_div_bcast, [3, 4, 5] with [5], pass), so a layer that broadcasts it as a column instead
+// (a campaign's Mul([2], [1, 2]) came back [2, 2]) is OpenCV's inconsistency, not this adapter's.
 cv::Mat toMat(const Tensor& t, const std::string& name) {
   if (t.dtype() != DType::Float32)
     throw Unsupported("engine", "opencv: input '" + name + "' is " +
@@ -105,63 +108,9 @@ Tensor fromMat(const cv::Mat& m, const ValueInfo& declared) {
   return t;
 }
 
-// OpenCV 4.6 has no 1-D Mat: a 1-D graph input [n] is given as [n, 1], and ops computing a
-// vector of it alone keep it so. Beside operands of its rank that computes what ONNX means; beside
-// an operand of higher rank it broadcasts on the wrong axis (ONNX aligns [n] with the last axis,
-// [n, 1] puts n on the one before). Such a model cannot be given to OpenCV as it means it, so the
-// case is no test: a campaign saw Mul([2], [1, 2]) come back [2, 2] and Sum([1, 4, 1], [4]) reduce
-// the wrong values.
-void rejectMisalignedVectors(const Model& model) {
-  struct Column {
-    int64_t n;
-    std::string input;  // the graph input it comes from
-  };
-  std::map<std::string, Column> columns;  // values OpenCV holds as [n, 1], n > 1
-  for (const ValueInfo* in : model.graph.feedInputs())
-    if (auto shape = in->shape(); shape && shape->size() == 1 && (*shape)[0] > 1)
-      columns[in->name] = {(*shape)[0], in->name};
-  if (columns.empty()) return;
-  std::map<std::string, ops::InputFacts> facts;
-  try {
-    facts = ops::inferModel(model);
-  } catch (const std::exception&) {
-    return;  // shapes unknown before running: nothing to tell
-  }
-  auto shapeOf = [&](const std::string& v) {
-    auto f = facts.find(v);
-    return v.empty() || f == facts.end() ? Shape{} : f->second.shape;
-  };
-  for (const Node& n : model.graph.nodes) {
-    const auto in = std::find_if(n.inputs.begin(), n.inputs.end(),
-                                 [&](const std::string& v) { return columns.count(v) > 0; });
-    if (in == n.inputs.end()) continue;
-    const Column c = columns.at(*in);
-    size_t widest = 0;
-    for (const std::string& v : n.inputs) widest = std::max(widest, shapeOf(v).size());
-    if (widest >= 2) {
-      const std::string what = *in == c.input
-                                   ? "graph input '" + c.input + "'"
-                                   : "'" + *in + "' (from graph input '" + c.input + "')";
-      throw Unsupported("engine", "opencv: " + what + " of shape [" + std::to_string(c.n) +
-                                      "] meets a rank-" + std::to_string(widest) + " operand at " +
-                                      n.opType + " node '" + n.name +
-                                      "'; OpenCV 4.6 has no 1-D Mat and reads it as [" +
-                                      std::to_string(c.n) + ", 1]");
-    }
-    // Ops of one input, or whose other inputs are constants (Reshape to [-1]), keep it a column.
-    const bool onlyConstantsBeside = std::all_of(n.inputs.begin(), n.inputs.end(), [&](auto& v) {
-      return v.empty() || v == *in || model.graph.initializer(v) != nullptr;
-    });
-    if (onlyConstantsBeside)
-      for (const std::string& out : n.outputs)
-        if (shapeOf(out) == Shape{c.n}) columns[out] = c;
-  }
-}
-
 }  // namespace
 
 TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
-  rejectMisalignedVectors(model);
   try {
     const std::string bytes = serializeModel(model);
     cv::dnn::Net net = cv::dnn::readNetFromONNX(bytes.data(), bytes.size());

@@ -112,37 +112,5 @@ TEST(OpenCVBackend, ScalarAndVectorOutputsKeepTheirDeclaredShape) {
   }
 }
 
-// A 1-D graph input beside an operand of higher rank, directly or through an op of it alone,
-// would be read as a column by OpenCV 4.6, which has no 1-D Mat, and broadcast on the wrong
-// axis: no test. (Alone it is one: ScalarAndVectorOutputsKeepTheirDeclaredShape.)
-TEST(OpenCVBackend, AVectorInputMeetingAHigherRankIsUnsupportedNotAFinding) {
-  for (const std::string through : {"", "Relu", "Reshape"}) {
-    Model m;
-    m.opsets = {{"", 13}};
-    m.graph.name = "mul";
-    m.graph.inputs = {ValueInfo::tensor("v", DType::Float32, {2}),
-                      ValueInfo::tensor("x", DType::Float32, {1, 2})};
-    if (through == "Relu") m.graph.nodes.push_back(Node::make("Relu", {"v"}, {"r"}, "relu"));
-    if (through == "Reshape") {  // to [-1], its shape a constant
-      m.graph.initializers = {{"flat", Tensor::fromVector<int64_t>({1}, {-1}), ""}};
-      m.graph.nodes.push_back(Node::make("Reshape", {"v", "flat"}, {"r"}, "reshape"));
-    }
-    m.graph.nodes.push_back(Node::make("Mul", {through.empty() ? "v" : "r", "x"}, {"y"}, "mul"));
-    m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 2})};
-    ASSERT_EQ(whyInvalid(m), std::nullopt);
-    opencv::Backend cv;
-    try {
-      runOn(cv, TestCase{m, randomInputs(m, 1)});
-      FAIL() << "a [2] input beside a [1, 2] one ran (through " << through << ")";
-    } catch (const Unsupported& e) {
-      const std::string at = through.empty() ? "graph input 'v'" : "'r' (from graph input 'v')";
-      EXPECT_NE(std::string(e.what()).find(at + " of shape [2] meets a rank-2 operand at Mul node "
-                                                "'mul'"),
-                std::string::npos)
-          << e.what();
-    }
-  }
-}
-
 }  // namespace
 }  // namespace nncheck
