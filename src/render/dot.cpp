@@ -55,7 +55,7 @@ class Writer {
     }
     Scope top{nullptr, {}, facts};
     graph(model_.graph, top, "  ", true);
-    out_ << "}\n";
+    out_ << captures_.str() << "}\n";
     return out_.str();
   }
 
@@ -159,9 +159,13 @@ class Writer {
       if (in.empty()) continue;
       const std::string* from = scope.find(in);
       if (!from) continue;  // undefined: the validity check names it, the picture leaves it out
+      // A captured value's edge is written outside every cluster: an edge written inside one
+      // makes its tail a member too, and a node in two clusters makes Graphviz 2.42's dot free
+      // memory twice (a Loop whose body captures a value another body reads).
       const bool captured = !scope.producer.count(in);
-      out_ << indent << *from << " -> " << v << " [label=\"" << escaped(scope.type(in) + note(in))
-           << "\"" << (captured ? ", style=dashed" : "") << "];\n";
+      (captured ? captures_ : out_) << (captured ? "  " : indent) << *from << " -> " << v
+                                    << " [label=\"" << escaped(scope.type(in) + note(in)) << "\""
+                                    << (captured ? ", style=dashed" : "") << "];\n";
     }
     for (const Attribute& a : node.attributes)
       for (const Graph& body : a.graphs) cluster(body, a.name, node, v, scope, indent);
@@ -199,6 +203,7 @@ class Writer {
   const DrawOptions& options_;
   int64_t opset_;
   std::ostringstream out_;
+  std::ostringstream captures_;  // edges of captured values, written at the top level
   int next_ = 0;
 };
 
