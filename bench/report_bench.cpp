@@ -16,7 +16,7 @@ void BM_ReportOf40Failures(benchmark::State& state) {
   cfg.nodes = static_cast<int>(state.range(0));
   CampaignStats s;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
-    CampaignFinding f;
+    Finding f;
     f.minimized = makeTestCase(cfg, seed);
     f.info.kind = Outcome::Mismatch;
     f.info.message = "output 'y': 3 of 24 elements differ beyond tolerance";

@@ -7,6 +7,7 @@
 #include "generators/ways_of_growing.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
+#include "nncheck/variants.h"
 #include "ops/rule.h"
 
 namespace nncheck {
@@ -26,7 +27,11 @@ GeneratorConfig configFor(const Capabilities& caps, int nodes) {
   return cfg;
 }
 
-void validateConfig(const GeneratorConfig& cfg) { gen::buildOpTable(cfg); }
+void validateConfig(const GeneratorConfig& cfg) {
+  if (cfg.rewrites < 0 || cfg.rewrites > 64)
+    throw Error("generator: rewrites = " + std::to_string(cfg.rewrites) + ": expected 0 to 64");
+  gen::buildOpTable(cfg);
+}
 
 std::vector<std::string> usableOps(const GeneratorConfig& cfg) {
   std::vector<std::string> out;
@@ -43,6 +48,7 @@ TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats
   if (cfg.seeds && !cfg.seeds->empty() && g.rng().chance(cfg.seedShare)) gen::plantSeed(g);
   TestCase tc = gen::growTo(g, static_cast<size_t>(cfg.nodes));
   if (!cfg.finiteValues) tc.inputs = randomInputs(tc.model, seed);
+  tc.rewrites = drawRewrites(tc.model, seed, cfg.rewrites);
   return tc;
 }
 
@@ -56,6 +62,7 @@ TestCase mutateTestCase(const GeneratorConfig& cfg, const TestCase& parent, uint
   TestCase tc = gen::mutate(g, parent);
   tc.seed = seed;
   if (!cfg.finiteValues) tc.inputs = randomInputs(tc.model, seed);
+  tc.rewrites = drawRewrites(tc.model, seed, cfg.rewrites);
   return tc;
 }
 

@@ -9,6 +9,7 @@
 #include "nncheck/shrink.h"
 #include "nncheck/validity.h"
 #include "nncheck/value_search.h"
+#include "nncheck/variants.h"
 #include "ops/control_flow.h"
 #include "ops/infer.h"
 #include "ops/rule.h"
@@ -39,7 +40,8 @@ struct Edit {
     DimSmaller,
     Zeros,
     Ones,
-    Integers
+    Integers,
+    DropRewrite,  // one of the case's equivalence rewrites left out: `first` its index
   };
   Kind kind;
   size_t first = 0, count = 0;  // Cut: node positions; DropOperand: node, operand; others: index
@@ -204,6 +206,9 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
   const Graph& g = impl_->tc.model.graph;
   auto& edits = impl_->edits;
   const size_t n = g.nodes.size();
+  // Fewer equivalence rewrites first: a failing pair shrinks to the fewest that still disagree.
+  for (size_t r = 0; r < impl_->tc.rewrites.size(); ++r)
+    edits.push_back({Edit::Kind::DropRewrite, r, 0, {}});
   // Big cuts first, then smaller ones: halves, quarters, ..., single nodes (last ones first).
   for (size_t k = n / 2; k >= 1; k /= 2) {
     for (size_t start = n - k + 1; start-- > 0;)
@@ -229,9 +234,14 @@ ShrinkCandidates::ShrinkCandidates(TestCase tc) : impl_(std::make_unique<Impl>()
   // Fewer operands of variadic ops (Concat, Max, Min).
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
-    const ops::OpSpec& spec = ops::specFor(node, impl_->tc.model.defaultOpset());
-    if (spec.isVariadic() && node.inputs.size() > spec.inputs.size())
-      for (size_t k = spec.inputs.size() - 1; k < node.inputs.size(); ++k)
+    const ops::OpSpec* spec = nullptr;
+    try {
+      spec = &ops::specFor(node, impl_->tc.model.defaultOpset());
+    } catch (const Unsupported&) {  // a custom op (the baseline oracle's cases): not variadic
+      continue;
+    }
+    if (spec->isVariadic() && node.inputs.size() > spec->inputs.size())
+      for (size_t k = spec->inputs.size() - 1; k < node.inputs.size(); ++k)
         edits.push_back({Edit::Kind::DropOperand, i, k, {}});
   }
   for (size_t i = 0; i < n; ++i)
@@ -282,6 +292,8 @@ std::string ShrinkCandidates::describe(size_t i) const {
   switch (e.kind) {
     case Edit::Kind::Cut:
       return "cut " + std::to_string(e.count) + " node(s) from #" + std::to_string(e.first);
+    case Edit::Kind::DropRewrite:
+      return "drop rewrite " + describeRewrites({impl_->tc.rewrites.at(e.first)});
     case Edit::Kind::DropOutput:
       return "drop output " + g.outputs[e.first].name;
     case Edit::Kind::Bypass:
@@ -331,6 +343,11 @@ std::optional<TestCase> ShrinkCandidates::make(size_t i) const {
     ops::refreshOutputTypes(tc->model);
     if (whyInvalid(tc->model)) return std::nullopt;
     if (!impl_->keepsValuesSafe(*tc, impl_->edits.at(i))) return std::nullopt;
+    if (!tc->rewrites.empty()) {  // those whose value or precondition the edit took away go
+      std::vector<Rewrite> applied;
+      applyRewrites(tc->model, tc->rewrites, &applied);
+      tc->rewrites = std::move(applied);
+    }
     return tc;
   } catch (const std::exception&) {
     return std::nullopt;  // the edit broke a rule: not a candidate
@@ -478,6 +495,11 @@ std::optional<TestCase> ShrinkCandidates::Impl::apply(const Edit& e) const {
       return cut(e.first, e.count);
     case Edit::Kind::Inline:
       return inlineBody(e.first, e.name);
+    case Edit::Kind::DropRewrite: {
+      TestCase out = tc;
+      out.rewrites.erase(out.rewrites.begin() + static_cast<std::ptrdiff_t>(e.first));
+      return out;
+    }
     case Edit::Kind::DropOutput: {
       TestCase out = tc;
       out.model.graph.outputs.erase(out.model.graph.outputs.begin() +

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "backends/pc_table_fixture.h"
@@ -175,6 +177,68 @@ struct DamagedAfterTanh : Backend {
     return out;
   }
 };
+
+// A racy kernel: Tanh's outputs change from one run to the next, in any process (each run
+// takes the next number of a counter kept in a file, as threads racing would differ).
+struct RacyTanh : Backend {
+  std::filesystem::path counter;
+  explicit RacyTanh(std::filesystem::path file) : counter(std::move(file)) {}
+  std::string name() const override { return "double:racy-tanh"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    int n = 0;
+    if (std::ifstream in(counter); in) in >> n;
+    std::ofstream(counter) << n + 1;
+    Model rewritten = m;
+    for (Node& n2 : rewritten.graph.nodes)
+      if (n2.opType == "Tanh" && n % 2) n2.opType = "Softsign";
+    return runReference(rewritten, inputs);
+  }
+};
+
+// An engine with a custom op the reference does not know, test.custom's Twice (y = 2x), that
+// its optimizing configuration computes wrongly for negative x (3x): only the baseline oracle
+// can judge it.
+struct CustomTwice : Backend {
+  bool optimize = false;
+  explicit CustomTwice(bool optimizing) : optimize(optimizing) {}
+  std::string name() const override {
+    return std::string("double:custom-twice (") + (optimize ? "optimizing)" : "baseline)");
+  }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    Model rewritten = m;
+    TensorMap feeds = inputs;
+    for (Node& n : rewritten.graph.nodes)
+      if (n.domain == "test.custom" && n.opType == "Twice") {
+        n.opType = "Mul";
+        n.domain = "";
+        const std::string factor = n.name + "_factor";
+        n.inputs.push_back(factor);
+        rewritten.graph.inputs.push_back(ValueInfo::tensor(factor, DType::Float32, {}));
+        float k = 2;
+        if (optimize)
+          for (float v : inputs.at(n.inputs[0]).span<float>()) k = v < 0 ? 3 : k;
+        feeds[factor] = Tensor::fromVector<float>({}, {k});
+      }
+    std::erase_if(rewritten.opsets, [](const OpsetImport& o) { return o.domain == "test.custom"; });
+    return runReference(rewritten, feeds);
+  }
+};
+
+// x: float32[n] -> test.custom.Twice -> Neg -> y, a model the reference does not compute.
+inline TestCase customTwiceCase(std::vector<float> x) {
+  TestCase tc;
+  Model& m = tc.model;
+  m.opsets = {{"", 17}, {"test.custom", 1}};
+  m.graph.name = "custom";
+  const int64_t n = static_cast<int64_t>(x.size());
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {n})};
+  Node twice = Node::make("Twice", {"x"}, {"t"}, "twice");
+  twice.domain = "test.custom";
+  m.graph.nodes = {twice, Node::make("Neg", {"t"}, {"y"}, "neg")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {n})};
+  tc.inputs = {{"x", Tensor::fromVector<float>({n}, x)}};
+  return tc;
+}
 
 #ifdef NNCHECK_PC_TABLE_FIXTURE
 // A correct engine whose code has a pc-table (tests/backends/pc_table_fixture.h): each run

@@ -1,6 +1,6 @@
-// A differential campaign: generate -> run on the engine -> compare with the reference ->
-// shrink -> localize -> triage across configurations -> save, for a time or a number of cases.
-// What `nncheck fuzz` runs.
+// A differential campaign: generate -> run on the engine -> judge by the oracle (the reference by
+// default; nncheck/oracle.h) -> shrink -> localize -> triage across configurations -> save
+// (nncheck/after_failure.h), for a time or a number of cases. What `nncheck fuzz` runs.
 //
 // Cases the engine rejects are counted as unsupported, not as bugs, and the op it names loses
 // weight in the generator, so the campaign spends its time on what the engine runs. Cases whose
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "nncheck/after_failure.h"
 #include "nncheck/corpus.h"
 #include "nncheck/coverage_guide.h"
 #include "nncheck/generator.h"
@@ -50,7 +51,12 @@ struct EngineWithout {
 
 struct CampaignOptions {
   GeneratorConfig generator;  // usually configFor(engine.capabilities())
-  uint64_t seed = 1;          // case i uses seed + i
+  // What cases are judged against (nncheck/oracle.h, by name). An oracle that needs the
+  // baseline (OracleInfo::needsBaseline) compares each engine with `baseline`, the engine's
+  // baseline configuration, which then must not be among the engines.
+  std::string oracle = "reference";
+  CampaignEngine baseline{};
+  uint64_t seed = 1;  // case i uses seed + i
   // A disjoint slice of the cases: this campaign runs case i only where i mod shardCount is
   // shardIndex (from 0). Campaigns of the same seed and settings over every shard run, between
   // them, exactly the cases one unsharded campaign runs.
@@ -75,18 +81,6 @@ struct CampaignOptions {
   // With both functions set, each finding that fails in a configuration with optimizations
   // (Backend::optimizations) gets its culprit: the optimizations it needs, and the workaround.
   EngineWithout engineWithout{};
-};
-
-struct CampaignFinding {
-  // What nncheck.json holds: kind, message and figures, nodes before and after shrinking, first
-  // diverging node, configuration triage, pattern, and known failures with --mark-known.
-  FailureInfo info;
-  TestCase minimized;
-  // The corpus case of its pattern: saved by this campaign, or already there (fromCorpus);
-  // empty when not saved, or when another campaign on the corpus claimed it meanwhile.
-  std::filesystem::path dir;
-  bool fromCorpus = false;  // the pattern was already in the corpus
-  int hits = 1;             // shrunk failures with this pattern
 };
 
 // The campaign's counts at one moment, for a plot of its rate over time.
@@ -122,7 +116,7 @@ struct CampaignStats {
   // optimizer, "triggered N of M".
   std::vector<std::string> optimizations;
   std::map<std::string, int64_t> optimizationCases;
-  std::vector<CampaignFinding> findings;  // distinct patterns, in the order found
+  std::vector<Finding> findings;  // distinct patterns, in the order found
   // Saved cases of the corpus that could not be read (each message names the file): skipped.
   std::vector<std::string> unreadableCorpusCases;
   int newFindings() const;
@@ -134,21 +128,18 @@ struct CampaignStats {
 CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
                           const std::function<void(const CampaignStats&)>& progress = {});
 
-// Reduces one case (a saved failure, a hand-made model): nullopt when it passes on the first
-// engine; else shrunk (keeping its failure kind), localized and triaged. Throws nncheck::Error
-// when the case is no test (the engine or the reference does not take it, or NaN/Inf), saying
-// why.
-std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& engines,
-                                          const TestCase& tc, const CampaignOptions& o);
-
-// Saves a finding to o.corpus / o.property with its triage and pattern; returns the folder.
-std::filesystem::path saveFinding(const CampaignFinding& f, const CampaignOptions& o);
+// Reduces one case (a saved failure, a hand-made model) by the oracle: nullopt when it passes on
+// the first engine; else shrunk (keeping its failure kind), localized, triaged and, with a
+// corpus, saved. Throws nncheck::Error when the case is no test (the engine or the reference does
+// not take it, or NaN/Inf), saying why.
+std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, const TestCase& tc,
+                                  const CampaignOptions& o);
 
 // Findings whose culprits need the same optimizations, for each such set shared by two or more:
 // the set and the findings' indices. Patterns are made of ops, so one optimization's bug shows
 // under many patterns; these are most likely one bug each.
 std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> findingsByCulprit(
-    const std::vector<CampaignFinding>& findings);
+    const std::vector<Finding>& findings);
 
 // The op type of the node an engine's message names (the longest node name it contains), or "".
 std::string rejectedOp(const std::string& message, const Model& model);

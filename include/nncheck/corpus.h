@@ -24,7 +24,8 @@
 namespace nncheck {
 
 struct FailureInfo {
-  std::string property;  // Suite.Test
+  std::string property;              // Suite.Test
+  std::string oracle = "reference";  // what it was judged against (nncheck/oracle.h)
   std::string backend;
   std::string configuration;
   Outcome kind = Outcome::Mismatch;
@@ -66,7 +67,7 @@ FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
 std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp,
                            bool shapeOnly = false);
 
-// A 16-hex-digit hash of the model and its inputs.
+// A 16-hex-digit hash of the model, its inputs and its equivalence rewrites.
 std::string contentHash(const TestCase& tc);
 
 // Saves the case with the reference's outputs; returns its folder. An existing folder with the
@@ -91,10 +92,11 @@ SavedPattern savePatternOnce(const std::filesystem::path& corpus, const std::str
 struct CorpusCase {
   std::filesystem::path dir;
   TestCase testCase;
-  std::optional<Outcome> kind;  // failure_kind
-  std::string property;         // Suite.Test, or fuzz-<engine> for a campaign's finding
-  std::string backend;          // the engine's name as it describes itself
-  std::string configuration;    // the configuration it failed in; empty: not recorded
+  std::optional<Outcome> kind;       // failure_kind
+  std::string property;              // Suite.Test, or fuzz-<engine> for a campaign's finding
+  std::string oracle = "reference";  // what it failed against; replay judges it so
+  std::string backend;               // the engine's name as it describes itself
+  std::string configuration;         // the configuration it failed in; empty: not recorded
   std::string message;
   double maxAbsError = 0, maxRelError = 0;
   double estimatedError = -1;  // estimated_float_error; -1: not estimated

@@ -2,7 +2,7 @@
 // checking that every saved case still loads and still behaves as recorded.
 //
 //   nncheck::MergeResult m = nncheck::mergeCorpora({"shard-0", "shard-1"}, "corpus");
-//   nncheck::CorpusCheck c = nncheck::checkCorpus("corpus", {{"fusion=on", &cv}});
+//   nncheck::CorpusCheck c = nncheck::checkCorpus("corpus", {.engines = {{"fusion=on", &cv}}});
 //   if (c.changed + c.broken > 0) { /* c.cases names each and what differs */ }
 #pragma once
 
@@ -53,15 +53,27 @@ struct CorpusCheck {
   std::vector<std::string> leftOut;  // what the scan passed over, and why (CaseScan::leftOut)
 };
 
+struct CorpusCheckOptions {
+  // The engine's configurations to check the cases on (each isolated, a fresh process per run);
+  // none: loading and the reference only.
+  std::vector<CampaignEngine> engines{};
+  // The engine's name: a campaign's case of another engine (property fuzz-<other>) is checked
+  // without the engines.
+  std::string engineName{};
+  // The engine's baseline configuration, for cases judged by an oracle that needs it.
+  CampaignEngine baseline{};
+  // The oracle every case is judged by (nncheck/oracle.h); empty: the one each case records.
+  std::string oracle{};
+  std::chrono::milliseconds timeout{10000};
+  std::function<void(const CaseCheck&)> onCase{};  // called as each case is checked
+};
+
 // Checks every case under `corpus`: it loads (model, inputs, nncheck.json); the reference still
-// computes its saved outputs; and on each engine (each isolated, a fresh process per run), in
-// each configuration the case recorded an outcome for (its triage, or the configuration it
-// failed in), the outcome is the one recorded. A campaign's case of another engine (property
-// fuzz-<engine>, engine named by `engineName`) is checked without the engines.
-CorpusCheck checkCorpus(const std::filesystem::path& corpus,
-                        const std::vector<CampaignEngine>& engines = {},
-                        const std::string& engineName = "",
-                        std::chrono::milliseconds timeout = std::chrono::milliseconds(10000),
-                        const std::function<void(const CaseCheck&)>& onCase = {});
+// computes its saved outputs (a case saved without outputs, which the reference does not
+// compute, is not checked so); and on each engine, in each configuration the case recorded an
+// outcome for (its triage, or the configuration it failed in), its oracle gives the outcome
+// recorded. Throws nncheck::Error for a missing corpus, an unknown oracle, or an oracle that
+// needs the baseline when none is given.
+CorpusCheck checkCorpus(const std::filesystem::path& corpus, const CorpusCheckOptions& o = {});
 
 }  // namespace nncheck

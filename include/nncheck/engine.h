@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "nncheck/backend.h"
+#include "nncheck/registry.h"
 
 namespace nncheck {
 
@@ -52,38 +53,24 @@ struct EngineInfo {
       withDisabled{};
 };
 
-class EngineRegistry {
+class EngineRegistry : public Registry<EngineInfo> {
  public:
-  // Throws nncheck::Error when the name is taken or the entry has no name or factory.
-  void add(EngineInfo info);
-  // Throws nncheck::Error naming the engine and the registered ones when it is unknown.
-  const EngineInfo& at(const std::string& name) const;
-  bool contains(const std::string& name) const { return engines_.count(name) > 0; }
-  std::vector<std::string> names() const;  // sorted
+  EngineRegistry();
 
   std::unique_ptr<Backend> make(const std::string& name, const std::string& configuration) const;
   std::vector<std::string> configurations(const std::string& name) const;
   std::string key(const std::string& name, const std::string& configuration) const;
   Capabilities baseCapabilities(const std::string& name) const;
-
-  // What NNCHECK_REGISTER_ENGINE calls at static initialization, where nothing may throw (a
-  // library's initializers run inside the loader): errors are kept, and the next at() or
-  // names() throws them.
-  void addAtStartup(EngineInfo (*describe)()) noexcept;
-
- private:
-  void throwStartupErrors() const;
-  std::map<std::string, EngineInfo> engines_;
-  std::vector<std::string> startupErrors_;
 };
 
 // The process's registry: "reference" and every engine linked in or loaded.
 EngineRegistry& engines();
 
-// Loads a shared library whose engines register themselves with NNCHECK_REGISTER_ENGINE. It
+// Loads a shared library whose engines (and oracles, nncheck/oracle.h) register themselves with
+// NNCHECK_REGISTER_ENGINE (NNCHECK_REGISTER_ORACLE). It
 // uses the nncheck it is loaded into (the program exports its symbols): build it against the
 // same nncheck headers, and do not link nncheck's libraries into it. Throws nncheck::Error
-// naming the path and what is wrong (the loader's message, no engine registered, a name taken).
+// naming the path and what is wrong (the loader's message, nothing registered, a name taken).
 // Loading the same path twice is a no-op.
 void loadEngineLibrary(const std::string& path);
 

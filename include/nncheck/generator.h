@@ -64,6 +64,9 @@ struct GeneratorConfig {
   // subexpressions compute some of them too, reproducing their contents (an engine must fold
   // them to know its shapes).
   bool shapeOperandsAsInitializers = false;
+  // Equivalence rewrites drawn for each case (TestCase::rewrites, nncheck/variants.h), from its
+  // seed: what the equivalence oracle compares the model with. 0: none.
+  int rewrites = 0;
   bool useSolver = true;  // let z3 solve what sampling cannot
   // The chance that z3 gets to solve an op after its concrete draws all failed (z3 costs about
   // a millisecond, hundreds of draws).

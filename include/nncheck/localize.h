@@ -42,12 +42,21 @@ Model exposeAllValues(const Model& model, const TensorMap& values);
 // and its ancestors, with the node's outputs as the graph outputs.
 TestCase subModelFor(const TestCase& tc, size_t node, const TensorMap& values);
 
+// The first node of `g` (graph order) whose output in `got` differs from `want` (both by value
+// name, as exposeAllValues makes them), found with every value exposed.
+std::optional<Divergence> firstDivergence(const Graph& g, const TensorMap& got,
+                                          const TensorMap& want, const Tolerance& tol);
+
+// What the engine's values are compared with: the reference's, or with `expected` (the baseline
+// oracle's baseline configuration), that engine's on the same exposed model. The exposed model
+// is typed by the reference, so a case the reference cannot run is not localized.
 // The first way alone (one engine run): cheap enough to group failures before shrinking them.
 std::optional<Divergence> localizeExposed(const Isolated& engine, const TestCase& tc,
-                                          const Tolerance& tol);
+                                          const Tolerance& tol, const Isolated* expected = nullptr);
 
 // nullopt when neither way finds a differing node (e.g. the engine fails on every variant).
 std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestCase& tc,
-                                             const Tolerance& tol);
+                                             const Tolerance& tol,
+                                             const Isolated* expected = nullptr);
 
 }  // namespace nncheck

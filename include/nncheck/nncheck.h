@@ -24,6 +24,7 @@
 #include "nncheck/engine.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
+#include "nncheck/registry.h"
 #include "nncheck/validity.h"
 // generation and shrinking
 #include "nncheck/generator.h"
@@ -32,9 +33,11 @@
 // the oracle
 #include "nncheck/compare.h"
 #include "nncheck/localize.h"
+#include "nncheck/oracle.h"
 #include "nncheck/property.h"
 #include "nncheck/tolerance.h"
 // the harness
+#include "nncheck/after_failure.h"
 #include "nncheck/campaign.h"
 #include "nncheck/conformance.h"
 #include "nncheck/corpus.h"

@@ -7,6 +7,8 @@
 //   nncheck::assertMatchesReference(engine, tc);   // allclose to the reference, localized
 //   nncheck::assertAgree(fused, unfused, tc);      // two engines or configurations agree
 //   nncheck::assertDeterministic(engine, tc);      // identical bits twice
+//   nncheck::assertMatchesBaseline(o2, o0, tc);    // as its own baseline, no reference
+//   nncheck::assertEquivalentVariantsAgree(e, tc); // the model and its rewritten variant agree
 //   nncheck::assertAllClose(got, want, tol);       // the building block: throws PropertyFailure
 #pragma once
 
@@ -45,8 +47,9 @@ struct Verdict {
   // Mismatch: each graph output that differs, and how ("max abs error 0.5 at [0, 2] ...").
   std::map<std::string, std::string> differingOutputs{};
   int signal = 0;  // Crash
-  // Mismatch or Error against the reference: the first diverging node.
-  std::function<std::optional<Divergence>()> localize{};
+  // Mismatch or Error against what the property expected: the first diverging node. Quick:
+  // the first way of nncheck/localize.h alone (one engine run), to group failures by.
+  std::function<std::optional<Divergence>(bool quick)> localize{};
   // The coverage features the engines' isolated runs reached while judging (SanitizerCoverage;
   // RunOutcome::coverage), merged and sorted; empty when no engine is instrumented.
   std::vector<uint32_t> coverage{};
@@ -113,9 +116,11 @@ TensorMap runOn(const Isolated& engine, const TestCase& tc);
 
 // Throws PropertyFailure(Mismatch) naming each differing output with its worst absolute and
 // relative error, the tolerance and the first differing element; missing outputs too. With an
-// allowance (roundingAllowance, by output), elements may differ by that much more.
+// allowance (roundingAllowance, by output), elements may differ by that much more. `expected`
+// names where `want` comes from, for the message ("outputs differ from the reference").
 void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance& tol = {},
-                    const TensorMap* allowance = nullptr);
+                    const TensorMap* allowance = nullptr,
+                    const std::string& expected = "the reference");
 
 // The engine's outputs are allclose to the reference's (toleranceFor(model)). A case whose
 // reference computes NaN or Inf anywhere throws NonFiniteReference, one the reference cannot
@@ -129,6 +134,24 @@ void assertMatchesReference(const Isolated& engine, const TestCase& tc);
 // the tolerance policy. Either one rejecting the model throws nncheck::Unsupported.
 void assertAgree(Backend& a, Backend& b, const TestCase& tc);
 void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc);
+
+// The engine agrees with its own baseline configuration (nncheck/oracle.h's baseline oracle)
+// as assertAgree judges, the baseline's outputs taken as expected; no reference is needed but
+// for the float error estimate. A case the baseline does not run (rejects, crashes, hangs, errs
+// on, or computes NaN/Inf for) is no test of the engine. A mismatch or error is localized
+// against the baseline's values.
+void assertMatchesBaseline(Backend& engine, Backend& baseline, const TestCase& tc);
+void assertMatchesBaseline(const Isolated& engine, const Isolated& baseline, const TestCase& tc);
+
+// The engine computes the same on the case's model and on its equivalent variant (the case's
+// rewrites applied, nncheck/variants.h), within the tolerance policy (twice the float error a
+// correct engine may make, as assertAgree), the model's outputs taken as expected: the
+// equivalence oracle (PolyJuice's and MT-DLComp's question), which needs no reference. A case
+// without rewrites, or none of whose rewrites applies, is no test. A mismatch is localized to the
+// first value of the model the variant computes otherwise.
+//   auto g = nncheck::gen::testCase([&] { auto c = cfg; c.rewrites = 3; return c; }());
+void assertEquivalentVariantsAgree(Backend& engine, const TestCase& tc);
+void assertEquivalentVariantsAgree(const Isolated& engine, const TestCase& tc);
 
 // Two runs of the engine give bit-identical outputs.
 void assertDeterministic(Backend& engine, const TestCase& tc);

@@ -43,7 +43,7 @@ struct CampaignReport {
 };
 
 // The report of a campaign that ran with `settings`, against the engine registered as `engine`
-// (for the replay commands). Each finding is shown from its corpus case (CampaignFinding::dir),
+// (for the replay commands). Each finding is shown from its corpus case (Finding::dir),
 // saved by the campaign or already there; one not saved, from what the campaign recorded.
 CampaignReport campaignReport(const CampaignStats& stats,
                               std::vector<std::pair<std::string, std::string>> settings,

@@ -8,16 +8,29 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nncheck/graph.h"
 #include "nncheck/tensor.h"
 
 namespace nncheck {
 
+// One semantics-preserving rewrite of a model (nncheck/variants.h): a rule of the table, the
+// value it applies at (by name, which shrinking keeps), and which of the rule's forms.
+struct Rewrite {
+  std::string rule;
+  std::string at;
+  int64_t form = 0;
+  bool operator==(const Rewrite&) const = default;
+};
+
 struct TestCase {
   Model model;
   TensorMap inputs;  // one per graph input that is not an initializer
   uint64_t seed = 0;
+  // The rewrites whose variant the equivalence oracle compares the model with; drawn by the
+  // generator when GeneratorConfig::rewrites asks, shrunk and saved with the case.
+  std::vector<Rewrite> rewrites{};
 };
 
 // The model as readable text, one line per value and node:

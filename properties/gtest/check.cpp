@@ -166,15 +166,6 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
   return os.str();
 }
 
-std::string saveOrSay(const fs::path& corpus, const std::string& test, const TestCase& tc,
-                      const FailureInfo& info) {
-  try {
-    return saveFailure(corpus, testFolder(test).string(), tc, info).string();
-  } catch (const std::exception& e) {
-    return std::string("(not saved: ") + e.what() + ")";
-  }
-}
-
 // What the generated cases covered: how many, which ops in how many cases, which op pairs
 // (producer -> consumer), and the cases that were not tests.
 struct Coverage {
@@ -433,35 +424,42 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     ADD_FAILURE_AT(where.file, where.line) << "nncheck: " << test << ": " << os.str();
     return;
   }
-  std::optional<Divergence> divergence;
-  if (s.last.localize) divergence = s.last.localize();
-  FailureInfo info = recordFailure(s.last, s.lastCase, std::move(divergence));
-  info.property = test;
-  info.backend = options.backend;
-  info.configuration = options.configuration;
-  info.casesRun = s.coverage.cases;  // the failing case included
-  info.secondsRun = s.secondsRun;
-  info.nodesBefore = static_cast<int>(s.first.model.graph.nodes.size());
-  info.shrinkSteps = s.steps;
-  info.shrinkSeconds = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
+  // What follows the failure, as in campaigns (nncheck/after_failure.h): the shrunk case judged
+  // again on engines of its own, not on workers the failure may have damaged.
+  EngineScope afresh;
+  FailurePath path;
+  path.property = testFolder(test).string();
+  path.backend = options.backend;
+  path.configuration = options.configuration;
+  path.judge = [&](const TestCase& tc) { return runProperty(property, tc); };
+  const double shrunkIn = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
+  path.shrink = [&](const TestCase&, const Verdict&) {
+    return ShrinkResult{s.lastCase, s.steps, shrunkIn};  // RapidCheck's
+  };
   for (const auto& [config, other] : options.triage)
-    info.triage[config] = runProperty(other, s.lastCase).outcome;
-  if (options.without && !options.optimizations.empty())
-    info.culprit = findCulprit(options.optimizations, [&](const std::vector<std::string>& off) {
-      return sameFailure(runProperty(options.without(off), s.lastCase), s.last);
-    });
-  // One saved case per minimized pattern, as campaigns keep them: a run that started before
-  // another saved the pattern (ctest -j over seeds) points at that case instead.
-  std::string saved, note;
-  for (const CorpusCase& c : loadCorpus(corpus / testFolder(test)))
-    if (c.pattern == info.pattern) {
-      saved = c.dir.string();
-      note = "(this case was not saved: an earlier run saved the same minimized pattern above)\n";
-      break;
-    }
-  if (saved.empty()) saved = saveOrSay(corpus, test, s.lastCase, info);
+    path.triage.emplace_back(config,
+                             [&other](const TestCase& tc) { return runProperty(other, tc); });
+  if (options.without) {
+    path.optimizations = options.optimizations;
+    path.without = [&](const std::vector<std::string>& off, const TestCase& tc) {
+      return runProperty(options.without(off), tc);
+    };
+  }
+  path.corpus = corpus;
+  path.casesRun = s.coverage.cases;  // the failing case included
+  path.secondsRun = s.secondsRun;
+  const Finding f = afterFailure(path, s.first, *s.firstFailure);
+  // One saved case per minimized pattern: a run that started before another saved the pattern
+  // (ctest -j over seeds) points at that case instead.
+  const std::string saved =
+      !f.saveError.empty() ? "(not saved: " + f.saveError + ")" : f.dir.string();
+  const std::string note =
+      f.fromCorpus
+          ? "(this case was not saved: an earlier run saved the same minimized pattern above)\n"
+          : "";
   ADD_FAILURE_AT(where.file, where.line)
-      << report(test, s.last, s.lastCase, info, saved, params.seed) << note;
+      << report(test, Verdict{f.info.kind, f.info.message}, f.minimized, f.info, saved, params.seed)
+      << note;
 }
 
 namespace {

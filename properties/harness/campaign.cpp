@@ -9,6 +9,7 @@
 #include "core/deadline.h"
 #include "nncheck/error.h"
 #include "nncheck/localize.h"
+#include "nncheck/oracle.h"
 #include "nncheck/tolerance.h"
 
 namespace nncheck {
@@ -16,19 +17,47 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One run of a case judged against the reference: assertMatchesReference's verdict, so the
-// tolerance, the NaN/Inf policy and what counts as no test are its own.
-Verdict judgeOn(const Isolated& engine, const TestCase& tc) {
-  return judge([&](const TestCase& c) { assertMatchesReference(engine, c); }, tc);
-}
+// The oracle and the engines beside the one under test it judges with: the baseline, as a
+// persistent worker for the cases and afresh for what follows a failure.
+struct Judging {
+  const OracleInfo& oracle;
+  std::optional<Isolated> baselineWorker{}, baselineFresh{};
+
+  Judging(const CampaignOptions& o, const std::vector<CampaignEngine>& engines)
+      : oracle(oracles().at(o.oracle)) {
+    if (!oracle.needsBaseline) return;
+    if (!o.baseline.backend)
+      throw Error("campaign: the oracle '" + oracle.name +
+                  "' compares with the engine's baseline configuration, and none is given");
+    for (const CampaignEngine& e : engines)
+      if (e.configuration == o.baseline.configuration)
+        throw Error("campaign: the baseline configuration " + e.configuration +
+                    " is among the configurations under test; the oracle '" + oracle.name +
+                    "' would compare it with itself");
+    baselineWorker.emplace(*o.baseline.backend, o.timeout, Isolation::Persistent);
+    baselineFresh.emplace(*o.baseline.backend, o.timeout);
+  }
+  const Isolated* baseline(bool fresh) const {
+    const std::optional<Isolated>& b = fresh ? baselineFresh : baselineWorker;
+    return b ? &*b : nullptr;
+  }
+  // On a persistent worker: the baseline's worker beside it.
+  Verdict onWorker(const Isolated& engine, const TestCase& tc) const {
+    return judgeWith(oracle, {engine, baseline(false)}, tc);
+  }
+  // Afresh: a fresh process of the baseline beside it.
+  Verdict afresh(const Isolated& engine, const TestCase& tc) const {
+    return judgeWith(oracle, {engine, baseline(true)}, tc);
+  }
+};
 
 // The key failures are grouped by before shrinking: the kind and, for mismatches, the op of the
 // first diverging node with every value exposed (one extra run); for crashes, the signal.
-std::string preShrinkKey(const Isolated& engine, const TestCase& tc, const Verdict& v) {
+std::string preShrinkKey(const Verdict& v) {
   std::string key(outcomeName(v.outcome));
   if (v.outcome == Outcome::Mismatch) {
     if (v.shapeOnly) key += " in shape";
-    std::optional<Divergence> d = localizeExposed(engine, tc, v.tolerance);
+    std::optional<Divergence> d = v.localize ? v.localize(true) : std::nullopt;
     return key + "@" + (d ? d->opType : "?");
   }
   if (v.outcome == Outcome::Crash) return key + ":" + std::to_string(v.signal);
@@ -72,100 +101,71 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
   return out;
 }
 
-// The optimizations of engine `e` that the failure `v` of `tc` needs (nncheck/culprit.h), each
-// trial judged in a fresh process of the engine with the others switched off.
-std::optional<Culprit> culpritOf(const CampaignEngine& e, const TestCase& tc, const Verdict& v,
-                                 const CampaignOptions& o,
-                                 std::vector<std::vector<std::string>>& found) {
-  const EngineWithout& without = o.engineWithout;
-  std::vector<std::string> optimizations = e.backend->optimizations();
-  for (std::string& name : e.backend->unreportedOptimizations())
-    optimizations.push_back(std::move(name));
-  if (!without.configuration || !without.make || optimizations.empty()) return std::nullopt;
-  std::optional<Culprit> c = findCulprit(
-      optimizations,
-      [&](const std::vector<std::string>& disabled) {
-        const std::unique_ptr<Backend> engine =
-            without.make(without.configuration(e.configuration, disabled));
-        return sameFailure(judgeOn(isolated(*engine, o.timeout), tc), v);
-      },
-      found);
-  if (c) {
-    c->workaround = without.configuration(e.configuration, c->needed);
-    // One bug shows under many patterns: its set is tried first for the next finding.
-    if (std::find(found.begin(), found.end(), c->needed) == found.end()) found.push_back(c->needed);
-  }
-  return c;
-}
-
-// Shrinks a judged failure of engine `at` keeping its kind, localizes it, triages it across the
-// engines. Candidates run on `shrinker` (the persistent worker in campaigns: a fork per
-// candidate costs four times the run); the result is confirmed in a fresh process, and if it
-// does not fail there the shrink is redone in fresh processes, and if that result does not fail
-// either, the unshrunk case is kept. `freshes` holds one per engine.
-CampaignFinding reduceJudged(const std::vector<CampaignEngine>& engines, size_t at,
-                             const Isolated& shrinker, const std::vector<Isolated>& freshes,
-                             const TestCase& tc, const Verdict& v, const CampaignOptions& o,
-                             std::vector<std::vector<std::string>>& culprits) {
+// What follows a failure of engine `at` (nncheck/after_failure.h). Candidates shrink on
+// `shrinker` (the persistent worker in campaigns: a fork per candidate costs four times the run);
+// a result that does not fail in a fresh process is shrunk again in fresh processes. `freshes`
+// holds one per engine: the failure is confirmed, localized and triaged on them.
+FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
+                        const Isolated& shrinker, const std::vector<Isolated>& freshes,
+                        const Judging& judging, const CampaignOptions& o,
+                        std::vector<std::vector<std::string>>& culprits) {
   const Isolated& fresh = freshes.at(at);
-  const Outcome kind = v.outcome;
-  auto shrinkOn = [&](const Isolated& engine) {
-    return shrinkGreedily(
-        tc, [&](const TestCase& c) { return sameFailure(judgeOn(engine, c), v); }, o.shrink);
+  const CampaignEngine& failed = engines[at];
+  FailurePath p;
+  p.property = o.property;
+  p.oracle = judging.oracle.name;
+  p.backend = failed.backend->name();
+  p.configuration = failed.configuration;
+  p.judge = [&judging, &fresh](const TestCase& c) { return judging.afresh(fresh, c); };
+  p.shrink = [&judging, &shrinker, &fresh, &o](const TestCase& tc, const Verdict& v) {
+    auto shrinkOn = [&](const Isolated& engine, bool afresh) {
+      return shrinkGreedily(
+          tc,
+          [&](const TestCase& c) {
+            return sameFailure(afresh ? judging.afresh(engine, c) : judging.onWorker(engine, c), v);
+          },
+          o.shrink);
+    };
+    // A crash or hang kills the worker at each failing candidate, and starting another forks
+    // this process: those shrink on fresh processes from the start.
+    if (v.outcome == Outcome::Crash || v.outcome == Outcome::Hang) return shrinkOn(fresh, true);
+    ShrinkResult r = shrinkOn(shrinker, false);
+    if (!sameFailure(judging.afresh(fresh, r.testCase), v)) r = shrinkOn(fresh, true);
+    return r;
   };
-  // A crash or hang kills the worker at each failing candidate, and starting another forks
-  // this process: those shrink on fresh processes from the start.
-  const bool killsWorker = kind == Outcome::Crash || kind == Outcome::Hang;
-  const Isolated& first = killsWorker ? fresh : shrinker;
-  ShrinkResult r = shrinkOn(first);
-  Verdict last = judgeOn(fresh, r.testCase);
-  if (&first != &fresh && !sameFailure(last, v)) {
-    r = shrinkOn(fresh);
-    last = judgeOn(fresh, r.testCase);
+  for (size_t e = 0; e < engines.size(); ++e)
+    p.triage.emplace_back(engines[e].configuration, [&judging, &freshes, e](const TestCase& c) {
+      return judging.afresh(freshes[e], c);
+    });
+  p.markKnownFailures = o.markKnownFailures;
+  const EngineWithout& without = o.engineWithout;
+  if (without.configuration && without.make) {
+    p.optimizations = failed.backend->optimizations();
+    for (std::string& name : failed.backend->unreportedOptimizations())
+      p.optimizations.push_back(std::move(name));
+    p.without = [&judging, &without, &failed, &o](const std::vector<std::string>& disabled,
+                                                  const TestCase& c) {
+      const std::unique_ptr<Backend> engine =
+          without.make(without.configuration(failed.configuration, disabled));
+      return judging.afresh(isolated(*engine, o.timeout), c);
+    };
+    p.workaround = [&without, &failed](const std::vector<std::string>& disabled) {
+      return without.configuration(failed.configuration, disabled);
+    };
   }
-  if (!sameFailure(last, v)) {
-    // Flaky (the engine failed on the shrunk case once, not again): keep the case that failed
-    // in a fresh process before shrinking, with its figures, rather than a minimized case that
-    // replays green (an NNC campaign once saved an Abs(Sub(x, x)) that no fresh process fails).
-    r.testCase = tc;
-    last = v;
-  }
-  std::optional<Divergence> d;
-  if (kind == Outcome::Mismatch || kind == Outcome::Error)
-    d = localizeDivergence(fresh, r.testCase, toleranceFor(r.testCase.model));
-  CampaignFinding f;
-  FailureInfo& info = f.info;
-  info = recordFailure(last, r.testCase, std::move(d));
-  info.property = o.property;
-  info.backend = engines[at].backend->name();
-  info.configuration = engines[at].configuration;
-  info.nodesBefore = static_cast<int>(tc.model.graph.nodes.size());
-  info.shrinkSteps = r.steps;
-  info.shrinkSeconds = r.seconds;
-  for (size_t e = 0; e < engines.size(); ++e) {
-    const Outcome outcome = judgeOn(freshes[e], r.testCase).outcome;
-    info.triage[engines[e].configuration] = outcome;
-    if (o.markKnownFailures && isFailure(outcome))
-      info.knownFailures[engines[e].configuration] = outcome;
-  }
-  try {
-    info.culprit = culpritOf(engines[at], r.testCase, last, o, culprits);
-  } catch (const Error&) {  // an optimization the configuration cannot switch off: no culprit
-  }
-  f.minimized = std::move(r.testCase);
-  return f;
+  p.culprits = &culprits;
+  p.corpus = o.corpus;
+  return p;
 }
 
-// The cases saved under `dir`, by pattern; a case that cannot be read is reported, not fatal.
-std::map<std::string, std::filesystem::path> corpusCasesByPattern(
-    const std::filesystem::path& dir, std::vector<std::string>& unreadable) {
-  std::map<std::string, std::filesystem::path> out;
+// What cannot be read of the cases saved under `dir`, each naming its file: reported, not fatal.
+std::vector<std::string> unreadableCases(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
   for (const std::filesystem::path& c : corpusCaseDirs(dir)) {
     try {
-      const CorpusCase saved = loadCorpusCase(c);
-      if (!saved.pattern.empty()) out.emplace(saved.pattern, c);
+      loadCorpusCase(c);
     } catch (const std::exception& e) {
-      unreadable.push_back(e.what());
+      out.push_back(e.what());
     }
   }
   return out;
@@ -173,25 +173,25 @@ std::map<std::string, std::filesystem::path> corpusCasesByPattern(
 
 }  // namespace
 
-std::filesystem::path saveFinding(const CampaignFinding& f, const CampaignOptions& o) {
-  return saveFailure(o.corpus, o.property, f.minimized, f.info);
-}
-
-std::optional<CampaignFinding> reduceCase(const std::vector<CampaignEngine>& engines,
-                                          const TestCase& tc, const CampaignOptions& o) {
+std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, const TestCase& tc,
+                                  const CampaignOptions& o) {
   if (engines.empty() || !engines.front().backend) throw Error("reduce: no engine to run against");
+  const Judging judging(o, engines);
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
-  Verdict v = judgeOn(freshes.front(), tc);
+  Verdict v = judging.afresh(freshes.front(), tc);
   if (v.outcome == Outcome::Unsupported || v.outcome == Outcome::NonFinite)
     throw Error("the case is no test of " + engines.front().backend->name() + ": " + v.message);
   if (!isFailure(v.outcome)) return std::nullopt;
   std::vector<std::vector<std::string>> culprits;
-  return reduceJudged(engines, 0, freshes.front(), freshes, tc, v, o, culprits);
+  Finding f =
+      afterFailure(failurePath(engines, 0, freshes.front(), freshes, judging, o, culprits), tc, v);
+  if (!f.saveError.empty()) throw Error(f.saveError);
+  return f;
 }
 
 int CampaignStats::newFindings() const {
   return static_cast<int>(std::count_if(findings.begin(), findings.end(),
-                                        [](const CampaignFinding& f) { return !f.fromCorpus; }));
+                                        [](const Finding& f) { return !f.fromCorpus; }));
 }
 
 std::string rejectedOp(const std::string& message, const Model& model) {
@@ -228,6 +228,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     if (progress) progress(stats);
   };
   report("starting the engines");  // which may take a while: say what is planned at once
+  const Judging judging(o, engines);
   // One persistent worker per engine that runs cases: the first, or each in turn. (Optional, to
   // be started again in place: an Isolated holds a reference and cannot be assigned.)
   std::vector<std::optional<Isolated>> workers(o.roundRobin ? engines.size() : 1);
@@ -243,11 +244,10 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     stats.optimizations.assign(all.begin(), all.end());
   }
   GeneratorConfig cfg = o.generator;
+  cfg.rewrites = std::max(cfg.rewrites, judging.oracle.rewrites);  // the equivalence oracle's
   std::map<std::string, double> initialWeight;
   std::map<std::string, int> shrunkPerKey;
-  const std::map<std::string, std::filesystem::path> known =
-      o.corpus.empty() ? std::map<std::string, std::filesystem::path>{}
-                       : corpusCasesByPattern(o.corpus / o.property, stats.unreadableCorpusCases);
+  if (!o.corpus.empty()) stats.unreadableCorpusCases = unreadableCases(o.corpus / o.property);
   std::map<std::string, size_t> findingIndex;
   std::vector<std::vector<std::string>> culprits;  // found so far: tried first for a finding
   CoverageGuide guide;
@@ -274,7 +274,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     const size_t at = engineFor(seed, workers.size());
     const Isolated& primary = *workers[at];
     const Isolated& fresh = freshes[at];
-    std::optional<Verdict> judged = withinTimeBox(timeBoxEnd, [&] { return judgeOn(primary, tc); });
+    std::optional<Verdict> judged =
+        withinTimeBox(timeBoxEnd, [&] { return judging.onWorker(primary, tc); });
     if (!judged) break;  // the case counts for nothing: the time box ended while judging it
     Verdict v = std::move(*judged);
     ++stats.cases;
@@ -289,7 +290,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     }
     // Failures: the pre-shrink key, per configuration when several run cases.
     auto keyOf = [&](const Verdict& judged) {
-      const std::string key = preShrinkKey(primary, tc, judged);
+      const std::string key = preShrinkKey(judged);
       return workers.size() > 1 ? engines[at].configuration + " " + key : key;
     };
     std::string key;
@@ -299,7 +300,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       // damage from an earlier case); a repeat is counted as the worker saw it, since a fresh
       // process costs as much as 40 runs on the worker.
       if (o.shrinksPerKey == 0 || shrunkPerKey[key] < o.shrinksPerKey) {
-        Verdict again = judgeOn(fresh, tc);
+        Verdict again = judging.afresh(fresh, tc);
         if (!sameFailure(again, v)) {
           // The worker's state is suspect: left running, an engine that corrupted its own
           // memory failed most later cases there (15,647 of 66,153 in an OpenCV campaign), each
@@ -338,23 +339,17 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         const auto shrinkStart = Clock::now();
         const double failedAt = elapsed();
         report("shrinking " + key);
-        CampaignFinding f = reduceJudged(engines, at, primary, freshes, tc, v, o, culprits);
+        // Saved once per pattern, whoever finds it first: this campaign before, another on the
+        // same corpus meanwhile, or an earlier run.
+        FailurePath path = failurePath(engines, at, primary, freshes, judging, o, culprits);
+        path.casesRun = i + 1;
+        path.secondsRun = failedAt;
+        Finding f = afterFailure(path, tc, v);
+        if (!f.saveError.empty()) throw Error(f.saveError);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
-        f.info.casesRun = i + 1;
-        f.info.secondsRun = failedAt;
         if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
           ++stats.findings[it->second].hits;
           break;
-        }
-        if (auto saved = known.find(f.info.pattern); saved != known.end()) {
-          f.fromCorpus = true;
-          f.dir = saved->second;
-        }
-        // Another campaign on the same corpus may have found it meanwhile: one saves it.
-        if (!o.corpus.empty() && !f.fromCorpus) {
-          const SavedPattern saved = savePatternOnce(o.corpus, o.property, f.minimized, f.info);
-          f.dir = saved.dir;
-          f.fromCorpus = !saved.isNew;
         }
         const std::string pattern = f.info.pattern;
         findingIndex[pattern] = stats.findings.size();
@@ -374,7 +369,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
 }
 
 std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> findingsByCulprit(
-    const std::vector<CampaignFinding>& findings) {
+    const std::vector<Finding>& findings) {
   std::map<std::vector<std::string>, std::vector<size_t>> byCulprit;
   for (size_t i = 0; i < findings.size(); ++i)
     if (const auto& c = findings[i].info.culprit; c && !c->needed.empty())

@@ -8,6 +8,7 @@
 #include "nncheck/conformance.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/oracle.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;
@@ -146,13 +147,15 @@ MergeResult mergeCorpora(const std::vector<fs::path>& from, const fs::path& into
   return r;
 }
 
-CorpusCheck checkCorpus(const fs::path& corpus, const std::vector<CampaignEngine>& engines,
-                        const std::string& engineName, std::chrono::milliseconds timeout,
-                        const std::function<void(const CaseCheck&)>& onCase) {
+CorpusCheck checkCorpus(const fs::path& corpus, const CorpusCheckOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(corpus, ec)) throw Error(corpus.string() + ": no such corpus folder");
+  if (!o.oracle.empty()) (void)oracles().at(o.oracle);  // an unknown name fails before any case
   std::vector<Isolated> isolatedEngines;
-  for (const CampaignEngine& e : engines) isolatedEngines.push_back(isolated(*e.backend, timeout));
+  for (const CampaignEngine& e : o.engines)
+    isolatedEngines.push_back(isolated(*e.backend, o.timeout));
+  std::optional<Isolated> baseline;
+  if (o.baseline.backend) baseline.emplace(*o.baseline.backend, o.timeout);
   CorpusCheck out;
   CaseScan scan = scanBackendTestCases(corpus);
   out.leftOut = std::move(scan.leftOut);
@@ -171,13 +174,20 @@ CorpusCheck checkCorpus(const fs::path& corpus, const std::vector<CampaignEngine
       ++out.broken;
     }
     if (c) {
+      const OracleInfo& oracle = oracles().at(o.oracle.empty() ? c->oracle : o.oracle);
       const CaseResult reference = runTestCase(dir);
-      if (reference.outcome != Outcome::Pass)
+      const bool savedWithoutOutputs =
+          reference.outcome == Outcome::Unsupported && c->oracle != "reference";
+      if (reference.outcome != Outcome::Pass && !savedWithoutOutputs)
         differs("the reference no longer computes the saved outputs: " + reference.message);
-      const bool otherEngine = c->property.rfind("fuzz-", 0) == 0 && !engineName.empty() &&
-                               c->property != "fuzz-" + engineName;
-      for (size_t e = 0; e < engines.size() && !otherEngine; ++e) {
-        const std::string& config = engines[e].configuration;
+      const bool otherEngine = c->property.rfind("fuzz-", 0) == 0 && !o.engineName.empty() &&
+                               c->property != "fuzz-" + o.engineName;
+      if (oracle.needsBaseline && !baseline && !o.engines.empty() && !otherEngine)
+        throw Error(dir.string() + ": judged by the oracle '" + oracle.name +
+                    "', which needs the engine's baseline configuration, and the engine names "
+                    "none");
+      for (size_t e = 0; e < o.engines.size() && !otherEngine; ++e) {
+        const std::string& config = o.engines[e].configuration;
         std::optional<Outcome> recorded;
         if (auto t = c->triage.find(config); t != c->triage.end())
           recorded = t->second;
@@ -185,8 +195,7 @@ CorpusCheck checkCorpus(const fs::path& corpus, const std::vector<CampaignEngine
           recorded = *c->kind;
         if (!recorded) continue;
         const Verdict v =
-            judge([&](const TestCase& tc) { assertMatchesReference(isolatedEngines[e], tc); },
-                  c->testCase);
+            judgeWith(oracle, {isolatedEngines[e], baseline ? &*baseline : nullptr}, c->testCase);
         const std::string at =
             " at " + (config.empty() ? std::string("its configuration") : config);
         if (v.outcome == *recorded)
@@ -198,7 +207,7 @@ CorpusCheck checkCorpus(const fs::path& corpus, const std::vector<CampaignEngine
       }
       ++(check.ok ? out.ok : out.changed);
     }
-    if (onCase) onCase(check);
+    if (o.onCase) o.onCase(check);
     out.cases.push_back(std::move(check));
   }
   return out;

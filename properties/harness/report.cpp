@@ -297,7 +297,7 @@ CampaignReport campaignReport(const CampaignStats& s,
   for (const auto& [kind, n] : s.failures) r.outcomes.emplace_back(outcomeName(kind), n);
   r.opCases = s.opCases;
   r.rejectedOps = s.rejectedOps;
-  for (const CampaignFinding& f : s.findings) {
+  for (const Finding& f : s.findings) {
     ReportFailure out;
     out.record = corpusRecord(f.minimized, f.info);
     if (!f.dir.empty()) try {

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "nncheck/error.h"
 #include "nncheck/reference.h"
 
 namespace nncheck {
@@ -59,25 +60,52 @@ Divergence found(const Graph& g, size_t i, const Difference& diff, bool exposed)
 // The first way: one run with every value exposed, against the reference's values `want`.
 std::optional<Divergence> exposedDivergence(const Isolated& engine, const TestCase& tc,
                                             const TensorMap& want, const Tolerance& tol) {
-  const Graph& g = tc.model.graph;
   RunOutcome all = engine.run(exposeAllValues(tc.model, want), tc.inputs);
-  if (all.kind == Outcome::Pass)
-    for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (auto diff = differingOutput(g.nodes[i], all.outputs, want, tol))
-        return found(g, i, *diff, true);
+  if (all.kind != Outcome::Pass) return std::nullopt;
+  return firstDivergence(tc.model.graph, all.outputs, want, tol);
+}
+
+}  // namespace
+
+std::optional<Divergence> firstDivergence(const Graph& g, const TensorMap& got,
+                                          const TensorMap& want, const Tolerance& tol) {
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (auto diff = differingOutput(g.nodes[i], got, want, tol)) return found(g, i, *diff, true);
   return std::nullopt;
+}
+
+namespace {
+
+// Every value of the case as the reference computes it, or as `expected` does (nullopt when
+// that engine does not run the exposed model).
+std::optional<TensorMap> expectedValues(const TestCase& tc, const Isolated* expected) {
+  TensorMap values;
+  try {
+    values = runReferenceAllValues(tc.model, tc.inputs);
+  } catch (const Error&) {
+    if (!expected) throw;
+    return std::nullopt;  // a model the reference does not compute (a custom op): not typed
+  }
+  if (!expected) return values;
+  RunOutcome r = expected->run(exposeAllValues(tc.model, values), tc.inputs);
+  if (r.kind != Outcome::Pass) return std::nullopt;
+  return std::move(r.outputs);
 }
 
 }  // namespace
 
 std::optional<Divergence> localizeExposed(const Isolated& engine, const TestCase& tc,
-                                          const Tolerance& tol) {
-  return exposedDivergence(engine, tc, runReferenceAllValues(tc.model, tc.inputs), tol);
+                                          const Tolerance& tol, const Isolated* expected) {
+  const std::optional<TensorMap> want = expectedValues(tc, expected);
+  if (!want) return std::nullopt;
+  return exposedDivergence(engine, tc, *want, tol);
 }
 
 std::optional<Divergence> localizeDivergence(const Isolated& engine, const TestCase& tc,
-                                             const Tolerance& tol) {
-  const TensorMap want = runReferenceAllValues(tc.model, tc.inputs);
+                                             const Tolerance& tol, const Isolated* expected) {
+  const std::optional<TensorMap> expectedAll = expectedValues(tc, expected);
+  if (!expectedAll) return std::nullopt;
+  const TensorMap& want = *expectedAll;
   if (auto d = exposedDivergence(engine, tc, want, tol)) return d;
   const Graph& g = tc.model.graph;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -9,6 +9,7 @@
 
 #include "nncheck/error.h"
 #include "nncheck/tolerance.h"
+#include "nncheck/variants.h"
 
 namespace nncheck {
 
@@ -117,7 +118,7 @@ TensorMap runOn(const Isolated& engine, const TestCase& tc) {
 }
 
 void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance& tol,
-                    const TensorMap* allowance) {
+                    const TensorMap* allowance, const std::string& expected) {
   std::ostringstream os;
   os.precision(6);
   double maxAbs = 0, maxRel = 0, estimate = allowance ? 0 : -1;
@@ -151,13 +152,15 @@ void assertAllClose(const TensorMap& got, const TensorMap& want, const Tolerance
   std::ostringstream head;
   head.precision(6);
   if (valuesDiffer) {
-    head << "outputs differ from the reference (worst abs error " << maxAbs << ", worst rel error "
-         << maxRel << "; tolerance rtol=" << tol.rtol << " atol=" << tol.atol;
+    head << "outputs differ from " << expected << " (worst abs error " << maxAbs
+         << ", worst rel error " << maxRel << "; tolerance rtol=" << tol.rtol
+         << " atol=" << tol.atol;
     if (estimate >= 0)
       head << "; a correct engine's float error there is estimated at " << estimate << " at most";
     head << ")\n";
   } else  // no value was compared: figures of 0 would read as a pass
-    head << "outputs differ from the reference in shape, dtype or presence (no values compared)\n";
+    head << "outputs differ from " << expected
+         << " in shape, dtype or presence (no values compared)\n";
   PropertyFailure f(Outcome::Mismatch, head.str() + os.str());
   f.verdict.shapeOnly = !valuesDiffer;
   f.verdict.maxAbsError = maxAbs;
@@ -175,9 +178,10 @@ namespace {
 // `reference` computes only then). Without the reference, the first failure stands.
 void assertCloseAllowingFloatError(const TensorMap& got, const TensorMap& want,
                                    const Tolerance& tol, const TestCase& tc, double scale,
-                                   const std::function<TensorMap()>& reference) {
+                                   const std::function<TensorMap()>& reference,
+                                   const std::string& expected = "the reference") {
   try {
-    assertAllClose(got, want, tol);
+    assertAllClose(got, want, tol, nullptr, expected);
   } catch (const PropertyFailure& f) {
     if (f.outcome() != Outcome::Mismatch || f.verdict.shapeOnly) throw;
     TensorMap allowance;
@@ -188,7 +192,7 @@ void assertCloseAllowingFloatError(const TensorMap& got, const TensorMap& want,
     }
     for (auto& [name, t] : allowance)
       for (double& x : t.span<double>()) x *= scale;
-    assertAllClose(got, want, tol, &allowance);
+    assertAllClose(got, want, tol, &allowance, expected);
   }
 }
 
@@ -200,6 +204,14 @@ void assertMatchesReference(Backend& engine, const TestCase& tc) {
 
 void assertAgree(Backend& a, Backend& b, const TestCase& tc) {
   assertAgree(isolatedInScope(a), isolatedInScope(b), tc);
+}
+
+void assertMatchesBaseline(Backend& engine, Backend& baseline, const TestCase& tc) {
+  assertMatchesBaseline(isolatedInScope(engine), isolatedInScope(baseline), tc);
+}
+
+void assertEquivalentVariantsAgree(Backend& engine, const TestCase& tc) {
+  assertEquivalentVariantsAgree(isolatedInScope(engine), tc);
 }
 
 void assertDeterministic(Backend& engine, const TestCase& tc) {
@@ -229,7 +241,9 @@ void assertMatchesReference(const Isolated& engine, const TestCase& tc) {
   } catch (PropertyFailure& f) {
     // An error may follow a wrong shape computed upstream: localized too.
     if (f.outcome() == Outcome::Mismatch || f.outcome() == Outcome::Error)
-      f.verdict.localize = [engine, tc, tol] { return localizeDivergence(engine, tc, tol); };
+      f.verdict.localize = [engine, tc, tol](bool quick) {
+        return quick ? localizeExposed(engine, tc, tol) : localizeDivergence(engine, tc, tol);
+      };
     throw;
   }
 }
@@ -239,8 +253,9 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
   TensorMap fromB = runOn(b, tc);
   try {
     // Both may make the float error of a correct engine: twice the estimate apart.
-    assertCloseAllowingFloatError(fromA, fromB, toleranceFor(tc.model), tc, 2,
-                                  [&] { return runReference(tc.model, tc.inputs); });
+    assertCloseAllowingFloatError(
+        fromA, fromB, toleranceFor(tc.model), tc, 2,
+        [&] { return runReference(tc.model, tc.inputs); }, b.backend().name());
   } catch (const PropertyFailure& f) {
     PropertyFailure g(Outcome::Mismatch,
                       a.backend().name() + " and " + b.backend().name() +
@@ -249,6 +264,87 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
     g.verdict = f.verdict;
     g.verdict.message = message;
     throw g;
+  }
+}
+
+void assertMatchesBaseline(const Isolated& engine, const Isolated& baseline, const TestCase& tc) {
+  const std::string base = baseline.backend().name();
+  TensorMap want;
+  try {
+    want = runOn(baseline, tc);
+  } catch (const PropertyFailure& f) {
+    throw Unsupported("baseline", "the baseline " + base + " does not run the case: " + f.what());
+  }
+  if (auto where = firstNonFinite(tc.model, want))
+    throw Unsupported("baseline",
+                      "the baseline " + base + " computes a non-finite value: " + *where);
+  const Tolerance tol = toleranceFor(tc.model);
+  try {
+    // Both may make the float error of a correct engine: twice the estimate apart.
+    assertCloseAllowingFloatError(
+        runOn(engine, tc), want, tol, tc, 2, [&] { return runReference(tc.model, tc.inputs); },
+        "the baseline " + base);
+  } catch (PropertyFailure& f) {
+    if (f.outcome() == Outcome::Mismatch || f.outcome() == Outcome::Error)
+      f.verdict.localize = [engine, baseline, tc, tol](bool quick) {
+        return quick ? localizeExposed(engine, tc, tol, &baseline)
+                     : localizeDivergence(engine, tc, tol, &baseline);
+      };
+    throw;
+  }
+}
+
+namespace {
+
+// The first node of the model whose value the engine computes otherwise in the variant, every
+// value of both exposed (the values a rewrite keeps have their names in both).
+std::optional<Divergence> variantDivergence(const Isolated& engine, const TestCase& tc,
+                                            const TestCase& variant, const Tolerance& tol) {
+  TensorMap values, variantValues;
+  try {
+    values = runReferenceAllValues(tc.model, tc.inputs);
+    variantValues = runReferenceAllValues(variant.model, variant.inputs);
+  } catch (const Error&) {
+    return std::nullopt;  // not typed: not localized here
+  }
+  RunOutcome original = engine.run(exposeAllValues(tc.model, values), tc.inputs);
+  RunOutcome rewritten = engine.run(exposeAllValues(variant.model, variantValues), tc.inputs);
+  if (original.kind != Outcome::Pass || rewritten.kind != Outcome::Pass) return std::nullopt;
+  std::erase_if(original.outputs, [&](const auto& kv) { return !variantValues.count(kv.first); });
+  return firstDivergence(tc.model.graph, rewritten.outputs, original.outputs, tol);
+}
+
+}  // namespace
+
+void assertEquivalentVariantsAgree(const Isolated& engine, const TestCase& tc) {
+  if (tc.rewrites.empty())
+    throw Unsupported(
+        "no rewrite",
+        "the case has no equivalence rewrites (GeneratorConfig::rewrites draws them)");
+  std::vector<Rewrite> applied;
+  TestCase variant = tc;
+  variant.model = applyRewrites(tc.model, tc.rewrites, &applied);
+  variant.rewrites.clear();
+  if (applied.empty())
+    throw Unsupported("no rewrite", "none of the case's rewrites applies to its model");
+  const TensorMap want = runOn(engine, tc);
+  const TensorMap got = runOn(engine, variant);
+  // The variant may add ops that accumulate (a Softmax spelled out): the wider tolerance.
+  Tolerance tol = toleranceFor(tc.model);
+  const Tolerance other = toleranceFor(variant.model);
+  tol.rtol = std::max(tol.rtol, other.rtol);
+  tol.atol = std::max(tol.atol, other.atol);
+  try {
+    // Either run may make the float error of a correct engine: twice the estimate apart.
+    assertCloseAllowingFloatError(
+        got, want, tol, tc, 2, [&] { return runReference(tc.model, tc.inputs); },
+        engine.backend().name() +
+            " on the model itself (the variant: " + describeRewrites(applied) + ")");
+  } catch (PropertyFailure& f) {
+    f.verdict.localize = [engine, tc, variant, tol](bool) {
+      return variantDivergence(engine, tc, variant, tol);
+    };
+    throw;
   }
 }
 

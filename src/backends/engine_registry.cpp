@@ -11,48 +11,21 @@
 
 namespace nncheck {
 
-void EngineRegistry::add(EngineInfo info) {
-  if (info.name.empty()) throw Error("engine registry: an engine has no name");
+namespace {
+void requireFactory(const EngineInfo& info) {
   if (!info.make) throw Error("engine '" + info.name + "': no factory (EngineInfo::make)");
-  if (engines_.count(info.name)) throw Error("engine '" + info.name + "' is registered twice");
-  const std::string name = info.name;
-  engines_.emplace(name, std::move(info));
+}
+}  // namespace
+
+int& detail::pluginRegistrations() {
+  static int count = 0;
+  return count;
 }
 
-void EngineRegistry::addAtStartup(EngineInfo (*describe)()) noexcept {
-  try {
-    add(describe());
-  } catch (const std::exception& e) {
-    try {
-      startupErrors_.push_back(e.what());
-    } catch (...) {  // out of memory at startup: nothing to report with
-    }
-  }
-}
-
-void EngineRegistry::throwStartupErrors() const {
-  if (startupErrors_.empty()) return;
-  std::string all;
-  for (const std::string& e : startupErrors_) all += (all.empty() ? "" : "; ") + e;
-  throw Error("engine registry: " + all);
-}
-
-const EngineInfo& EngineRegistry::at(const std::string& name) const {
-  throwStartupErrors();
-  auto it = engines_.find(name);
-  if (it != engines_.end()) return it->second;
-  std::string known;
-  for (const auto& [n, e] : engines_) known += (known.empty() ? "" : ", ") + n;
-  throw Error("unknown engine '" + name + "' (registered: " + known +
-              "; a shared library of engines loads with --engine-lib or NNCHECK_ENGINE_LIBS)");
-}
-
-std::vector<std::string> EngineRegistry::names() const {
-  throwStartupErrors();
-  std::vector<std::string> out;
-  for (const auto& [n, e] : engines_) out.push_back(n);
-  return out;
-}
+EngineRegistry::EngineRegistry()
+    : Registry("engine",
+               "a shared library of engines loads with --engine-lib or NNCHECK_ENGINE_LIBS",
+               &requireFactory) {}
 
 std::unique_ptr<Backend> EngineRegistry::make(const std::string& name,
                                               const std::string& configuration) const {
@@ -103,7 +76,7 @@ void loadEngineLibrary(const std::string& path) {
   const std::string key = std::filesystem::weakly_canonical(path, ec).string();
   if (loaded.count(key)) return;
   if (!std::filesystem::exists(path)) throw Error("--engine-lib " + path + ": no such file");
-  const size_t before = engines().names().size();
+  const int before = detail::pluginRegistrations();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {
     const char* why = ::dlerror();
@@ -115,9 +88,10 @@ void loadEngineLibrary(const std::string& path) {
   } catch (const Error& e) {
     throw Error("--engine-lib " + path + ": " + e.what());
   }
-  if (engines().names().size() == before)
+  if (detail::pluginRegistrations() == before)
     throw Error("--engine-lib " + path +
-                ": it registers no engine (use NNCHECK_REGISTER_ENGINE in the library)");
+                ": it registers no engine or oracle (use NNCHECK_REGISTER_ENGINE or "
+                "NNCHECK_REGISTER_ORACLE in the library)");
 }
 
 void loadEngineLibrariesFromEnvironment() {

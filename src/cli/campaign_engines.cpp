@@ -5,20 +5,51 @@
 
 #include "nncheck/corpus.h"
 #include "nncheck/engine.h"
+#include "nncheck/error.h"
+#include "nncheck/oracle.h"
 
 namespace nncheck::cli {
 
-CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o) {
+CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o, bool anyOracle) {
   CampaignEngines e;
-  std::vector<std::string> configs =
-      o.configs.empty() ? engineConfigurations(o.selection) : o.configs;
+  // (Loads the engine libraries first, whose oracles --oracle may name.)
+  std::vector<std::string> configs = engineConfigurations(o.selection);
+  if (!o.configs.empty()) configs = o.configs;
   if (configs.empty()) configs = {""};
+  bool needsBaseline = anyOracle;
+  if (!o.oracle.empty()) {
+    try {
+      needsBaseline = oracles().at(o.oracle).needsBaseline;
+    } catch (const Error& e) {
+      throw Error(std::string("--oracle ") + e.what());
+    }
+  }
+  const EngineInfo& info = engines().at(o.selection.backend);
+  if (needsBaseline && !info.baseline.empty()) {
+    const std::string base = engines().key(o.selection.backend, info.baseline);
+    e.owned.push_back(makeEngine(o.selection, base));
+    e.baselineEngine = {base, e.owned.back().get()};
+    // The baseline against itself tests nothing.
+    auto isBase = [&](const std::string& c) {
+      return engines().key(o.selection.backend, c) == base;
+    };
+    if (!o.configs.empty() && !o.oracle.empty() &&
+        std::any_of(configs.begin(), configs.end(), isBase))
+      throw Error("--config " + base + ": the baseline configuration, which --oracle " + o.oracle +
+                  " compares every configuration with");
+    if (!anyOracle) std::erase_if(configs, isBase);
+  } else if (needsBaseline && !o.oracle.empty()) {
+    throw Error("--oracle " + o.oracle + ": engine '" + o.selection.backend +
+                "' names no baseline configuration to compare with");
+  }
+  if (configs.empty())
+    throw Error("--oracle " + o.oracle + ": engine '" + o.selection.backend +
+                "' has no configuration but its baseline to compare with it");
   for (std::string& c : configs) {
     e.owned.push_back(makeEngine(o.selection, c));
     c = engines().key(o.selection.backend, c);  // as the corpus and the baseline name it
     e.list.push_back({c.empty() ? o.selection.backend : c, e.owned.back().get()});
   }
-  const EngineInfo& info = engines().at(o.selection.backend);
   if (std::find(configs.begin(), configs.end(), info.baseline) != configs.end())
     e.baseline = info.baseline;
   if (info.withDisabled) {
@@ -28,6 +59,14 @@ CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o) {
     };
   }
   return e;
+}
+
+void addOracleOption(CLI::App* cmd, std::string& oracle, const std::string& help) {
+  std::string names;
+  for (const std::string& n : oracles().names()) names += (names.empty() ? "" : ", ") + n;
+  cmd->add_option("--oracle", oracle,
+                  "what cases are judged against (" + names +
+                      "; `nncheck oracles` describes them, --engine-lib loads more); " + help);
 }
 
 void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o,
@@ -43,7 +82,7 @@ void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o,
       ->capture_default_str();
 }
 
-void printFinding(size_t i, const CampaignFinding& f, const std::string& baseline) {
+void printFinding(size_t i, const Finding& f, const std::string& baseline) {
   std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
               std::string(outcomeName(f.info.kind)).c_str(), f.info.nodesBefore, f.info.nodesAfter,
               f.hits, f.info.pattern.c_str());
@@ -72,7 +111,7 @@ void printFinding(size_t i, const CampaignFinding& f, const std::string& baselin
     std::printf("       saved: %s\n", f.dir.c_str());
 }
 
-void printCulpritGroups(const std::vector<CampaignFinding>& findings) {
+void printCulpritGroups(const std::vector<Finding>& findings) {
   for (const auto& [needed, indices] : findingsByCulprit(findings)) {
     std::string list, names;
     for (size_t i : indices) list += (list.empty() ? "" : ", ") + std::to_string(i + 1);

@@ -1,6 +1,6 @@
-// What nncheck fuzz and nncheck reduce share: the engine options (--backend, --engine-lib,
-// --config, --timeout), the engines they make (one per configuration; fuzz runs cases on each in
-// turn, reduce on the first; all triage), and how a finding prints.
+// What nncheck fuzz, reduce and corpus check share: the engine options (--backend,
+// --engine-lib, --config, --timeout, --oracle), the engines they make (one per configuration; fuzz
+// runs cases on each in turn, reduce on the first; all triage), and how a finding prints.
 //
 //   CampaignEngineOptions o;
 //   addCampaignEngineOptions(cmd, o);
@@ -21,6 +21,8 @@ struct CampaignEngineOptions {
   EngineSelection selection;
   std::vector<std::string> configs;  // default: every configuration this machine has
   double timeout = 10;
+  // --oracle (nncheck/oracle.h); empty: the reference, or in `corpus check` each case's own.
+  std::string oracle;
 };
 
 struct CampaignEngines {
@@ -28,6 +30,9 @@ struct CampaignEngines {
   std::vector<CampaignEngine> list;
   std::string baseline;   // EngineInfo::baseline, when it is among the configurations
   EngineWithout without;  // for the culprit search, when the engine switches optimizations off
+  // The engine's baseline configuration, made when an oracle may compare with it (then not
+  // among `list`); none when the engine names no baseline.
+  CampaignEngine baselineEngine{};
 };
 
 // `defaultBackend` empty: no engine unless --backend names one.
@@ -35,14 +40,19 @@ void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o,
                               const std::string& defaultBackend = "opencv");
 
 // One engine per configuration (default: every configuration this machine has); throws
-// nncheck::Error naming what is wrong.
-CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o);
+// nncheck::Error naming what is wrong. With an oracle that needs the baseline (or `anyOracle`,
+// for a corpus whose cases each name theirs), the baseline configuration is made apart and left
+// out of the default configurations; naming it with --config then is an error.
+CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o, bool anyOracle = false);
+
+// --oracle on a subcommand; `help` says what the default is.
+void addOracleOption(CLI::App* cmd, std::string& oracle, const std::string& help);
 
 // A finding as the summary table's row i and its details; with the engines' baseline, whether
 // it fails there too (the engine's kernels or its adapter) or only where it optimizes.
-void printFinding(size_t i, const CampaignFinding& f, const std::string& baseline);
+void printFinding(size_t i, const Finding& f, const std::string& baseline);
 // The findings (numbered from 1, as printFinding numbers them) whose culprits need the same
 // optimizations, a line per set of two or more.
-void printCulpritGroups(const std::vector<CampaignFinding>& findings);
+void printCulpritGroups(const std::vector<Finding>& findings);
 
 }  // namespace nncheck::cli

@@ -14,6 +14,7 @@ void addProbeCommand(CLI::App& app);
 void addFuzzCommand(CLI::App& app);
 void addReduceCommand(CLI::App& app);   // reduce_command.cpp
 void addEnginesCommand(CLI::App& app);  // engines.cpp
+void addOraclesCommand(CLI::App& app);  // engines.cpp
 void addShowCommand(CLI::App& app);     // show_command.cpp
 void addCorpusCommand(CLI::App& app);   // corpus_command.cpp
 void addReportCommand(CLI::App& app);   // report_command.cpp

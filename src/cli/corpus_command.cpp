@@ -66,22 +66,28 @@ int check(const CheckOptions& o) {
     timeout = secondsOption("--timeout", o.engine.timeout);
     if (!o.withEngine && !o.engine.selection.libraries.empty())
       throw Error("--engine-lib: name the engine to check with --backend");
-    if (o.withEngine) engines = makeCampaignEngines(o.engine);
+    if (o.withEngine)
+      engines = makeCampaignEngines(o.engine, /*anyOracle=*/o.engine.oracle.empty());
   } catch (const Error& e) {
     std::cerr << "nncheck corpus check: error: " << e.what() << "\n";
     return 2;
   }
   CorpusCheck r;
   try {
-    r = checkCorpus(o.corpus, engines.list, o.withEngine ? o.engine.selection.backend : "", timeout,
-                    [&](const CaseCheck& c) {
-                      if (!c.ok || o.verbose)
-                        std::printf("%-8s %s: %s\n", c.ok ? "ok" : "CHANGED",
-                                    printable(c.dir.lexically_relative(o.corpus).string()).c_str(),
-                                    c.detail.empty() ? "loads; the reference computes its "
-                                                       "saved outputs"
-                                                     : printable(c.detail).c_str());
-                    });
+    r = checkCorpus(o.corpus,
+                    {.engines = engines.list,
+                     .engineName = o.withEngine ? o.engine.selection.backend : "",
+                     .baseline = engines.baselineEngine,
+                     .oracle = o.engine.oracle,
+                     .timeout = timeout,
+                     .onCase = [&](const CaseCheck& c) {
+                       if (!c.ok || o.verbose)
+                         std::printf("%-8s %s: %s\n", c.ok ? "ok" : "CHANGED",
+                                     printable(c.dir.lexically_relative(o.corpus).string()).c_str(),
+                                     c.detail.empty() ? "loads; the reference computes its "
+                                                        "saved outputs"
+                                                      : printable(c.detail).c_str());
+                     }});
   } catch (const Error& e) {
     std::cerr << "nncheck corpus check: error: " << e.what() << "\n";
     return 2;
@@ -135,10 +141,11 @@ void addCorpusCommand(CLI::App& app) {
   CLI::App* k = cmd->add_subcommand(
       "check",
       "Check that every case still loads, the reference still computes its saved outputs, and "
-      "(with --backend) the engine's configurations still give the recorded outcomes. Exit 1 "
-      "when a case differs.");
+      "(with --backend) the engine's configurations still give the recorded outcomes, judged "
+      "by the oracle each case records. Exit 1 when a case differs.");
   k->add_option("CORPUS", c->corpus, "the corpus folder")->capture_default_str();
   addCampaignEngineOptions(k, c->engine, "");  // no engine unless named
+  addOracleOption(k, c->engine.oracle, "default: the one each case records");
   k->add_flag("-v,--verbose", c->verbose, "print every case, not only those that differ");
   k->callback([c] {
     c->withEngine = !c->engine.selection.backend.empty();

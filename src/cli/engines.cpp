@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
+#include "nncheck/oracle.h"
 
 namespace nncheck::cli {
 namespace {
@@ -82,6 +83,31 @@ void addEnginesCommand(CLI::App& app) {
       setExitCode(0);
     } catch (const Error& e) {
       std::cerr << "nncheck engines: error: " << e.what() << "\n";
+      setExitCode(2);
+    }
+  });
+}
+
+void addOraclesCommand(CLI::App& app) {
+  auto libraries = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand(
+      "oracles",
+      "List the oracles cases can be judged against (--oracle of fuzz, reduce and "
+      "corpus check).");
+  cmd->add_option("--engine-lib", *libraries,
+                  "a shared library of engines and oracles to load first (repeatable)")
+      ->allow_extra_args(false);
+  cmd->callback([libraries] {
+    try {
+      loadLibraries(*libraries);
+      for (const std::string& name : oracles().names()) {
+        const OracleInfo& o = oracles().at(name);
+        std::printf("%-14s %s%s\n", name.c_str(), o.description.c_str(),
+                    o.needsBaseline ? " (needs the engine's baseline configuration)" : "");
+      }
+      setExitCode(0);
+    } catch (const Error& e) {
+      std::cerr << "nncheck oracles: error: " << e.what() << "\n";
       setExitCode(2);
     }
   });

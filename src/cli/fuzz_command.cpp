@@ -49,6 +49,7 @@ std::vector<std::pair<std::string, std::string>> reportSettings(const FuzzOption
   std::snprintf(seconds, sizeof seconds, "%g", o.seconds);
   std::vector<std::pair<std::string, std::string>> s = {
       {"engine", o.engine.selection.backend},
+      {"oracle", c.oracle},
       {"configurations", configs},
       {"nodes per model", std::to_string(o.nodes)},
       {"seed", std::to_string(o.seed) + " (case i uses seed + i)"},
@@ -73,6 +74,8 @@ int fuzz(const FuzzOptions& o) {
   try {
     engines = makeCampaignEngines(o.engine);
     c.engineWithout = engines.without;
+    if (!o.engine.oracle.empty()) c.oracle = o.engine.oracle;
+    c.baseline = engines.baselineEngine;
     c.timeout = secondsOption("--timeout", o.engine.timeout);
     if (!(o.seconds > 0)) throw Error("--seconds: expected a positive number");
     if (o.cases < 0) throw Error("--cases: expected a non-negative number");
@@ -115,8 +118,13 @@ int fuzz(const FuzzOptions& o) {
   const std::string shardText = c.shardCount > 1 ? ", shard " + std::to_string(c.shardIndex) + "/" +
                                                        std::to_string(c.shardCount)
                                                  : "";
-  std::fprintf(stderr, "nncheck fuzz: %s (%s), %d-node models, seed %llu%s, %s; corpus %s\n",
-               o.engine.selection.backend.c_str(), configs.c_str(), o.nodes,
+  const std::string against =
+      c.oracle == "reference" ? ""
+      : c.baseline.backend
+          ? " against the oracle " + c.oracle + " (baseline " + c.baseline.configuration + ")"
+          : " against the oracle " + c.oracle;
+  std::fprintf(stderr, "nncheck fuzz: %s (%s)%s, %d-node models, seed %llu%s, %s; corpus %s\n",
+               o.engine.selection.backend.c_str(), configs.c_str(), against.c_str(), o.nodes,
                static_cast<unsigned long long>(o.seed), shardText.c_str(),
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
@@ -209,10 +217,12 @@ void addFuzzCommand(CLI::App& app) {
   auto o = std::make_shared<FuzzOptions>();
   CLI::App* cmd = app.add_subcommand(
       "fuzz",
-      "A time-boxed differential campaign: random models on an engine, compared with the "
-      "reference; failures shrunk, localized, triaged across configurations, deduplicated and "
+      "A time-boxed differential campaign: random models on an engine, judged by an oracle "
+      "(the reference by default); failures shrunk, localized, triaged across configurations, "
+      "deduplicated and "
       "saved to the corpus.");
   addCampaignEngineOptions(cmd, o->engine);
+  addOracleOption(cmd, o->engine.oracle, "default: reference");
   cmd->add_option("--seconds", o->seconds, "time box")->capture_default_str();
   cmd->add_option("--cases", o->cases, "stop after this many cases instead (0: use --seconds)")
       ->capture_default_str();

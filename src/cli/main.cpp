@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   nncheck::cli::addFuzzCommand(app);
   nncheck::cli::addReduceCommand(app);
   nncheck::cli::addEnginesCommand(app);
+  nncheck::cli::addOraclesCommand(app);
   nncheck::cli::addShowCommand(app);
   nncheck::cli::addCorpusCommand(app);
   nncheck::cli::addReportCommand(app);

@@ -24,10 +24,15 @@ int reduce(const ReduceOptions& o) {
   CampaignOptions c;
   TestCase tc;
   try {
-    engines = makeCampaignEngines(o.engine);
+    const CorpusCase saved = loadCorpusCase(o.caseDir);
+    // A saved failure is judged by the oracle it failed against, unless --oracle says.
+    CampaignEngineOptions options = o.engine;
+    if (options.oracle.empty()) options.oracle = saved.oracle;
+    engines = makeCampaignEngines(options);
+    c.oracle = options.oracle;
+    c.baseline = engines.baselineEngine;
     c.engineWithout = engines.without;
     c.timeout = secondsOption("--timeout", o.engine.timeout);
-    const CorpusCase saved = loadCorpusCase(o.caseDir);
     tc = saved.testCase;
     // A saved failure reduces on the configuration it failed in, unless --config says.
     if (o.engine.configs.empty()) {
@@ -44,13 +49,12 @@ int reduce(const ReduceOptions& o) {
   c.property = "reduce-" + o.engine.selection.backend;
   c.markKnownFailures = o.markKnown;
   try {
-    std::optional<CampaignFinding> f = reduceCase(engines.list, tc, c);
+    std::optional<Finding> f = reduceCase(engines.list, tc, c);
     if (!f) {
       std::cerr << "nncheck reduce: " << o.caseDir << " does not fail on "
                 << engines.list.front().backend->name() << ": nothing to reduce\n";
       return 1;
     }
-    f->dir = saveFinding(*f, c);
     std::printf("%s, shrunk from %d to %d nodes in %d steps (%.2f s)\n",
                 std::string(outcomeName(f->info.kind)).c_str(), f->info.nodesBefore,
                 f->info.nodesAfter, f->info.shrinkSteps, f->info.shrinkSeconds);
@@ -74,6 +78,7 @@ void addReduceCommand(CLI::App& app) {
       "an engine, keeping its failure kind; localize, triage and save it.");
   cmd->add_option("case", o->caseDir, "the case folder")->required();
   addCampaignEngineOptions(cmd, o->engine);
+  addOracleOption(cmd, o->engine.oracle, "default: the one the case records, else reference");
   cmd->add_option("--corpus", o->corpus, "where the reduced case is saved")->capture_default_str();
   cmd->add_flag("--mark-known", o->markKnown,
                 "save it as a known failure of the configurations it fails in");

@@ -77,6 +77,17 @@ status=$?
 set -e
 [ "$status" -eq 1 ] || fail "toy O2's bug was not found by nncheck fuzz: $(tail "$work/fuzz-bug.txt")"
 grep -q 'Sigmoid' "$work/fuzz-bug.txt" || fail "the finding does not name Sigmoid"
+# The plug-in's own oracle: listed, and it finds the O2 bug with the reference out of the loop.
+"$cli" oracles --engine-lib "$lib" | grep -q '^toy-as-o0 ' || fail "nncheck oracles does not list toy-as-o0"
+set +e
+"$cli" fuzz --engine-lib "$lib" --backend toy --config O2 --oracle toy-as-o0 --cases 60 --nodes 6 \
+  --corpus "$work/fuzz-oracle" --fail-on-new > "$work/fuzz-oracle.txt" 2>&1
+status=$?
+set -e
+[ "$status" -eq 1 ] || fail "the oracle toy-as-o0 did not find O2's bug: $(tail "$work/fuzz-oracle.txt")"
+grep -q 'toy-as-o0: mismatch at Sigmoid' "$work/fuzz-oracle.txt" \
+  || fail "the finding is not the oracle's Sigmoid mismatch: $(grep -A3 'distinct failures' "$work/fuzz-oracle.txt")"
+grep -rq '"oracle": "toy-as-o0"' "$work/fuzz-oracle" || fail "the corpus does not record the oracle"
 
 # GoogleTest sharding splits the properties, TEST_P instances and corpus tests across shards.
 cd "$work/build"

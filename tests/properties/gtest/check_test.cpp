@@ -2,6 +2,8 @@
 // exactly its pattern, is saved to the corpus, replays as failing, and passes on the reference.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -402,6 +404,62 @@ TEST_F(Glue, SavedFailuresAreReplayedFirstAndAPatternIsSavedOnce) {
   EXPECT_NE(other[0].find("an earlier run saved the same minimized pattern"), std::string::npos)
       << other[0];
   EXPECT_EQ(savedCase(), first);
+}
+
+// Two check() processes (ctest -j over seeds) that find one pattern at the same moment save it
+// once: each reaches the save only after the other has reached it too (a barrier in the
+// configuration triage, which runs just before the save), and their shrunk cases differ in
+// shape, so only the pattern's claim keeps the second out.
+TEST_F(Glue, TwoProcessesSavingOnePatternAtOnceSaveItOnce) {
+  int toA[2], toB[2];
+  ASSERT_EQ(::pipe(toA), 0);
+  ASSERT_EQ(::pipe(toB), 0);
+  const auto gen = gen::testCase(config({"Sigmoid", "Relu", "Add"}, {}));
+  auto child = [&](const char* seed, int64_t atLeast, int tell, int wait, const fs::path& out) {
+    ::setenv("NNCHECK_SEED", seed, 1);
+    // Fails on a Sigmoid of at least `atLeast` elements: the two shrink to different shapes.
+    Property property = [atLeast](const TestCase& tc) {
+      for (const Node& n : tc.model.graph.nodes)
+        if (n.opType == "Sigmoid" &&
+            runReferenceAllValues(tc.model, tc.inputs).at(n.inputs[0]).size() >= atLeast)
+          throw PropertyFailure(Outcome::Mismatch, "Sigmoid wrong");
+    };
+    Property barrier = [tell, wait](const TestCase&) {
+      const char byte = 1;
+      char got = 0;
+      if (::write(tell, &byte, 1) != 1) _exit(3);
+      pollfd p{wait, POLLIN, 0};
+      if (::poll(&p, 1, 60000) != 1 || ::read(wait, &got, 1) != 1) _exit(4);
+    };
+    ::testing::TestPartResultArray results;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+      check(gen, property, {.triage = {{"barrier", barrier}}});
+    }
+    std::string text;
+    for (int i = 0; i < results.size(); ++i) text += results.GetTestPartResult(i).message();
+    writeFileAtomic(out, text);
+    _exit(results.size() == 1 ? 0 : 5);
+  };
+  const fs::path outA = tmp_.path() / "a.txt", outB = tmp_.path() / "b.txt";
+  const pid_t a = ::fork();
+  if (a == 0) child("1", 2, toB[1], toA[0], outA);
+  const pid_t b = ::fork();
+  if (b == 0) child("2", 3, toA[1], toB[0], outB);
+  int statusA = 0, statusB = 0;
+  ::waitpid(a, &statusA, 0);
+  ::waitpid(b, &statusB, 0);
+  for (int fd : {toA[0], toA[1], toB[0], toB[1]}) ::close(fd);
+  ASSERT_TRUE(WIFEXITED(statusA) && WEXITSTATUS(statusA) == 0) << statusA;
+  ASSERT_TRUE(WIFEXITED(statusB) && WEXITSTATUS(statusB) == 0) << statusB;
+  const fs::path saved = savedCase();
+  const std::string reportA = readFile(outA), reportB = readFile(outB);
+  EXPECT_NE(reportA.find("saved: " + saved.string()), std::string::npos) << reportA;
+  EXPECT_NE(reportB.find("saved: " + saved.string()), std::string::npos) << reportB;
+  EXPECT_NE((reportA + reportB).find("an earlier run saved the same minimized pattern"),
+            std::string::npos)
+      << reportA << reportB;
 }
 
 TEST_F(Glue, TheReportReplaysFromAnyFolderWithTheSettingsOfTheRun) {

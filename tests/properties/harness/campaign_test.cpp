@@ -10,8 +10,10 @@
 
 #include "doubles.h"
 #include "doubles/optimizer.h"
+#include "nncheck/corpus_tools.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
+#include "nncheck/variants.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -54,7 +56,7 @@ TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
   // engines take different paths for constants); each shrunk to the two nodes.
   ASSERT_GE(s.findings.size(), 1u);
   ASSERT_LE(s.findings.size(), 2u);
-  for (const CampaignFinding& f : s.findings) {
+  for (const Finding& f : s.findings) {
     EXPECT_EQ(f.info.kind, Outcome::Mismatch);
     EXPECT_TRUE(f.info.pattern == "mismatch at Relu: MatMul(x,x) Relu(#0)" ||
                 f.info.pattern == "mismatch at Relu: MatMul(x,w) Relu(#0)")
@@ -101,7 +103,7 @@ TEST_F(Campaign, RoundRobinTestsEveryConfigurationNotOnlyTheFirst) {
   o.roundRobin = true;
   const CampaignStats both = runCampaign(engines, o);
   ASSERT_FALSE(both.findings.empty());
-  for (const CampaignFinding& f : both.findings) {
+  for (const Finding& f : both.findings) {
     EXPECT_EQ(f.info.configuration, "fusion=on");
     EXPECT_EQ(f.info.triage, (std::map<std::string, Outcome>{{"fusion=on", Outcome::Mismatch},
                                                              {"fusion=off", Outcome::Pass}}));
@@ -167,6 +169,89 @@ TEST_F(Campaign, ReduceShrinksOneCaseOrSaysItDoesNotFail) {
   }
 }
 
+// With the reference switched off: each configuration against the engine's baseline finds the
+// fusion bug, records the oracle, and keeps its patterns apart from the reference's.
+TEST_F(Campaign, TheBaselineOracleFindsTheFusionBugWithoutTheReference) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  CampaignOptions o = options(150);
+  o.oracle = "baseline";
+  o.baseline = {"fusion=off", &unfused};
+  CampaignStats s = runCampaign({{"fusion=on", &fused}}, o);
+  ASSERT_FALSE(s.findings.empty());
+  for (const Finding& f : s.findings) {
+    EXPECT_EQ(f.info.pattern.rfind("baseline: mismatch at Relu: MatMul(", 0), 0u) << f.info.pattern;
+    EXPECT_EQ(f.info.nodesAfter, 2);
+    EXPECT_EQ(f.info.oracle, "baseline");
+    ASSERT_FALSE(f.dir.empty());
+    EXPECT_EQ(loadCorpusCase(f.dir).oracle, "baseline");
+  }
+  // The baseline is no configuration under test, and an oracle that needs it needs it.
+  EXPECT_THROW(runCampaign({{"fusion=off", &unfused}}, o), Error);
+  o.baseline = {};
+  EXPECT_THROW(runCampaign({{"fusion=on", &fused}}, o), Error);
+  o.oracle = "nosuch";
+  EXPECT_THROW(runCampaign({{"fusion=on", &fused}}, o), Error);
+}
+
+// With the reference switched off: the engine on a model against the engine on a variant in
+// which a rewrite breaks the fused MatMul -> Relu apart (or plants it). Shrunk to the pair and
+// at most two rewrites; the reference itself agrees with every variant.
+TEST_F(Campaign, TheEquivalenceOracleFindsTheFusionBugWithoutTheReference) {
+  testing::FusedMatMulRelu fused(true);
+  CampaignOptions o = options(300);
+  o.oracle = "equivalence";
+  CampaignStats s = runCampaign({{"fusion=on", &fused}}, o);
+  ASSERT_FALSE(s.findings.empty());
+  for (const Finding& f : s.findings) {
+    EXPECT_EQ(f.info.pattern.rfind("equivalence: mismatch at Relu: MatMul(", 0), 0u)
+        << f.info.pattern;
+    EXPECT_EQ(f.info.nodesAfter, 2) << modelToText(f.minimized.model);
+    EXPECT_GE(f.minimized.rewrites.size(), 1u);
+    EXPECT_LE(f.minimized.rewrites.size(), 2u) << describeRewrites(f.minimized.rewrites);
+    ASSERT_FALSE(f.dir.empty());
+    EXPECT_EQ(loadCorpusCase(f.dir).testCase.rewrites, f.minimized.rewrites);
+  }
+  CampaignOptions clean = options(300);
+  clean.oracle = "equivalence";
+  clean.corpus.clear();
+  EXPECT_TRUE(runCampaign({{"", &reference()}}, clean).findings.empty());
+}
+
+TEST_F(Campaign, TheDeterministicOracleFindsARacyKernel) {
+  testing::RacyTanh racy(tmp_.path() / "counter");
+  CampaignOptions o = options(60);
+  o.oracle = "deterministic";
+  CampaignStats s = runCampaign({{"", &racy}}, o);
+  ASSERT_EQ(s.findings.size(), 1u);
+  EXPECT_EQ(s.findings[0].info.ops, (std::vector<std::string>{"Tanh"}));
+  EXPECT_EQ(s.findings[0].info.pattern.rfind("deterministic: mismatch", 0), 0u)
+      << s.findings[0].info.pattern;
+}
+
+// A model the reference does not compute (a custom op): reduced and saved by the baseline
+// oracle, without expected outputs, and checked as recorded.
+TEST_F(Campaign, ReduceByTheBaselineSavesACaseTheReferenceCannotCompute) {
+  testing::CustomTwice optimizing(true), baseline(false);
+  CampaignOptions o = options(1);
+  o.oracle = "baseline";
+  o.baseline = {"optimize=off", &baseline};
+  o.property = "reduce-custom";
+  const std::vector<CampaignEngine> engines = {{"optimize=on", &optimizing}};
+  EXPECT_FALSE(reduceCase(engines, testing::customTwiceCase({1, 2}), o));
+  std::optional<Finding> f = reduceCase(engines, testing::customTwiceCase({1, -2, 3}), o);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->info.kind, Outcome::Mismatch);
+  ASSERT_FALSE(f->dir.empty());
+  EXPECT_TRUE(fs::exists(f->dir / "model.onnx"));
+  EXPECT_FALSE(fs::exists(f->dir / "test_data_set_0" / "output_0.pb"));
+  const CorpusCheck c =
+      checkCorpus(corpus_, {.engines = engines, .baseline = o.baseline, .timeout = 5s});
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_TRUE(c.cases[0].ok) << c.cases[0].detail;
+  EXPECT_NE(c.cases[0].detail.find("mismatch at optimize=on, as recorded"), std::string::npos)
+      << c.cases[0].detail;
+}
+
 // Against an engine compiled with SanitizerCoverage (the optimizer double), the campaign keeps
 // the cases that reached new edges and mutates them, finds the double's Transpose bug, and
 // stays deterministic: the same seed gives the same cases, coverage and findings. The cases stay
@@ -190,7 +275,7 @@ TEST_F(Campaign, IsCoverageGuidedAndDeterministicAgainstAnInstrumentedEngine) {
   EXPECT_GT(guided.coverage.kept, 0);
   EXPECT_GT(guided.coverage.mutants, guided.coverage.fresh / 2);  // half, once a case is kept
   std::vector<std::string> patterns;
-  for (const CampaignFinding& f : guided.findings) patterns.push_back(f.info.pattern);
+  for (const Finding& f : guided.findings) patterns.push_back(f.info.pattern);
   EXPECT_NE(std::find(patterns.begin(), patterns.end(),
                       "mismatch in shape at Transpose: Transpose(x) Transpose(#0)"),
             patterns.end())
@@ -220,13 +305,13 @@ TEST_F(Campaign, AFindingWhoseCaseIsGoneIsSavedAgain) {
   const std::vector<CampaignEngine> engines = {{"fusion=on", &fused}, {"fusion=off", &unfused}};
   const CampaignStats first = runCampaign(engines, options(150));
   ASSERT_FALSE(first.findings.empty());
-  for (const CampaignFinding& f : first.findings) fs::remove_all(f.dir);
+  for (const Finding& f : first.findings) fs::remove_all(f.dir);
   ASSERT_TRUE(loadCorpus(corpus_).empty());
   ASSERT_FALSE(fs::is_empty(corpus_ / "fuzz" / ".patterns")) << "the claims stay";
   const CampaignStats again = runCampaign(engines, options(150));
   EXPECT_EQ(again.newFindings(), static_cast<int>(again.findings.size()));
   EXPECT_EQ(loadCorpus(corpus_).size(), again.findings.size());
-  for (const CampaignFinding& f : again.findings) EXPECT_TRUE(fs::exists(f.dir / "model.onnx"));
+  for (const Finding& f : again.findings) EXPECT_TRUE(fs::exists(f.dir / "model.onnx"));
 }
 
 TEST_F(Campaign, TheTimeBoxEndsAModelBeingGrown) {
@@ -287,7 +372,7 @@ TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
 
 std::set<std::string> patternsOf(const CampaignStats& s) {
   std::set<std::string> out;
-  for (const CampaignFinding& f : s.findings) out.insert(f.info.pattern);
+  for (const Finding& f : s.findings) out.insert(f.info.pattern);
   return out;
 }
 
@@ -318,7 +403,7 @@ TEST_F(Campaign, ShardsRunDisjointSlicesThatTogetherAreTheWholeCampaign) {
     sum.passed += part.passed;
     sum.failures[Outcome::Mismatch] += part.failures.at(Outcome::Mismatch);
     for (const auto& [op, n] : part.opCases) sum.opCases[op] += n;
-    for (const CampaignFinding& f : part.findings) {
+    for (const Finding& f : part.findings) {
       patterns.insert(f.info.pattern);
       EXPECT_EQ((f.info.casesRun - 1) % 3, k) << "case numbers are the whole campaign's";
     }

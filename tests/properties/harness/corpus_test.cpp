@@ -299,7 +299,7 @@ TEST(Corpus, AnErrorAfterAWrongShapeIsOneFindingWithThatNodesMismatch) {
     const Isolated isolatedEngine = isolated(engine, 5s);
     const Verdict v =
         judge([&](const TestCase& c) { assertMatchesReference(isolatedEngine, c); }, tc);
-    return recordFailure(v, tc, v.localize ? v.localize() : std::nullopt);
+    return recordFailure(v, tc, v.localize ? v.localize(false) : std::nullopt);
   };
   const FailureInfo error = infoOf(transposeThen(true));
   const FailureInfo mismatch = infoOf(transposeThen(false));

@@ -249,14 +249,14 @@ class CorpusCheckTest : public ::testing::Test {
 };
 
 TEST_F(CorpusCheckTest, ACorpusBehavesAsRecordedUntilTheEngineOrACaseChanges) {
-  const CorpusCheck same = checkCorpus(corpus_, engines_);
+  const CorpusCheck same = checkCorpus(corpus_, {.engines = engines_});
   EXPECT_EQ(same.changed + same.broken, 0);
   ASSERT_EQ(same.ok, static_cast<int>(same.cases.size()));
   EXPECT_NE(same.cases[0].detail.find("mismatch at fusion=on, as recorded"), std::string::npos)
       << same.cases[0].detail;
 
   // The bug fixed: each case now passes where it was recorded to fail.
-  const CorpusCheck fixed = checkCorpus(corpus_, {{"fusion=on", &unfused_}});
+  const CorpusCheck fixed = checkCorpus(corpus_, {.engines = {{"fusion=on", &unfused_}}});
   EXPECT_EQ(fixed.changed, static_cast<int>(fixed.cases.size()));
   EXPECT_NE(fixed.cases[0].detail.find("pass at fusion=on, recorded mismatch"), std::string::npos)
       << fixed.cases[0].detail;
@@ -271,7 +271,8 @@ TEST_F(CorpusCheckTest, ACorpusBehavesAsRecordedUntilTheEngineOrACaseChanges) {
   if (same.cases.size() > 1) writeFileAtomic(same.cases[1].dir / "nncheck.json", "{");
   std::vector<std::string> seen;
   const CorpusCheck edited = checkCorpus(
-      corpus_, {}, "", 5000ms, [&](const CaseCheck& c) { seen.push_back(c.dir.string()); });
+      corpus_,
+      {.timeout = 5000ms, .onCase = [&](const CaseCheck& c) { seen.push_back(c.dir.string()); }});
   EXPECT_EQ(seen.size(), edited.cases.size());
   EXPECT_FALSE(edited.cases[0].ok);
   EXPECT_NE(edited.cases[0].detail.find("no longer computes the saved outputs"), std::string::npos)

@@ -128,7 +128,7 @@ TEST(Culprit, ASetFoundBeforeIsCheckedFirst) {
 // groups the findings that need the same optimizations.
 TEST(Culprit, FindingsThatNeedTheSameOptimizationsAreGrouped) {
   const auto needing = [](std::vector<std::string> needed) {
-    CampaignFinding f;
+    Finding f;
     if (!needed.empty()) f.info.culprit = Culprit{.needed = std::move(needed)};
     return f;
   };

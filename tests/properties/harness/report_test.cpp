@@ -79,7 +79,7 @@ TEST(Report, ACampaignPageHoldsItsTimelineAndOpCounts) {
   s.timeline = {{0.5, 10, 10, 0, 0, 0}, {1.5, 20, 19, 0, 0, 1}, {2, 30, 28, 0, 0, 2}};
   s.opCases = {{"Conv", 12}, {"Relu", 30}};
   s.rejectedOps = {{"Conv", 3}};
-  CampaignFinding f;
+  Finding f;
   f.minimized = makeTestCase(GeneratorConfig{}, 5);
   f.info.kind = Outcome::Crash;
   f.info.pattern = "crash: Relu(x)";

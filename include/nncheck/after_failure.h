@@ -1,0 +1,74 @@
+// What follows a failure, one path for check() and campaigns alike: shrink (RapidCheck's result
+// in check(), greedy in campaigns), confirm afresh, localize, record, triage over the
+// configurations, search for the culprit optimizations where the engine switches them off, and
+// save once per minimized pattern through an exclusive claim (two processes finding one pattern
+// at once save it once).
+//
+//   nncheck::FailurePath p;
+//   p.property = "fuzz-mycompiler";
+//   p.judge = [&](const nncheck::TestCase& c) { return nncheck::judge(property, c); };
+//   p.corpus = "nncheck-corpus";
+//   nncheck::Finding f = nncheck::afterFailure(p, failingCase, verdict);   // f.dir: saved
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nncheck/corpus.h"
+#include "nncheck/shrink.h"
+
+namespace nncheck {
+
+// A property at one configuration, judged on a case.
+using Judge = std::function<Verdict(const TestCase&)>;
+
+struct FailurePath {
+  std::string property;                // the corpus folder: <corpus>/<property>/<hash>
+  std::string oracle = "reference";    // what the failure was judged against (nncheck/oracle.h)
+  std::string backend, configuration;  // who failed
+  // The failing configuration's property, judged afresh (not on a worker the failure may have
+  // damaged): confirms the shrunk case, and its verdict localizes it (Verdict::localize; a
+  // verdict without one, as of a user's property, is localized to the first node whose own
+  // sub-model fails the property the same way).
+  Judge judge;
+  // Shrinks the failing case keeping its failure (sameFailure); empty: it is shrunk already.
+  std::function<ShrinkResult(const TestCase&, const Verdict&)> shrink{};
+  // Configuration triage: each configuration's property on the minimized case.
+  std::vector<std::pair<std::string, Judge>> triage{};
+  bool markKnownFailures = false;  // record the configurations it fails in as known failures
+  // The culprit search (nncheck/culprit.h): the configuration's optimizations, and its property
+  // with some of them switched off (throws nncheck::Error for one it cannot switch off: no
+  // culprit then); `workaround` names the configuration with a set switched off.
+  std::vector<std::string> optimizations{};
+  std::function<Verdict(const std::vector<std::string>& disabled, const TestCase&)> without{};
+  std::function<std::string(const std::vector<std::string>& disabled)> workaround{};
+  // Sets found for earlier failures, tried first; a set found is added (may be null).
+  std::vector<std::vector<std::string>>* culprits = nullptr;
+  std::filesystem::path corpus;  // where it is saved; empty: not saved
+  // How it was found (FailureInfo::casesRun, secondsRun).
+  int64_t casesRun = 0;
+  double secondsRun = 0;
+};
+
+struct Finding {
+  // What nncheck.json holds: kind, message and figures, nodes before and after shrinking, first
+  // diverging node, configuration triage, pattern, culprit, and known failures when marked.
+  FailureInfo info;
+  TestCase minimized;
+  // The corpus case of its pattern: saved here, or already there (fromCorpus); empty when not
+  // saved.
+  std::filesystem::path dir;
+  bool fromCorpus = false;  // the pattern was in the corpus already (saved by another run)
+  int hits = 1;             // shrunk failures with this pattern (campaigns count them)
+  std::string saveError{};  // why it could not be saved; empty: saved, or not asked to
+};
+
+// The finding of `failing`, which failed `v` with the path's property. When the shrunk case does
+// not fail afresh (the engine failed on it once, not again), the unshrunk case is kept with `v`:
+// a minimized case that replays green is worse than a large one that fails.
+Finding afterFailure(const FailurePath& path, const TestCase& failing, const Verdict& v);
+
+}  // namespace nncheck

@@ -1,0 +1,85 @@
+// Named entries registered at static initialization, from nncheck or from a user's shared
+// library: what the engine registry (nncheck/engine.h) and the oracle registry
+// (nncheck/oracle.h) are made of, so both check names and report errors alike.
+//
+//   Registry<OracleInfo> r("oracle", "a library of oracles loads with --engine-lib");
+//   r.add({.name = "mine", .check = ...});
+//   const OracleInfo& o = r.at("mine");   // throws nncheck::Error listing the registered names
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nncheck/error.h"
+
+namespace nncheck {
+
+namespace detail {
+// Entries registered from static initializers so far, of every registry: a shared library
+// loaded with --engine-lib must register at least one (nncheck::loadEngineLibrary).
+int& pluginRegistrations();
+}  // namespace detail
+
+// Info has a `name`; `validate` throws nncheck::Error for an entry that lacks what it needs.
+template <class Info>
+class Registry {
+ public:
+  Registry(std::string kind, std::string hint, void (*validate)(const Info&) = nullptr)
+      : kind_(std::move(kind)), hint_(std::move(hint)), validate_(validate) {}
+
+  // Throws nncheck::Error when the name is taken or missing, or `validate` refuses the entry.
+  void add(Info info) {
+    if (info.name.empty()) throw Error(kind_ + " registry: an " + kind_ + " has no name");
+    if (validate_) validate_(info);
+    if (entries_.count(info.name)) throw Error(kind_ + " '" + info.name + "' is registered twice");
+    const std::string name = info.name;
+    entries_.emplace(name, std::move(info));
+  }
+
+  // Throws nncheck::Error naming the entry and the registered ones when it is unknown.
+  const Info& at(const std::string& name) const {
+    throwStartupErrors();
+    auto it = entries_.find(name);
+    if (it != entries_.end()) return it->second;
+    std::string known;
+    for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
+    throw Error("unknown " + kind_ + " '" + name + "' (registered: " + known + "; " + hint_ + ")");
+  }
+  bool contains(const std::string& name) const { return entries_.count(name) > 0; }
+  std::vector<std::string> names() const {  // sorted
+    throwStartupErrors();
+    std::vector<std::string> out;
+    for (const auto& [n, e] : entries_) out.push_back(n);
+    return out;
+  }
+
+  // What the registration macros call at static initialization, where nothing may throw (a
+  // library's initializers run inside the loader): errors are kept, and the next at() or
+  // names() throws them.
+  void addAtStartup(Info (*describe)()) noexcept {
+    ++detail::pluginRegistrations();
+    try {
+      add(describe());
+    } catch (const std::exception& e) {
+      try {
+        startupErrors_.push_back(e.what());
+      } catch (...) {  // out of memory at startup: nothing to report with
+      }
+    }
+  }
+
+ private:
+  void throwStartupErrors() const {
+    if (startupErrors_.empty()) return;
+    std::string all;
+    for (const std::string& e : startupErrors_) all += (all.empty() ? "" : "; ") + e;
+    throw Error(kind_ + " registry: " + all);
+  }
+  std::string kind_, hint_;
+  void (*validate_)(const Info&);
+  std::map<std::string, Info> entries_;
+  std::vector<std::string> startupErrors_;
+};
+
+}  // namespace nncheck

@@ -1,0 +1,112 @@
+#include "nncheck/after_failure.h"
+
+#include <algorithm>
+
+#include "nncheck/error.h"
+#include "nncheck/reference.h"
+
+namespace nncheck {
+namespace {
+
+// The culprit optimizations of the failure `v` of `tc` (nncheck/culprit.h), or none when the
+// path has no search or the configuration cannot switch one of them off.
+std::optional<Culprit> culpritOf(const FailurePath& p, const TestCase& tc, const Verdict& v) {
+  if (!p.without || p.optimizations.empty()) return std::nullopt;
+  static const std::vector<std::vector<std::string>> none;
+  try {
+    std::optional<Culprit> c = findCulprit(
+        p.optimizations,
+        [&](const std::vector<std::string>& disabled) {
+          return sameFailure(p.without(disabled, tc), v);
+        },
+        p.culprits ? *p.culprits : none);
+    if (!c) return c;
+    if (p.workaround) c->workaround = p.workaround(c->needed);
+    // One bug shows under many patterns: its set is tried first for the next finding.
+    if (p.culprits &&
+        std::find(p.culprits->begin(), p.culprits->end(), c->needed) == p.culprits->end())
+      p.culprits->push_back(c->needed);
+    return c;
+  } catch (const Error&) {  // an optimization the configuration cannot switch off
+    return std::nullopt;
+  }
+}
+
+// The first node whose own sub-model (it and its ancestors, its outputs the graph's) fails the
+// property the same way: how a failure is localized when the property's verdict cannot say (a
+// user's oracle, which sees only the graph outputs). The sub-models are typed by the reference;
+// a case it does not compute is not localized.
+std::optional<Divergence> localizeByProperty(const FailurePath& p, const TestCase& tc,
+                                             const Verdict& v) {
+  TensorMap values;
+  try {
+    values = runReferenceAllValues(tc.model, tc.inputs);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  const Graph& g = tc.model.graph;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const TestCase sub = subModelFor(tc, i, values);
+    if (sub.model.graph.outputs.empty()) continue;
+    const Verdict w = p.judge(sub);
+    if (!sameFailure(w, v)) continue;
+    const std::string detail = w.message.substr(0, w.message.find('\n'));
+    return Divergence{
+        i,    g.nodes[i].name, g.nodes[i].opType, sub.model.graph.outputs[0].name, detail,
+        true, w.shapeOnly};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdict& v) {
+  if (!p.judge) throw Error("after a failure: no property to judge the case with");
+  ShrinkResult r = p.shrink ? p.shrink(failing, v) : ShrinkResult{failing, 0, 0};
+  Verdict last = p.judge(r.testCase);
+  if (!sameFailure(last, v)) {
+    // Flaky (the engine failed on the shrunk case once, not again): keep the case that failed
+    // before shrinking, with its figures, rather than a minimized case that replays green (an
+    // NNC campaign once saved an Abs(Sub(x, x)) that no fresh process fails).
+    r.testCase = failing;
+    last = v;
+  }
+  Finding f;
+  FailureInfo& info = f.info;
+  std::optional<Divergence> divergence;
+  if (last.localize) divergence = last.localize(false);
+  if (!divergence && (last.outcome == Outcome::Mismatch || last.outcome == Outcome::Error))
+    divergence = localizeByProperty(p, r.testCase, last);
+  info = recordFailure(last, r.testCase, std::move(divergence));
+  info.property = p.property;
+  info.oracle = p.oracle;
+  // The reference's patterns are named as they were before oracles had names; another oracle's
+  // failure of the same model is another finding.
+  if (p.oracle != "reference") info.pattern = p.oracle + ": " + info.pattern;
+  info.backend = p.backend;
+  info.configuration = p.configuration;
+  info.casesRun = p.casesRun;
+  info.secondsRun = p.secondsRun;
+  info.nodesBefore = static_cast<int>(failing.model.graph.nodes.size());
+  info.shrinkSteps = r.steps;
+  info.shrinkSeconds = r.seconds;
+  for (const auto& [configuration, judge] : p.triage) {
+    const Outcome outcome = judge(r.testCase).outcome;
+    info.triage[configuration] = outcome;
+    if (p.markKnownFailures && isFailure(outcome)) info.knownFailures[configuration] = outcome;
+  }
+  info.culprit = culpritOf(p, r.testCase, last);
+  f.minimized = std::move(r.testCase);
+  if (!p.corpus.empty()) {
+    try {
+      const SavedPattern saved = savePatternOnce(p.corpus, p.property, f.minimized, info);
+      f.dir = saved.dir;
+      f.fromCorpus = !saved.isNew;
+    } catch (const std::exception& e) {
+      f.saveError = e.what();
+    }
+  }
+  return f;
+}
+
+}  // namespace nncheck
