@@ -7,13 +7,17 @@
 // - pattern-directed: blind, with the bug's producer>consumer pair weighted 10;
 // - coverage-guided: the default;
 // - without-prior: coverage-guided with no constant subexpressions and no blocks (the
-//   generator's constantShare and blockShare 0), as generation was before them.
+//   generator's constantShare and blockShare 0), as generation was before them;
+// - equivalence: coverage-guided, judged with the reference switched off: the engine on each
+//   model against the engine on an equivalent variant (the oracle's 6 rewrites drawn per case,
+//   or BUG_FINDING_REWRITES; assertEquivalentVariantsAgree); `rewrites` counts those left after
+//   shrinking.
 // Each runs in a child process for at most BUG_FINDING_SECONDS (default 60) before the first
 // failure; cases = -1 when it found none in that time. NNCHECK_SEED is BUG_FINDING_SEED
 // (default 1): a guided search is one trajectory, so judge it over several seeds.
 // BUG_FINDING_BLOCK_SHARE and BUG_FINDING_CONSTANT_SHARE set the generator's shares but
 // without-prior's, to measure which share finds most.
-// BM_NoBugPasses runs the idiom on the double with every bug off.
+// BM_NoBugPasses runs the idiom on the double with every bug off, under each oracle.
 //   taskset -c 0 ./build/bench/bug_finding_bench
 #include <benchmark/benchmark.h>
 #include <gtest/gtest-spi.h>
@@ -34,14 +38,28 @@ namespace {
 using nncheck::testing::Optimizer;
 using Clock = std::chrono::steady_clock;
 
-enum class Generation { Blind, PatternDirected, CoverageGuided, WithoutPrior };
+enum class Generation { Blind, PatternDirected, CoverageGuided, WithoutPrior, Equivalence };
 
 struct FirstFailure {
-  double cases = -1, seconds = -1, nodes = -1;
+  double cases = -1, seconds = -1, nodes = -1, rewrites = -1;
 };
 
+// The idiom's property under generation `how`: the reference, or the equivalent variants.
+void assertIdiom(Optimizer& engine, Generation how, const nncheck::TestCase& tc) {
+  if (how == Generation::Equivalence)
+    nncheck::assertEquivalentVariantsAgree(engine, tc);
+  else
+    nncheck::assertMatchesReference(engine, tc);
+}
+
+// The equivalence rewrites per case: the oracle's (6), or BUG_FINDING_REWRITES to sweep it.
+int rewritesPerCase() {
+  const char* env = std::getenv("BUG_FINDING_REWRITES");
+  return env ? std::atoi(env) : nncheck::oracles().at("equivalence").rewrites;
+}
+
 // In the child: runs the idiom, writes the case count and time of the first failure, then the
-// shrunk case's node count, to `fd`.
+// shrunk case's node and rewrite counts, to `fd`.
 [[noreturn]] void runIdiom(int fd, Optimizer::Bug bug, Generation how,
                            const std::filesystem::path& corpus) {
   ::setenv("NNCHECK_CORPUS", corpus.c_str(), 1);
@@ -55,6 +73,7 @@ struct FirstFailure {
   if (how == Generation::PatternDirected && !Optimizer::patternOf(bug).first.empty())
     cfg.pairWeights = {{Optimizer::patternOf(bug), 10}};
   if (how == Generation::WithoutPrior) cfg.constantShare = cfg.blockShare = 0;
+  if (how == Generation::Equivalence) cfg.rewrites = rewritesPerCase();
   // The shares' sweep (which share finds most): BUG_FINDING_BLOCK_SHARE, _CONSTANT_SHARE.
   if (const char* share = std::getenv("BUG_FINDING_BLOCK_SHARE");
       share && how != Generation::WithoutPrior)
@@ -68,7 +87,7 @@ struct FirstFailure {
   auto property = [&](const nncheck::TestCase& tc) {
     ++cases;
     try {
-      nncheck::assertMatchesReference(engine, tc);
+      assertIdiom(engine, how, tc);
     } catch (const nncheck::PropertyFailure&) {
       if (!told) {
         const double first[2] = {cases,
@@ -84,10 +103,11 @@ struct FirstFailure {
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
     nncheck::check(nncheck::gen::testCase(cfg), property);
   }
-  double nodes = -1;
+  double shrunk[2] = {-1, -1};  // nodes, rewrites
   for (const nncheck::CorpusCase& c : nncheck::loadCorpus(corpus))
-    nodes = static_cast<double>(c.testCase.model.graph.nodes.size());
-  (void)!::write(fd, &nodes, sizeof nodes);
+    shrunk[0] = static_cast<double>(c.testCase.model.graph.nodes.size()),
+    shrunk[1] = static_cast<double>(c.testCase.rewrites.size());
+  (void)!::write(fd, shrunk, sizeof shrunk);
   std::_Exit(0);
 }
 
@@ -126,9 +146,11 @@ FirstFailure measure(Optimizer::Bug bug, Generation how, double budget) {
              start + std::chrono::milliseconds(static_cast<int64_t>(budget * 1000)))) {
     r.cases = first[0];
     r.seconds = first[1];
-    double nodes = -1;
-    if (readBy(fds[0], &nodes, sizeof nodes, Clock::now() + std::chrono::seconds(120)))
-      r.nodes = nodes;
+    double shrunk[2];
+    if (readBy(fds[0], shrunk, sizeof shrunk, Clock::now() + std::chrono::seconds(120))) {
+      r.nodes = shrunk[0];
+      r.rewrites = shrunk[1];
+    }
   }
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
@@ -145,13 +167,15 @@ void BM_FirstFailure(benchmark::State& state, Optimizer::Bug bug, Generation how
     state.counters["cases"] = r.cases;
     state.counters["seconds"] = r.seconds;
     state.counters["nodes"] = r.nodes;
+    if (how == Generation::Equivalence) state.counters["rewrites"] = r.rewrites;
     state.SetLabel(r.cases < 0 ? "not found" : "found");
   }
 }
 
 // The double with no bug enabled under the idiom, BUG_FINDING_CLEAN_CASES cases (default
-// 10,000), coverage-guided: failures must be 0, or the double (or nncheck) is wrong.
-void BM_NoBugPasses(benchmark::State& state) {
+// 10,000), coverage-guided, judged as `how` judges: failures must be 0, or the double (or
+// nncheck: a rewrite that is not exact) is wrong.
+void BM_NoBugPasses(benchmark::State& state, Generation how) {
   const char* env = std::getenv("BUG_FINDING_CLEAN_CASES");
   const std::string cases = env ? env : "10000";
   const std::filesystem::path corpus = std::filesystem::temp_directory_path() /
@@ -160,19 +184,20 @@ void BM_NoBugPasses(benchmark::State& state) {
   ::setenv("NNCHECK_SEED", "1", 1);
   ::setenv("NNCHECK_CASES", cases.c_str(), 1);
   Optimizer engine;
-  const nncheck::GeneratorConfig cfg = nncheck::configFor(engine.capabilities());
+  nncheck::GeneratorConfig cfg = nncheck::configFor(engine.capabilities());
+  if (how == Generation::Equivalence) cfg.rewrites = rewritesPerCase();
   for (auto _ : state) {
-    double judged = 0;
+    double cases = 0;
     ::testing::TestPartResultArray failures;
     {
       ::testing::ScopedFakeTestPartResultReporter quiet(
           ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
       nncheck::check(nncheck::gen::testCase(cfg), [&](const nncheck::TestCase& tc) {
-        ++judged;
-        nncheck::assertMatchesReference(engine, tc);
+        ++cases;
+        assertIdiom(engine, how, tc);
       });
     }
-    state.counters["cases"] = judged;
+    state.counters["cases"] = cases;
     state.counters["failures"] = failures.size();
     for (int i = 0; i < failures.size(); ++i)
       std::fprintf(stderr, "%s\n", failures.GetTestPartResult(i).message());
@@ -181,15 +206,19 @@ void BM_NoBugPasses(benchmark::State& state) {
 }
 
 void registerAll() {
-  benchmark::RegisterBenchmark("BM_NoBugPasses", BM_NoBugPasses)
-      ->Iterations(1)
-      ->Unit(benchmark::kSecond)
-      ->UseRealTime();
+  for (auto [how, name] : {std::pair{Generation::CoverageGuided, "reference"},
+                           std::pair{Generation::Equivalence, "equivalence"}})
+    benchmark::RegisterBenchmark(("BM_NoBugPasses/" + std::string(name)).c_str(), BM_NoBugPasses,
+                                 how)
+        ->Iterations(1)
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime();
   for (Optimizer::Bug bug : Optimizer::allBugs())
     for (auto [how, name] : {std::pair{Generation::Blind, "blind"},
                              std::pair{Generation::PatternDirected, "pattern-directed"},
                              std::pair{Generation::CoverageGuided, "coverage-guided"},
-                             std::pair{Generation::WithoutPrior, "without-prior"}})
+                             std::pair{Generation::WithoutPrior, "without-prior"},
+                             std::pair{Generation::Equivalence, "equivalence"}})
       benchmark::RegisterBenchmark(
           ("BM_FirstFailure/" + Optimizer::bugName(bug) + "/" + name).c_str(), BM_FirstFailure, bug,
           how)

@@ -39,6 +39,13 @@ std::vector<std::string> usableOps(const GeneratorConfig& cfg) {
   return out;
 }
 
+namespace {
+// A case's variants hold what its model may: the config's ops and dtypes.
+VariantLimits variantLimits(const GeneratorConfig& cfg) {
+  return {cfg.ops, cfg.denyOps, cfg.dtypes};
+}
+}  // namespace
+
 TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats* stats) {
   const ops::DefinedOnly definedOnly;
   GenerationStats local;
@@ -48,7 +55,7 @@ TestCase makeTestCase(const GeneratorConfig& cfg, uint64_t seed, GenerationStats
   if (cfg.seeds && !cfg.seeds->empty() && g.rng().chance(cfg.seedShare)) gen::plantSeed(g);
   TestCase tc = gen::growTo(g, static_cast<size_t>(cfg.nodes));
   if (!cfg.finiteValues) tc.inputs = randomInputs(tc.model, seed);
-  tc.rewrites = drawRewrites(tc.model, seed, cfg.rewrites);
+  tc.rewrites = drawRewrites(tc.model, seed, cfg.rewrites, variantLimits(cfg));
   return tc;
 }
 
@@ -62,7 +69,7 @@ TestCase mutateTestCase(const GeneratorConfig& cfg, const TestCase& parent, uint
   TestCase tc = gen::mutate(g, parent);
   tc.seed = seed;
   if (!cfg.finiteValues) tc.inputs = randomInputs(tc.model, seed);
-  tc.rewrites = drawRewrites(tc.model, seed, cfg.rewrites);
+  tc.rewrites = drawRewrites(tc.model, seed, cfg.rewrites, variantLimits(cfg));
   return tc;
 }
 

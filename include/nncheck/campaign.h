@@ -116,6 +116,9 @@ struct CampaignStats {
   // optimizer, "triggered N of M".
   std::vector<std::string> optimizations;
   std::map<std::string, int64_t> optimizationCases;
+  // The equivalence rewrites (TestCase::rewrites, nncheck/variants.h) by rule: the cases whose
+  // variant applied each. Empty when the oracle compares no variants.
+  std::map<std::string, int64_t> rewriteCases;
   std::vector<Finding> findings;  // distinct patterns, in the order found
   // Saved cases of the corpus that could not be read (each message names the file): skipped.
   std::vector<std::string> unreadableCorpusCases;
@@ -131,7 +134,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
 // Reduces one case (a saved failure, a hand-made model) by the oracle: nullopt when it passes on
 // the first engine; else shrunk (keeping its failure kind), localized, triaged and, with a
 // corpus, saved. Throws nncheck::Error when the case is no test (the engine or the reference does
-// not take it, or NaN/Inf), saying why.
+// not take it, or NaN/Inf), saying why. For an oracle that compares variants, a case without
+// rewrites gets those its seed draws.
 std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, const TestCase& tc,
                                   const CampaignOptions& o);
 

@@ -30,6 +30,7 @@
 #include "nncheck/generator.h"
 #include "nncheck/shrink.h"
 #include "nncheck/value_search.h"
+#include "nncheck/variants.h"
 // the oracle
 #include "nncheck/compare.h"
 #include "nncheck/localize.h"

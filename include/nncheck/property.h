@@ -149,7 +149,7 @@ void assertMatchesBaseline(const Isolated& engine, const Isolated& baseline, con
 // equivalence oracle (PolyJuice's and MT-DLComp's question), which needs no reference. A case
 // without rewrites, or none of whose rewrites applies, is no test. A mismatch is localized to the
 // first value of the model the variant computes otherwise.
-//   auto g = nncheck::gen::testCase([&] { auto c = cfg; c.rewrites = 3; return c; }());
+//   auto g = nncheck::gen::testCase([&] { auto c = cfg; c.rewrites = 6; return c; }());
 void assertEquivalentVariantsAgree(Backend& engine, const TestCase& tc);
 void assertEquivalentVariantsAgree(const Isolated& engine, const TestCase& tc);
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,16 +28,30 @@ struct RewriteRule {
 // The table, in a fixed order.
 const std::vector<RewriteRule>& rewriteRules();
 
-// Up to `count` rewrites at distinct values of the model, drawn from the seed alone (the same
-// model and seed give the same rewrites); each applies in turn and the variant of them all is a
-// valid model (nncheck::checkValid). Fewer when fewer apply.
-std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count);
+// What a variant may hold, so that an engine takes it as it takes the model: the ops the rules
+// add (allowed, empty: any; denied) and the dtypes of the values they add (empty: any; int64
+// shape operands aside). The generator passes its GeneratorConfig's.
+struct VariantLimits {
+  std::vector<std::string> ops{};
+  std::vector<std::string> denyOps{};
+  std::vector<DType> dtypes{};
+};
+
+// Up to `count` rewrites at distinct values of the model within the limits, drawn from the seed
+// alone (the same model and seed give the same rewrites); each applies in turn and the variant of
+// them all is a valid model (nncheck::checkValid). Fewer when fewer apply.
+std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count,
+                                  const VariantLimits& limits = {});
 
 // The variant: each rewrite applied in order where it still applies (its value is there, its
 // precondition holds); `applied`, when given, receives those that were. Throws nncheck::Error
 // for a rule the table does not have.
 Model applyRewrites(const Model& model, const std::vector<Rewrite>& rewrites,
                     std::vector<Rewrite>* applied = nullptr);
+
+// What a run's variants applied, for its statistics (cases by rule): "equivalence rewrites
+// applied (cases): transpose-pair 12, mul-one 9; never applied: softmax-decomposed".
+std::string describeRewriteCounts(const std::map<std::string, int64_t>& casesByRule);
 
 // "transpose-pair at v3 (form 1), gemm at v7": for messages.
 std::string describeRewrites(const std::vector<Rewrite>& rewrites);

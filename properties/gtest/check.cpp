@@ -174,6 +174,7 @@ struct Coverage {
   std::map<std::string, int> pairs;
   std::map<std::string, int> unsupported;    // by category
   std::map<std::string, int> optimizations;  // cases in which each changed the model
+  std::map<std::string, int64_t> rewrites;   // cases whose variant applied each rewrite rule
   coverage::Reached reached;                 // the engine's code, with a pc-table
 
   void add(const TestCase& tc) {
@@ -188,6 +189,9 @@ struct Coverage {
       for (const std::string& out : n.outputs) producer[out] = n.opType;
     }
     for (const std::string& op : ops) ++casesWithOp[op];
+    std::set<std::string> rules;
+    for (const Rewrite& r : tc.rewrites) rules.insert(r.rule);
+    for (const std::string& rule : rules) ++rewrites[rule];
   }
 
   int skipped() const {
@@ -266,6 +270,7 @@ void printCoverage(const std::string& test, const Coverage& c, const CoverageSta
       std::printf("  optimizations never triggered: %zu of %zu: %s\n", neverCount, known.size(),
                   never.c_str());
   }
+  if (!c.rewrites.empty()) std::printf("  %s\n", describeRewriteCounts(c.rewrites).c_str());
   for (const auto& [tag, n] : tags)
     std::printf("  %5.1f%% %s\n", 100.0 * n / std::max(c.cases, 1), tag.c_str());
   std::fflush(stdout);
@@ -436,9 +441,10 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   path.shrink = [&](const TestCase&, const Verdict&) {
     return ShrinkResult{s.lastCase, s.steps, shrunkIn};  // RapidCheck's
   };
-  for (const auto& [config, other] : options.triage)
-    path.triage.emplace_back(config,
-                             [&other](const TestCase& tc) { return runProperty(other, tc); });
+  for (const auto& configured : options.triage)  // (clang 14 cannot capture a binding)
+    path.triage.emplace_back(configured.first, [&configured](const TestCase& tc) {
+      return runProperty(configured.second, tc);
+    });
   if (options.without) {
     path.optimizations = options.optimizations;
     path.without = [&](const std::vector<std::string>& off, const TestCase& tc) {

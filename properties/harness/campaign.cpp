@@ -11,6 +11,7 @@
 #include "nncheck/localize.h"
 #include "nncheck/oracle.h"
 #include "nncheck/tolerance.h"
+#include "nncheck/variants.h"
 
 namespace nncheck {
 namespace {
@@ -173,11 +174,15 @@ std::vector<std::string> unreadableCases(const std::filesystem::path& dir) {
 
 }  // namespace
 
-std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, const TestCase& tc,
+std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, const TestCase& given,
                                   const CampaignOptions& o) {
   if (engines.empty() || !engines.front().backend) throw Error("reduce: no engine to run against");
   const Judging judging(o, engines);
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  TestCase tc = given;
+  // A case saved without rewrites (a hand-made one, another oracle's finding) gets them from its
+  // seed, as the generator would have drawn them.
+  if (tc.rewrites.empty()) tc.rewrites = drawRewrites(tc.model, tc.seed, judging.oracle.rewrites);
   Verdict v = judging.afresh(freshes.front(), tc);
   if (v.outcome == Outcome::Unsupported || v.outcome == Outcome::NonFinite)
     throw Error("the case is no test of " + engines.front().backend->name() + ": " + v.message);
@@ -283,6 +288,9 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     for (const Node& n : tc.model.graph.nodes) ops.insert(n.opType);
     for (const std::string& op : ops) ++stats.opCases[op];
     for (const std::string& name : v.optimizations) ++stats.optimizationCases[name];
+    std::set<std::string> rules;
+    for (const Rewrite& r : tc.rewrites) rules.insert(r.rule);
+    for (const std::string& rule : rules) ++stats.rewriteCases[rule];
     reached.add(v.coverage);
     if (o.coverageGuided) {
       guide.observe(tc, v.coverage);

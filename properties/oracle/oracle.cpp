@@ -40,7 +40,7 @@ OracleRegistry& oracles() {
                            "configuration, without the reference",
             .check = [](const OracleEngines& e,
                         const TestCase& tc) { assertEquivalentVariantsAgree(e.engine, tc); },
-            .rewrites = 3});
+            .rewrites = 6});
     r->add({.name = "deterministic",
             .description = "two runs of the same case give bit-identical outputs",
             .check = [](const OracleEngines& e, const TestCase& tc) {

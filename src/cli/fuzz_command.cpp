@@ -16,6 +16,7 @@
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/report.h"
+#include "nncheck/variants.h"
 
 namespace nncheck::cli {
 namespace {
@@ -191,6 +192,7 @@ int fuzz(const FuzzOptions& o) {
                 most.empty() ? "" : " (cases: ", most.empty() ? "" : (most + ")").c_str());
     if (!never.empty()) std::printf("  optimizations never triggered: %s\n", never.c_str());
   }
+  if (!s.rewriteCases.empty()) std::printf("  %s\n", describeRewriteCounts(s.rewriteCases).c_str());
   if (!s.unreadableCorpusCases.empty())
     std::printf("  saved cases that could not be read, skipped: %zu (first: %s)\n",
                 s.unreadableCorpusCases.size(), s.unreadableCorpusCases.front().c_str());

@@ -185,7 +185,9 @@ DType wider(DType t) {
       return DType::Undefined;
   }
 }
-int castRoundTripForms(const Site& s) { return wider(s.dtype) != DType::Undefined; }
+int castRoundTripForms(const Site& s) {
+  return wider(s.dtype) != DType::Undefined && s.allows(wider(s.dtype));
+}
 void castRoundTrip(Edit& e, const Site& s, int64_t) {
   const std::string w =
       e.node("Cast", {e.detach(s)}, {Attribute::ofInt("to", static_cast<int64_t>(wider(s.dtype)))});
@@ -414,40 +416,55 @@ void integerReassociation(Edit& e, const Site& s, int64_t) {
 const std::vector<RuleImpl>& ruleTable() {
   static const std::vector<RuleImpl> table = {
       {{"transpose-pair", "Transpose then its inverse after a value (NCHW->NHWC->NCHW first)"},
+       {"Transpose"},
        &transposePairForms,
        &transposePair},
-      {{"reshape-flat", "Reshape to one dim and back"}, &reshapeFlatForms, &reshapeFlat},
+      {{"reshape-flat", "Reshape to one dim and back"},
+       {"Reshape"},
+       &reshapeFlatForms,
+       &reshapeFlat},
       {{"split-concat", "Split in two along an axis, Concat back"},
+       {"Split", "Concat"},
        &splitConcatForms,
        &splitConcat},
-      {{"mul-one", "x * 1"}, &mulOneForms, &mulOne},
-      {{"add-zero", "x + (-0)"}, &addZeroForms, &addZero},
-      {{"identity", "Identity(x)"}, &identityForms, &identity},
+      {{"mul-one", "x * 1"}, {"Mul"}, &mulOneForms, &mulOne},
+      {{"add-zero", "x + (-0)"}, {"Add"}, &addZeroForms, &addZero},
+      {{"identity", "Identity(x)"}, {"Identity"}, &identityForms, &identity},
       {{"unsqueeze-squeeze", "Unsqueeze an axis, Squeeze it"},
+       {"Unsqueeze", "Squeeze"},
        &unsqueezeSqueezeForms,
        &unsqueezeSqueeze},
-      {{"slice-whole", "Slice of the whole tensor"}, &sliceWholeForms, &sliceWhole},
-      {{"pad-zero", "Pad by zero elements"}, &padZeroForms, &padZero},
-      {{"cast-round-trip", "Cast to a wider type and back"}, &castRoundTripForms, &castRoundTrip},
-      {{"commute", "operands of a commutative op swapped"}, &commuteForms, &commute},
-      {{"sub-to-add-neg", "a - b as a + Neg(b)"}, &subToAddNegForms, &subToAddNeg},
-      {{"relu-to-max", "Relu(x) as Max(x, 0)"}, &reluToMaxForms, &reluToMax},
+      {{"slice-whole", "Slice of the whole tensor"}, {"Slice"}, &sliceWholeForms, &sliceWhole},
+      {{"pad-zero", "Pad by zero elements"}, {"Pad"}, &padZeroForms, &padZero},
+      {{"cast-round-trip", "Cast to a wider type and back"},
+       {"Cast"},
+       &castRoundTripForms,
+       &castRoundTrip},
+      {{"commute", "operands of a commutative op swapped"}, {}, &commuteForms, &commute},
+      {{"sub-to-add-neg", "a - b as a + Neg(b)"}, {"Add", "Neg"}, &subToAddNegForms, &subToAddNeg},
+      {{"relu-to-max", "Relu(x) as Max(x, 0)"}, {"Max"}, &reluToMaxForms, &reluToMax},
       {{"integer-reassociation", "(x + y) + z as x + (y + z) in integers"},
+       {},
        &integerReassociationForms,
        &integerReassociation},
       {{"matmul-add-to-gemm", "MatMul + Add as Gemm", false},
+       {"Gemm"},
        &matmulAddToGemmForms,
        &matmulAddToGemm},
       {{"gemm-to-matmul-add", "Gemm as MatMul, Mul and Add", false},
+       {"MatMul", "Mul", "Add", "Transpose"},
        &gemmToMatmulAddForms,
        &gemmToMatmulAdd},
       {{"softmax-decomposed", "Softmax as Exp(x - ReduceMax) / ReduceSum", false},
+       {"ReduceMax", "Sub", "Exp", "ReduceSum", "Div"},
        &softmaxDecomposedForms,
        &softmaxDecomposed},
       {{"batchnorm-to-mul-add", "BatchNormalization of constants as x * a + b", false},
+       {"Mul", "Add"},
        &batchNormToMulAddForms,
        &batchNormToMulAdd},
       {{"conv1x1-to-matmul", "1x1 Conv as Transpose, MatMul, Transpose", false},
+       {"Transpose", "MatMul", "Add"},
        &conv1x1ToMatmulForms,
        &conv1x1ToMatmul},
   };

@@ -22,7 +22,10 @@ struct Site {
   DType dtype = DType::Undefined;
   Shape shape;
   int64_t opset = 0;
+  const VariantLimits* limits = nullptr;  // when drawing: what the variant may hold
 
+  // Whether the variant may hold values of this dtype.
+  bool allows(DType t) const;
   const Node& producer() const { return model.graph.nodes[node]; }
   const ops::InputFacts* fact(const std::string& value) const;
   // The nodes reading the value (top level), and whether it is a graph output.
@@ -63,6 +66,8 @@ class Edit {
 
 struct RuleImpl {
   RewriteRule info;
+  // The ops it may add to the model (an engine must take them all).
+  std::vector<std::string> ops;
   // How many forms the rule has at the site; 0: it does not apply there.
   int (*forms)(const Site&);
   // Rewrites the model (a copy the Edit holds) at the site in form `form` < forms(site).

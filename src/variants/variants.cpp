@@ -26,6 +26,11 @@ std::vector<size_t> Site::readers(const std::string& value) const {
   return out;
 }
 
+bool Site::allows(DType t) const {
+  return !limits || limits->dtypes.empty() ||
+         std::find(limits->dtypes.begin(), limits->dtypes.end(), t) != limits->dtypes.end();
+}
+
 bool Site::isGraphOutput(const std::string& value) const {
   const auto& outs = model.graph.outputs;
   return std::any_of(outs.begin(), outs.end(), [&](const ValueInfo& o) { return o.name == value; });
@@ -134,16 +139,26 @@ const RuleImpl& ruleNamed(const std::string& name) {
   throw Error("unknown rewrite rule '" + name + "' (the table has: " + known + ")");
 }
 
+// Whether the limits let a variant hold each op the rule may add.
+bool allowed(const RuleImpl& rule, const VariantLimits& limits) {
+  auto has = [](const std::vector<std::string>& list, const std::string& op) {
+    return std::find(list.begin(), list.end(), op) != list.end();
+  };
+  return std::all_of(rule.ops.begin(), rule.ops.end(), [&](const std::string& op) {
+    return (limits.ops.empty() || has(limits.ops, op)) && !has(limits.denyOps, op);
+  });
+}
+
 // The site of a value a top-level node computes, with a known type; none otherwise.
 std::optional<Site> siteAt(const Model& m, const std::map<std::string, ops::InputFacts>& facts,
-                           const std::string& value) {
+                           const std::string& value, const VariantLimits* limits = nullptr) {
   const auto f = facts.find(value);
   if (value.empty() || f == facts.end() || f->second.dtype == DType::Undefined) return std::nullopt;
   const auto& nodes = m.graph.nodes;
   for (size_t i = 0; i < nodes.size(); ++i)
     if (std::find(nodes[i].outputs.begin(), nodes[i].outputs.end(), value) !=
         nodes[i].outputs.end())
-      return Site{m, facts, value, i, f->second.dtype, f->second.shape, m.defaultOpset()};
+      return Site{m, facts, value, i, f->second.dtype, f->second.shape, m.defaultOpset(), limits};
   return std::nullopt;
 }
 
@@ -188,7 +203,8 @@ Model applyRewrites(const Model& model, const std::vector<Rewrite>& rewrites,
   return m;
 }
 
-std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count) {
+std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count,
+                                  const VariantLimits& limits) {
   if (count <= 0) return {};
   std::map<std::string, ops::InputFacts> facts;
   try {
@@ -200,9 +216,10 @@ std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count) 
   std::vector<Rewrite> candidates;
   for (const Node& n : model.graph.nodes)
     for (const std::string& out : n.outputs)
-      if (const std::optional<variants::Site> site = variants::siteAt(model, facts, out))
+      if (const std::optional<variants::Site> site = variants::siteAt(model, facts, out, &limits))
         for (const variants::RuleImpl& r : variants::ruleTable())
-          for (int form = 0, forms = r.forms(*site); form < forms; ++form)
+          for (int form = 0, forms = variants::allowed(r, limits) ? r.forms(*site) : 0;
+               form < forms; ++form)
             candidates.push_back({r.info.name, out, form});
   // Rules first, then where: a rule with many sites is not drawn more often than one with few.
   Rng rng(seed ^ 0x5eed0f7e3a1ull);
@@ -226,11 +243,35 @@ std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count) 
         *of[static_cast<size_t>(rng.uniform(0, static_cast<int64_t>(of.size()) - 1))];
     taken.insert(pick.at);
     std::optional<Model> next = variants::applyOne(variant, pick);
-    if (!next || whyInvalid(*next)) continue;  // no longer applies after the others, or invalid
+    if (!next) continue;  // no longer applies after the others
     variant = std::move(*next);
     chosen.push_back(pick);
   }
-  return chosen;
+  // The rules keep a model valid (tests/variants checks each on generated models); the full
+  // check, which costs more than drawing, runs once on the variant, and rewrite by rewrite only
+  // if it fails.
+  if (chosen.empty() || !whyInvalid(variant)) return chosen;
+  std::vector<Rewrite> valid;
+  Model partial = model;
+  for (const Rewrite& r : chosen)
+    if (std::optional<Model> next = variants::applyOne(partial, r); next && !whyInvalid(*next)) {
+      partial = std::move(*next);
+      valid.push_back(r);
+    }
+  return valid;
+}
+
+std::string describeRewriteCounts(const std::map<std::string, int64_t>& casesByRule) {
+  std::string applied, never;
+  for (const RewriteRule& rule : rewriteRules()) {
+    auto it = casesByRule.find(rule.name);
+    if (it == casesByRule.end())
+      never += (never.empty() ? "" : ", ") + rule.name;
+    else
+      applied += (applied.empty() ? "" : ", ") + rule.name + " " + std::to_string(it->second);
+  }
+  return "equivalence rewrites applied (cases): " + (applied.empty() ? "none" : applied) +
+         (never.empty() ? "" : "; never applied: " + never);
 }
 
 std::string describeRewrites(const std::vector<Rewrite>& rewrites) {

@@ -12,6 +12,7 @@
 #include "nncheck/shrink.h"
 #include "nncheck/validity.h"
 #include "nncheck/value_search.h"
+#include "nncheck/variants.h"
 
 namespace nncheck {
 namespace {
@@ -53,6 +54,33 @@ TEST(ShrinkCandidates, OfferBigCutsFirstAndDescribeThemselves) {
 
 // A case free of NaN/Inf only shrinks to cases free of them: Log's input is never zeroed, and
 // every candidate passes value search's checks.
+// A case's equivalence rewrites shrink with it: each can be dropped first, and an edit that takes
+// a rewrite's value away (or its precondition) takes the rewrite too.
+TEST(ShrinkCandidates, DropRewritesFirstAndThoseWhoseValueIsCut) {
+  GeneratorConfig cfg = smallConfig(8);
+  cfg.rewrites = 3;
+  TestCase tc;
+  for (uint64_t seed = 1; tc.rewrites.size() < 2; ++seed) {
+    ASSERT_LT(seed, 50u) << "no case with two rewrites";
+    tc = makeTestCase(cfg, seed);
+  }
+  ShrinkCandidates c(tc);
+  for (size_t r = 0; r < tc.rewrites.size(); ++r) {
+    EXPECT_EQ(c.describe(r).rfind("drop rewrite ", 0), 0u) << c.describe(r);
+    const auto fewer = c.make(r);
+    ASSERT_TRUE(fewer);
+    EXPECT_EQ(fewer->rewrites.size(), tc.rewrites.size() - 1);
+    EXPECT_EQ(fewer->model, tc.model);
+  }
+  for (size_t i = tc.rewrites.size(); i < c.size(); ++i) {
+    const auto s = c.make(i);
+    if (!s) continue;
+    std::vector<Rewrite> applied;
+    applyRewrites(s->model, s->rewrites, &applied);
+    EXPECT_EQ(applied, s->rewrites) << c.describe(i);
+  }
+}
+
 TEST(ShrinkCandidates, KeepValuesInsideTheirDomains) {
   GeneratorConfig cfg;
   cfg.nodes = 8;

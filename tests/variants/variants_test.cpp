@@ -77,6 +77,28 @@ TEST(Variants, RewritesAreDrawnFromTheSeedAloneAndEachApplies) {
   EXPECT_TRUE(drawRewrites(makeTestCase(config(), 1).model, 1, 0).empty());
 }
 
+// A variant holds only what the engine takes: the ops the rules add and the dtypes of the values
+// they add are within the limits (an OpenCV without float64 gets no float32 -> float64 Cast).
+TEST(Variants, DrawnRewritesStayWithinTheEnginesOpsAndDtypes) {
+  const VariantLimits limits{.ops = {"Transpose", "Mul", "Cast", "Relu", "MatMul", "Add"},
+                             .dtypes = {DType::Float32}};
+  std::map<std::string, int> drawn;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const TestCase tc = makeTestCase(config(), seed);
+    for (const Rewrite& r : drawRewrites(tc.model, seed, 6, limits)) ++drawn[r.rule];
+  }
+  EXPECT_GT(drawn["transpose-pair"], 0);
+  EXPECT_GT(drawn["mul-one"], 0);
+  for (const auto& [rule, n] : drawn)
+    EXPECT_TRUE(rule == "transpose-pair" || rule == "mul-one" || rule == "add-zero" ||
+                rule == "commute" || rule == "integer-reassociation" ||
+                rule == "batchnorm-to-mul-add" || rule == "gemm-to-matmul-add" ||
+                rule == "conv1x1-to-matmul")
+        << rule << " adds an op outside the limits";
+  EXPECT_EQ(drawn.count("cast-round-trip"), 0u) << "float32's round trip goes through float64";
+  EXPECT_GT(drawRewrites(makeTestCase(config(), 1).model, 1, 6).size(), 0u);
+}
+
 TEST(Variants, ARewriteWhoseValueIsGoneIsLeftOutAndAnUnknownRuleIsAnError) {
   const TestCase tc = makeTestCase(config(), 3);
   std::vector<Rewrite> applied;

@@ -462,6 +462,33 @@ TEST_F(Glue, TwoProcessesSavingOnePatternAtOnceSaveItOnce) {
       << reportA << reportB;
 }
 
+// The equivalence oracle in GoogleTest: the variants come with RapidCheck's cases and shrink with
+// them, to the fused pair and the fewest rewrites that still break it apart; a passing run says
+// which rewrites it applied.
+TEST_F(Glue, EquivalentVariantsFindTheFusionAndShrinkToThePairAndFewRewrites) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  GeneratorConfig cfg = config({"MatMul", "Relu", "Add", "Sigmoid", "Tanh", "Transpose"},
+                               {{"MatMul", 3}, {"Relu", 3}});
+  cfg.blockShare = cfg.constantShare = 0;
+  cfg.rewrites = 3;
+  ::setenv("NNCHECK_CASES", "300", 1);
+  auto failures = failuresOf(gen::testCase(cfg),
+                             [&](const TestCase& tc) { assertEquivalentVariantsAgree(fused, tc); });
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("(the variant: "), std::string::npos) << failures[0];
+  const TestCase saved = loadCase(savedCase());
+  EXPECT_EQ(opsOf(saved), (std::vector<std::string>{"MatMul", "Relu"}));
+  EXPECT_GE(saved.rewrites.size(), 1u);
+  EXPECT_LE(saved.rewrites.size(), 2u) << describeRewrites(saved.rewrites);
+
+  ::testing::internal::CaptureStdout();
+  const auto none = failuresOf(
+      gen::testCase(cfg), [&](const TestCase& tc) { assertEquivalentVariantsAgree(unfused, tc); });
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(none.empty()) << none[0];
+  EXPECT_NE(out.find("equivalence rewrites applied (cases): "), std::string::npos) << out;
+}
+
 TEST_F(Glue, TheReportReplaysFromAnyFolderWithTheSettingsOfTheRun) {
   testing::MatMulReluOddInner engine;
   ::setenv("NNCHECK_MAX_NODES", "12", 1);

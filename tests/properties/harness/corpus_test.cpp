@@ -91,6 +91,46 @@ TEST(Corpus, MetadataOutsideWhatNncheckWritesIsRefusedNamingTheFile) {
             std::string::npos);
 }
 
+// A case's equivalence rewrites and oracle are saved with it and read back; a rewrite the table
+// does not have, or a record of another shape, is refused naming the file.
+TEST(Corpus, RewritesAndTheOracleAreSavedAndReadBack) {
+  testing::TempDir dir("corpus_rewrites");
+  GeneratorConfig cfg;
+  cfg.rewrites = 2;
+  TestCase tc = makeTestCase(cfg, 8);
+  ASSERT_FALSE(tc.rewrites.empty());
+  FailureInfo info;
+  info.oracle = "equivalence";
+  const fs::path saved = saveFailure(dir.path(), "S.T", tc, info);
+  const CorpusCase back = loadCorpusCase(saved);
+  EXPECT_EQ(back.testCase.rewrites, tc.rewrites);
+  EXPECT_EQ(back.oracle, "equivalence");
+  // The same model with other rewrites is another case.
+  TestCase other = tc;
+  other.rewrites.pop_back();
+  EXPECT_NE(contentHash(other), contentHash(tc));
+  auto errorWith = [&](const std::string& rewrites) {
+    std::ofstream(saved / "nncheck.json") << R"({"seed": 8, "rewrites": )" << rewrites << "}";
+    try {
+      loadCorpusCase(saved);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(errorWith(R"([{"rule": "identity", "at": "v1", "form": 0}])"), "(accepted)");
+  EXPECT_NE(errorWith(R"([{"rule": "teleport", "at": "v1", "form": 0}])")
+                .find("nncheck.json: rewrites: 'teleport' is no rule"),
+            std::string::npos);
+  EXPECT_NE(errorWith(R"([{"rule": "identity", "at": "v1", "form": -1}])")
+                .find("nncheck.json: rewrites: "),
+            std::string::npos);
+  EXPECT_NE(errorWith(R"({"rule": "identity"})").find("expected a list"), std::string::npos);
+  // A record without an oracle is the reference's, as every case saved before oracles had names.
+  std::ofstream(saved / "nncheck.json") << R"({"seed": 8})";
+  EXPECT_EQ(loadCorpusCase(saved).oracle, "reference");
+}
+
 TEST(Corpus, APatternIsSavedOnceAndAClaimWithoutItsCaseIsTakenOver) {
   testing::TempDir dir("corpus_claims");
   FailureInfo info;
