@@ -31,7 +31,7 @@ struct FailurePath {
   std::string backend, configuration;  // who failed
   // The failing configuration's property, judged afresh (not on a worker the failure may have
   // damaged): confirms the shrunk case, and its verdict localizes it (Verdict::localize; a
-  // verdict without one, as of a user's property, is localized to the first node whose own
+  // mismatch without one, as of a user's property, is localized to the first node whose own
   // sub-model fails the property the same way).
   Judge judge;
   // Shrinks the failing case keeping its failure (sameFailure); empty: it is shrunk already.

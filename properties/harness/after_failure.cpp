@@ -75,7 +75,9 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   FailureInfo& info = f.info;
   std::optional<Divergence> divergence;
   if (last.localize) divergence = last.localize(false);
-  if (!divergence && (last.outcome == Outcome::Mismatch || last.outcome == Outcome::Error))
+  // (Not an error: the first sub-model that errs is where the engine said it errs, and
+  // recordFailure would take that node for one that computed a wrong value before the error.)
+  if (!divergence && last.outcome == Outcome::Mismatch)
     divergence = localizeByProperty(p, r.testCase, last);
   info = recordFailure(last, r.testCase, std::move(divergence));
   info.property = p.property;

@@ -12,6 +12,7 @@
 #include "doubles/optimizer.h"
 #include "nncheck/corpus_tools.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/oracle.h"
 #include "nncheck/reference.h"
 #include "nncheck/variants.h"
 #include "test_util.h"
@@ -215,6 +216,40 @@ TEST_F(Campaign, TheEquivalenceOracleFindsTheFusionBugWithoutTheReference) {
   clean.oracle = "equivalence";
   clean.corpus.clear();
   EXPECT_TRUE(runCampaign({{"", &reference()}}, clean).findings.empty());
+}
+
+// A user's oracle (registered as a library's would be): its mismatch is localized by running it
+// on each node's sub-model, and its error stays an error (not a node's mismatch).
+TEST_F(Campaign, AUsersOracleIsLocalizedByItsSubModelsAndItsErrorsStayErrors) {
+  if (!oracles().contains("test-no-tanh-above-half"))
+    oracles().add({.name = "test-no-tanh-above-half",
+                   .description = "Tanh outputs stay at most 0.5; a Sigmoid is an error",
+                   .check = [](const OracleEngines& e, const TestCase& tc) {
+                     for (const Node& n : tc.model.graph.nodes)
+                       if (n.opType == "Sigmoid")
+                         throw PropertyFailure(Outcome::Error, "no Sigmoid here");
+                     for (const auto& [name, t] : runOn(e.engine, tc))
+                       for (float v : t.span<const float>())
+                         if (v > 0.5f && tc.model.graph.nodes.back().opType == "Tanh")
+                           throw PropertyFailure(Outcome::Mismatch, "above 0.5");
+                   }});
+  CampaignOptions o = options(100);
+  o.oracle = "test-no-tanh-above-half";
+  o.generator.ops = {"Tanh", "Sigmoid", "Relu"};
+  CampaignStats s = runCampaign({{"", &reference()}}, o);
+  bool sawMismatch = false, sawError = false;
+  for (const Finding& f : s.findings) {
+    const std::string& p = f.info.pattern;
+    if (f.info.kind == Outcome::Mismatch) {
+      sawMismatch = true;
+      EXPECT_EQ(p.rfind("test-no-tanh-above-half: mismatch at Tanh: ", 0), 0u) << p;
+      ASSERT_TRUE(f.info.divergence);
+    } else if (f.info.kind == Outcome::Error) {
+      sawError = true;
+      EXPECT_EQ(p.rfind("test-no-tanh-above-half: error: ", 0), 0u) << p;
+    }
+  }
+  EXPECT_TRUE(sawMismatch && sawError);
 }
 
 TEST_F(Campaign, TheDeterministicOracleFindsARacyKernel) {
