@@ -49,6 +49,10 @@ std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count,
 Model applyRewrites(const Model& model, const std::vector<Rewrite>& rewrites,
                     std::vector<Rewrite>* applied = nullptr);
 
+// Counts a case in `casesByRule` once for each rule among its rewrites.
+void countRewriteRules(const std::vector<Rewrite>& rewrites,
+                       std::map<std::string, int64_t>& casesByRule);
+
 // What a run's variants applied, for its statistics (cases by rule): "equivalence rewrites
 // applied (cases): transpose-pair 12, mul-one 9; never applied: softmax-decomposed".
 std::string describeRewriteCounts(const std::map<std::string, int64_t>& casesByRule);

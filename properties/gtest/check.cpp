@@ -189,9 +189,7 @@ struct Coverage {
       for (const std::string& out : n.outputs) producer[out] = n.opType;
     }
     for (const std::string& op : ops) ++casesWithOp[op];
-    std::set<std::string> rules;
-    for (const Rewrite& r : tc.rewrites) rules.insert(r.rule);
-    for (const std::string& rule : rules) ++rewrites[rule];
+    countRewriteRules(tc.rewrites, rewrites);
   }
 
   int skipped() const {

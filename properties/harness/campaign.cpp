@@ -288,9 +288,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     for (const Node& n : tc.model.graph.nodes) ops.insert(n.opType);
     for (const std::string& op : ops) ++stats.opCases[op];
     for (const std::string& name : v.optimizations) ++stats.optimizationCases[name];
-    std::set<std::string> rules;
-    for (const Rewrite& r : tc.rewrites) rules.insert(r.rule);
-    for (const std::string& rule : rules) ++stats.rewriteCases[rule];
+    countRewriteRules(tc.rewrites, stats.rewriteCases);
     reached.add(v.coverage);
     if (o.coverageGuided) {
       guide.observe(tc, v.coverage);

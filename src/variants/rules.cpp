@@ -15,7 +15,6 @@ bool arithmetic(DType t) {
   return t == DType::Float16 || t == DType::Float32 || t == DType::Float64 || t == DType::Int32 ||
          t == DType::Int64;
 }
-bool floating(DType t) { return t == DType::Float16 || t == DType::Float32 || t == DType::Float64; }
 bool allPositive(const Shape& s) {
   return std::all_of(s.begin(), s.end(), [](int64_t d) { return d > 0; });
 }
@@ -222,7 +221,7 @@ void subToAddNeg(Edit& e, const Site& s, int64_t) {
 }
 
 // Relu(x) as Max(x, 0): the same value (a zero's sign aside, which compares equal).
-int reluToMaxForms(const Site& s) { return s.producer().opType == "Relu" && floating(s.dtype); }
+int reluToMaxForms(const Site& s) { return s.producer().opType == "Relu" && isFloatDType(s.dtype); }
 void reluToMax(Edit& e, const Site& s, int64_t) {
   e.node("Max", {s.producer().inputs[0], e.constant("zero", scalarOf(s.dtype, 0))}, {}, s.at);
   e.replace(s.node);
@@ -233,7 +232,7 @@ void reluToMax(Edit& e, const Site& s, int64_t) {
 std::optional<size_t> gemmProduct(const Site& s, int64_t form) {
   const Node& add = s.producer();
   if (add.opType != "Add" || add.inputs.size() != 2 || add.inputs[0] == add.inputs[1] ||
-      !floating(s.dtype) || s.shape.size() != 2)
+      !isFloatDType(s.dtype) || s.shape.size() != 2)
     return std::nullopt;
   const std::string& product = add.inputs[static_cast<size_t>(form)];
   const std::optional<size_t> m = producerOf(s, product);
@@ -269,7 +268,7 @@ void matmulAddToGemm(Edit& e, const Site& s, int64_t form) {
 // Gemm as MatMul (of the operands transposed as transA and transB say), scaled by alpha, plus
 // beta times C: the same sums, perhaps rounded in another order (within the allowance).
 int gemmToMatmulAddForms(const Site& s) {
-  return s.producer().opType == "Gemm" && floating(s.dtype);
+  return s.producer().opType == "Gemm" && isFloatDType(s.dtype);
 }
 void gemmToMatmulAdd(Edit& e, const Site& s, int64_t) {
   const Node& g = s.producer();
@@ -293,7 +292,8 @@ void gemmToMatmulAdd(Edit& e, const Site& s, int64_t) {
 
 // Softmax as Exp(x - max) / sum: what it is defined as (within the allowance).
 int softmaxDecomposedForms(const Site& s) {
-  return s.producer().opType == "Softmax" && s.opset >= 13 && floating(s.dtype) && !s.shape.empty();
+  return s.producer().opType == "Softmax" && s.opset >= 13 && isFloatDType(s.dtype) &&
+         !s.shape.empty();
 }
 void softmaxDecomposed(Edit& e, const Site& s, int64_t) {
   const Node& n = s.producer();
@@ -319,7 +319,7 @@ void softmaxDecomposed(Edit& e, const Site& s, int64_t) {
 int batchNormToMulAddForms(const Site& s) {
   const Node& n = s.producer();
   if (n.opType != "BatchNormalization" || n.outputs.size() != 1 || intAttr(n, "training_mode", 0) ||
-      !floating(s.dtype) || s.shape.size() < 2 || n.inputs.size() != 5)
+      !isFloatDType(s.dtype) || s.shape.size() < 2 || n.inputs.size() != 5)
     return 0;
   for (size_t i = 1; i < 5; ++i) {
     const Initializer* w = s.model.graph.initializer(n.inputs[i]);
@@ -350,7 +350,7 @@ void batchNormToMulAdd(Edit& e, const Site& s, int64_t) {
 // input moved last, and back: the same sums (within the allowance).
 int conv1x1ToMatmulForms(const Site& s) {
   const Node& n = s.producer();
-  if (n.opType != "Conv" || !floating(s.dtype) || s.shape.size() < 3 || s.shape.size() > 4)
+  if (n.opType != "Conv" || !isFloatDType(s.dtype) || s.shape.size() < 3 || s.shape.size() > 4)
     return 0;
   const Initializer* w = s.model.graph.initializer(n.inputs.size() > 1 ? n.inputs[1] : "");
   if (!w || w->value.rank() != static_cast<int64_t>(s.shape.size())) return 0;
@@ -359,10 +359,9 @@ int conv1x1ToMatmulForms(const Site& s) {
   if (intAttr(n, "group", 1) != 1) return 0;
   if (const Attribute* p = n.attribute("auto_pad"); p && p->s != "NOTSET" && p->s != "VALID")
     return 0;
-  for (const char* ones : {"strides"})
-    if (const Attribute* a = n.attribute(ones))
-      for (int64_t v : a->ints)
-        if (v != 1) return 0;
+  if (const Attribute* a = n.attribute("strides"))
+    for (int64_t v : a->ints)
+      if (v != 1) return 0;
   if (const Attribute* a = n.attribute("pads"))
     for (int64_t v : a->ints)
       if (v != 0) return 0;

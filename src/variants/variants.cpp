@@ -261,6 +261,13 @@ std::vector<Rewrite> drawRewrites(const Model& model, uint64_t seed, int count,
   return valid;
 }
 
+void countRewriteRules(const std::vector<Rewrite>& rewrites,
+                       std::map<std::string, int64_t>& casesByRule) {
+  std::set<std::string> rules;
+  for (const Rewrite& r : rewrites) rules.insert(r.rule);
+  for (const std::string& rule : rules) ++casesByRule[rule];
+}
+
 std::string describeRewriteCounts(const std::map<std::string, int64_t>& casesByRule) {
   std::string applied, never;
   for (const RewriteRule& rule : rewriteRules()) {
