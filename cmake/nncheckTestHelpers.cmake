@@ -9,8 +9,8 @@
 # Each entry runs with NNCHECK_CASES, NNCHECK_MAX_NODES, NNCHECK_TIMEOUT (the isolation time
 # limit) and NNCHECK_CORPUS (where failures are saved and replayed first; relative paths are
 # taken from the current source folder) set when given. PROPERTIES, last, go to every entry as
-# they are (e.g. TIMEOUT 600, ctest's own time limit). Tests are listed when ctest runs, so corpus cases saved since the build
-# count.
+# they are (e.g. TIMEOUT 600, ctest's own time limit). Tests are listed when ctest runs, and the
+# corpus tests at every run, so a case saved since the last run is replayed without a rebuild.
 #
 #   nncheck_add_tests(compiler_props SEEDS 1 2 3 CASES 200 CORPUS tests/corpus)
 function(nncheck_add_tests target)
@@ -61,6 +61,21 @@ function(nncheck_add_tests target)
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}_nncheck_environment.cmake")
   set(body "# Written by nncheck_add_tests: the environment of ${target}'s tests.\n")
   set(corpus_list "${target}_nncheck_corpus_TESTS")
+  # GoogleTest's PRE_TEST discovery lists tests again only when the binary is newer than its
+  # list, but a corpus test is a folder, saved by a run after the build: so the corpus list is
+  # dropped before every ctest run (a script ctest includes before the discovery's own), and a
+  # case saved since is replayed by the next ctest, without a rebuild. The list's file is named
+  # as GoogleTest.cmake names it: <target>[<its count of discoveries on the target>].
+  get_property(discoveries TARGET ${target} PROPERTY CTEST_DISCOVERED_TEST_COUNTER)
+  if(NOT discoveries)
+    set(discoveries 0)
+  endif()
+  math(EXPR discoveries "${discoveries} + 1")
+  set(refresh "${CMAKE_CURRENT_BINARY_DIR}/${target}_nncheck_corpus_refresh.cmake")
+  file(WRITE "${refresh}" "# Written by nncheck_add_tests: corpus tests are listed anew by every ctest run.\n"
+    "file(REMOVE \"${CMAKE_CURRENT_BINARY_DIR}/${target}[${discoveries}]_tests.cmake\"\n"
+    "  \"${CMAKE_CURRENT_BINARY_DIR}/${target}[${discoveries}]_tests-\${CTEST_CONFIGURATION_TYPE}.cmake\")\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${refresh}")
   gtest_discover_tests(${target} TEST_FILTER "*.corpus/*" TEST_LIST ${corpus_list}
     DISCOVERY_TIMEOUT 60 DISCOVERY_MODE PRE_TEST PROPERTIES ${ARG_PROPERTIES})
   string(APPEND body "foreach(t IN LISTS ${corpus_list})\n"

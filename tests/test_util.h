@@ -16,6 +16,7 @@
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
 #include "ops/infer.h"
+#include "ops/upgrade.h"
 
 namespace nncheck::testing {
 
@@ -71,6 +72,7 @@ inline std::vector<NodeCase> registeredNodeCases() {
   std::vector<NodeCase> out;
   for (const auto& dir : allNodeCases()) {
     Model m = loadModel(dir / "model.onnx");
+    ops::upgradeOldOpset(m);  // as runTestCase runs it
     // Also drop cases with dtypes or attribute values the specs declare unsupported.
     if (!allOpsRegistered(m) || runTestCase(dir).outcome == Outcome::Unsupported) continue;
     out.push_back({dir, m, loadTestDataSet(m, dir / "test_data_set_0").inputs});

@@ -22,7 +22,8 @@ NNCHECK_PROPERTY(ToyEngine, NeverCrashes, nncheck::gen::testCase(nncheck::Genera
   nncheck::runOn(nncheck::isolated(engine), tc);
 }
 
-NNCHECK_CORPUS_TEST(ToyEngineCorpus, EXAMPLE_CORPUS, [](const nncheck::TestCase& tc) {
+// "corpus" is the folder beside this file, whatever folder the tests run from.
+NNCHECK_CORPUS_TEST(ToyEngineCorpus, "corpus", [](const nncheck::TestCase& tc) {
   toy::Engine engine("O1");
   nncheck::assertMatchesReference(engine, tc);
 });

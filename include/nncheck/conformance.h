@@ -25,6 +25,8 @@ struct CaseResult {
   std::string category;          // skips: "op not registered", "dtype", "attribute", "op version"
   std::string message;           // why it failed or was skipped
   std::vector<std::string> ops;  // distinct op types of the model, sorted
+  // A model of an opset older than nncheck's: what the reader did (parseModel's `upgraded`).
+  std::string upgraded;
 };
 
 struct ConformanceReport {

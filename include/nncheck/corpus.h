@@ -27,6 +27,7 @@ struct FailureInfo {
   std::string property;              // Suite.Test
   std::string oracle = "reference";  // what it was judged against (nncheck/oracle.h)
   std::string backend;
+  std::string engineLibrary;  // the plug-in library the engine came from; empty: built in
   std::string configuration;
   Outcome kind = Outcome::Mismatch;
   std::string message;
@@ -96,6 +97,7 @@ struct CorpusCase {
   std::string property;              // Suite.Test, or fuzz-<engine> for a campaign's finding
   std::string oracle = "reference";  // what it failed against; replay judges it so
   std::string backend;               // the engine's name as it describes itself
+  std::string engineLibrary;         // engine_library: the plug-in it came from; empty: built in
   std::string configuration;         // the configuration it failed in; empty: not recorded
   std::string message;
   double maxAbsError = 0, maxRelError = 0;
@@ -111,6 +113,9 @@ struct CorpusCase {
   std::map<std::string, std::string> differingOutputs;  // graph output -> how it differs
   std::vector<std::string> ops;                         // the model's op types
   std::optional<Culprit> culprit;                       // culprit: needed, workaround
+  // A model of an older opset, as read: "upgraded from opset 6 to 13 by ONNX's version
+  // converter" (or why it could not be); empty for a model taken as it is.
+  std::string upgraded;
 };
 
 // The folders of every case under `corpus` (recursively: a folder holding model.onnx), sorted;
@@ -131,6 +136,16 @@ std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus,
 std::string outcomesByConfiguration(const std::map<std::string, Outcome>& m);
 // A failure as its saved case reads back, without saving it: what a report shows of a finding.
 CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info);
+
+// The registered engine a campaign's finding ran on, from its property ("fuzz-opencv", or
+// "reduce-ort" for `nncheck reduce`'s); "" for a property test's.
+std::string campaignEngine(const std::string& property);
+
+// The command that replays a saved case (c.dir): a campaign's finding (property fuzz-<engine>, or
+// `engine` given) by `nncheck run` against the reference's saved outputs, or by `nncheck corpus
+// check` for another oracle, with --engine-lib for a plug-in engine; a property's by its test
+// binary, which replays its saved cases first. Empty for a case not saved.
+std::string replayCommand(const CorpusCase& c, const std::string& engine = "");
 
 // The one reader of nncheck.json: fills the seed and the recorded fields of `into` from the
 // file's text; throws nncheck::Error naming `origin` (the file) and what is wrong.

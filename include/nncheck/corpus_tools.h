@@ -43,6 +43,9 @@ struct CaseCheck {
   std::filesystem::path dir;
   bool ok = true;
   std::string detail;  // what differs, or how it behaved ("mismatch at fusion=on, as recorded")
+  // No configuration checked has a recorded outcome (the case was saved under another name for
+  // it): the engine ran it on each anyway, and `detail` says how it behaved there.
+  bool unrecorded = false;
 };
 
 struct CorpusCheck {
@@ -50,6 +53,7 @@ struct CorpusCheck {
   int ok = 0;
   int changed = 0;                   // loads, but behaves otherwise than recorded
   int broken = 0;                    // does not load
+  int unrecorded = 0;                // of `ok`: run where nothing was recorded (CaseCheck)
   std::vector<std::string> leftOut;  // what the scan passed over, and why (CaseScan::leftOut)
 };
 

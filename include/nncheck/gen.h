@@ -15,8 +15,8 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "nncheck/coverage_guide.h"
@@ -52,16 +52,13 @@ inline rc::Seq<TestCase> shrinks(const TestCase& tc) {
   return rc::seq::map(std::move(valid), [](std::optional<TestCase>&& t) { return std::move(*t); });
 }
 
+// NNCHECK_MAX_NODES, when set; throws nncheck::Error naming it when it is no positive integer.
+std::optional<int> maxNodesOverride();
+
 // Test cases of up to cfg.nodes nodes (NNCHECK_MAX_NODES, when set, overrides it); throws
 // nncheck::Error for a bad config.
 inline rc::Gen<TestCase> testCase(GeneratorConfig cfg) {
-  if (const char* max = std::getenv("NNCHECK_MAX_NODES"); max && *max) {
-    char* end = nullptr;
-    long n = std::strtol(max, &end, 10);
-    if (end == max || *end != '\0' || n < 1)
-      throw Error(std::string("NNCHECK_MAX_NODES='") + max + "': expected a positive integer");
-    cfg.nodes = static_cast<int>(n);
-  }
+  if (const std::optional<int> max = maxNodesOverride()) cfg.nodes = *max;
   validateConfig(cfg);
   auto shared = std::make_shared<const GeneratorConfig>(std::move(cfg));
   return rc::Gen<TestCase>([shared](const rc::Random& random, int size) {

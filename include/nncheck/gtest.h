@@ -10,7 +10,7 @@
 //     });
 //   }
 //   INSTANTIATE_TEST_SUITE_P(OptLevels, MyProps, ::testing::Values(0, 1, 2, 3));
-//   NNCHECK_CORPUS_TEST(MyCorpus, "tests/corpus", [](const nncheck::TestCase& tc) {
+//   NNCHECK_CORPUS_TEST(MyCorpus, "corpus", [](const nncheck::TestCase& tc) {  // beside this file
 //     MyCompiler compiler(3);
 //     nncheck::assertMatchesReference(compiler, tc);
 //   });
@@ -36,6 +36,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -95,9 +97,19 @@ class PropertyTest : public ::testing::TestWithParam<Param> {
  protected:
   void check(const rc::Gen<TestCase>& gen, const Property& property, std::string backend = "",
              std::vector<std::pair<std::string, Property>> triage = {}, CallSite where = {}) {
-    ::nncheck::check(
-        gen, property,
-        {std::move(backend), ::testing::PrintToString(this->GetParam()), std::move(triage)}, where);
+    ::nncheck::check(gen, property,
+                     {std::move(backend), parameterText(this->GetParam()), std::move(triage)},
+                     where);
+  }
+
+ private:
+  // The configuration as its name: a string parameter as it is ("O2", not "\"O2\""), so it
+  // matches the engine's own configuration names in `nncheck corpus check`.
+  static std::string parameterText(const Param& p) {
+    if constexpr (std::is_convertible_v<const Param&, std::string_view>)
+      return std::string(std::string_view(p));
+    else
+      return ::testing::PrintToString(p);
   }
 };
 
@@ -111,6 +123,12 @@ class PropertyTest : public ::testing::TestWithParam<Param> {
 void registerCorpusTests(const std::string& suite, const std::filesystem::path& corpus,
                          Property property, const std::string& configuration = "");
 
+// The corpus folder NNCHECK_CORPUS_TEST names: a relative `dir` is taken from the folder of the
+// source file that names it (CMake compiles with absolute paths), so "corpus" is the same
+// folder from any working directory; an absolute one, or one named from a source file whose path
+// is relative (the working directory then), is taken as it is.
+std::filesystem::path corpusNextTo(const std::filesystem::path& dir, const char* sourceFile);
+
 // What each of those tests does with its case.
 void replayCorpusCase(const std::filesystem::path& dir, const Property& property,
                       const std::string& configuration = "");
@@ -123,10 +141,12 @@ void replayCorpusCase(const std::filesystem::path& dir, const Property& property
   TEST(Suite, Name) { ::nncheck::check((Gen), &Suite##_##Name##_nncheck_property); } \
   static void Suite##_##Name##_nncheck_property(const ::nncheck::TestCase& tc)
 
-// Every case saved under Dir, replayed as its own test <Suite>.corpus/<case folder>; an optional
-// fourth argument names the configuration whose known failures apply.
-#define NNCHECK_CORPUS_TEST(Suite, Dir, Property, ...)                        \
-  static const bool Suite##_nncheck_corpus_registered = [] {                  \
-    ::nncheck::registerCorpusTests(#Suite, (Dir), (Property), ##__VA_ARGS__); \
-    return true;                                                              \
+// Every case saved under Dir (relative: to this source file's folder, see corpusNextTo),
+// replayed as its own test <Suite>.corpus/<case folder>; an optional fourth argument names the
+// configuration whose known failures apply.
+#define NNCHECK_CORPUS_TEST(Suite, Dir, Property, ...)                                           \
+  static const bool Suite##_nncheck_corpus_registered = [] {                                     \
+    ::nncheck::registerCorpusTests(#Suite, ::nncheck::corpusNextTo((Dir), __FILE__), (Property), \
+                                   ##__VA_ARGS__);                                               \
+    return true;                                                                                 \
   }()

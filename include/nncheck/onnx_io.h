@@ -50,6 +50,28 @@ void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes
 // Syncs a file or folder to disk (fsync); throws nncheck::Error naming it.
 void syncPath(const std::filesystem::path& path);
 
+// A bulk write (nncheck gen --out: thousands of small files), made durable once instead of per
+// file. While one is open on a thread, writeFileAtomic and syncPath there still write each file
+// whole (a temporary renamed into place, so no reader sees half a file) but do not sync;
+// commit() syncs the file system holding `root` once. Until then, a power loss may lose or
+// empty what was written.
+//
+//   BulkWrite bulk("out");
+//   for (...) saveBackendTestCase("out/seed_" + ..., ...);
+//   bulk.commit();   // throws nncheck::Error naming "out"
+class BulkWrite {
+ public:
+  explicit BulkWrite(std::filesystem::path root);
+  ~BulkWrite();
+  BulkWrite(const BulkWrite&) = delete;
+  BulkWrite& operator=(const BulkWrite&) = delete;
+  void commit();
+
+ private:
+  std::filesystem::path root_;
+  BulkWrite* outer_;
+};
+
 // Writes a file a person named (-o, --report). A new or regular file is written as
 // writeFileAtomic does; through a symbolic link, the file it points to is (the link stays a
 // link); a device, FIFO or socket (/dev/null, /dev/stdout) is written to directly, since a

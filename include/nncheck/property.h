@@ -56,6 +56,9 @@ struct Verdict {
   // The engines' optimizations that changed the model in those runs (RunOutcome::optimizations),
   // merged and sorted; empty when no engine tells.
   std::vector<std::string> optimizations{};
+  // The engines runOn ran while judging, by name, sorted, the reference left out: what check()
+  // records as the case's backend when its options name none.
+  std::vector<std::string> engines{};
 };
 
 // What a failing property throws: its verdict, whose outcome is a failure (Mismatch, Crash,

@@ -19,6 +19,8 @@ namespace detail {
 // Entries registered from static initializers so far, of every registry: a shared library
 // loaded with --engine-lib must register at least one (nncheck::loadEngineLibrary).
 int& pluginRegistrations();
+// The absolute path of the library nncheck::loadEngineLibrary is loading; empty otherwise.
+std::string& loadingLibrary();
 }  // namespace detail
 
 // Info has a `name`; `validate` throws nncheck::Error for an entry that lacks what it needs.
@@ -47,6 +49,12 @@ class Registry {
     throw Error("unknown " + kind_ + " '" + name + "' (registered: " + known + "; " + hint_ + ")");
   }
   bool contains(const std::string& name) const { return entries_.count(name) > 0; }
+  // The shared library an entry came from (what --engine-lib loads it again with); empty for
+  // one built in or unknown.
+  std::string library(const std::string& name) const {
+    auto it = libraries_.find(name);
+    return it == libraries_.end() ? std::string() : it->second;
+  }
   std::vector<std::string> names() const {  // sorted
     throwStartupErrors();
     std::vector<std::string> out;
@@ -60,7 +68,10 @@ class Registry {
   void addAtStartup(Info (*describe)()) noexcept {
     ++detail::pluginRegistrations();
     try {
-      add(describe());
+      Info info = describe();
+      const std::string name = info.name;
+      add(std::move(info));
+      if (!detail::loadingLibrary().empty()) libraries_[name] = detail::loadingLibrary();
     } catch (const std::exception& e) {
       try {
         startupErrors_.push_back(e.what());
@@ -77,6 +88,7 @@ class Registry {
     throw Error(kind_ + " registry: " + all);
   }
   std::string kind_, hint_;
+  std::map<std::string, std::string> libraries_;
   void (*validate_)(const Info&);
   std::map<std::string, Info> entries_;
   std::vector<std::string> startupErrors_;

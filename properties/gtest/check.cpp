@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "backends/coverage.h"
+#include "check_environment.h"
 #include "core/hash.h"
 #include "nncheck/error.h"
 #include "nncheck/gtest.h"
@@ -23,16 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::optional<double> envNumber(const char* name) {
-  const char* s = std::getenv(name);
-  if (!s || !*s) return std::nullopt;
-  char* end = nullptr;
-  double v = std::strtod(s, &end);
-  if (end == s || *end != '\0' || v < 0)
-    throw Error(std::string(name) + "='" + s + "': expected a non-negative number");
-  return v;
-}
 
 std::string currentTestName() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -78,22 +69,18 @@ fs::path corpusRoot() {
   return ec ? root : abs.lexically_normal();
 }
 
-// RapidCheck prints "Using configuration: seed=<random>" when it first reads RC_PARAMS; check()
-// chooses its own seed and prints it with every failure, so that line only misleads.
-void loadRapidCheckConfigurationQuietly() {
-  static const bool loaded = [] {
-    std::streambuf* err = std::cerr.rdbuf(nullptr);
-    try {
-      (void)rc::detail::configuration();
-    } catch (...) {
-      std::cerr.rdbuf(err);
-      throw Error(std::string("RC_PARAMS='") + std::getenv("RC_PARAMS") +
-                  "': RapidCheck cannot read it");
-    }
-    std::cerr.rdbuf(err);
-    return true;
-  }();
-  (void)loaded;
+// The environment, validated before anything runs: a wrong variable fails the test at its
+// call site, and is never judged, shrunk and saved as the engine's failure.
+std::optional<CheckEnvironment> environmentOf(const std::string& test, CallSite where) {
+  try {
+    CheckEnvironment env = readCheckEnvironment();
+    for (const std::string& w : env.warnings) std::fprintf(stderr, "nncheck: %s\n", w.c_str());
+    return env;
+  } catch (const Error& e) {
+    ADD_FAILURE_AT(where.file, where.line)
+        << "nncheck: " << test << ": " << e.what() << " (nothing was run)";
+    return std::nullopt;
+  }
 }
 
 // judge(), with a failed RapidCheck assertion (RC_ASSERT in the property) as a mismatch.
@@ -301,7 +288,10 @@ bool replaySavedFailures(const std::string& test, const fs::path& folder, const 
       continue;
     }
     Verdict v = runProperty(property, c.testCase);
-    if (!isFailure(v.outcome)) continue;
+    if (!isFailure(v.outcome)) {
+      std::printf("nncheck: %s: replayed %s: passes now\n", test.c_str(), dir.string().c_str());
+      continue;
+    }
     auto known = c.knownFailures.find(options.configuration);
     if (known != c.knownFailures.end() && known->second == v.outcome) continue;
     ADD_FAILURE_AT(where.file, where.line)
@@ -314,25 +304,19 @@ bool replaySavedFailures(const std::string& test, const fs::path& folder, const 
 
 }  // namespace
 
-int detail::casesToGenerate() {
-  if (auto cases = envNumber("NNCHECK_CASES")) return static_cast<int>(*cases);
-  const char* rc = std::getenv("RC_PARAMS");
-  if (rc && std::string(rc).find("max_success=") != std::string::npos) {
-    loadRapidCheckConfigurationQuietly();
-    return rc::detail::configuration().testParams.maxSuccess;
-  }
-  return kDefaultCases;
-}
+int detail::casesToGenerate() { return readCheckEnvironment().cases; }
 
 void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOptions& options,
            CallSite where) {
   const std::string test = currentTestName();
+  const std::optional<CheckEnvironment> env = environmentOf(test, where);
+  if (!env) return;
   EngineScope engines;  // one persistent worker per engine for the whole run
-  if (const char* replay = std::getenv("NNCHECK_REPLAY"); replay && *replay) {
-    TestCase tc = loadCase(replay);
+  if (!env->replay.empty()) {
+    TestCase tc = loadCase(env->replay);
     Verdict v = runProperty(property, tc);
     if (isFailure(v.outcome))
-      ADD_FAILURE_AT(where.file, where.line) << report(test, v, tc, {}, replay, std::nullopt);
+      ADD_FAILURE_AT(where.file, where.line) << report(test, v, tc, {}, env->replay, std::nullopt);
     return;
   }
   const fs::path corpus = corpusRoot();
@@ -342,13 +326,13 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   const char* rcParams = std::getenv("RC_PARAMS");
   const bool rcSeed = rcParams && std::string(rcParams).find("seed=") != std::string::npos;
-  if (auto seed = envNumber("NNCHECK_SEED"))
-    params.seed = static_cast<uint64_t>(*seed);
+  if (env->seed)
+    params.seed = *env->seed;
   else if (!rcSeed)
     params.seed = fnv1a(test);  // reproducible by default
-  params.maxSuccess = detail::casesToGenerate();
-  const double shrinkSeconds = envNumber("NNCHECK_SHRINK_SECONDS").value_or(60);
-  const int shrinkSteps = static_cast<int>(envNumber("NNCHECK_SHRINK_STEPS").value_or(2000));
+  params.maxSuccess = env->cases;
+  const double shrinkSeconds = env->shrinkSeconds;
+  const int shrinkSteps = env->shrinkSteps;
 
   struct State {
     std::optional<Verdict> firstFailure;  // shrinking keeps its failure (sameFailure)
@@ -364,8 +348,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   // Cases come from gen::testCase through the guide while this check runs (NNCHECK_COVERAGE=off:
   // never; and every case is fresh until an engine reports coverage).
   CoverageGuide guide;
-  const char* guided = std::getenv("NNCHECK_COVERAGE");
-  const bool guiding = !(guided && std::string(guided) == "off");
+  const bool guiding = env->coverage;
   struct Activate {
     CoverageGuide* outer;
     explicit Activate(CoverageGuide* g) : outer(std::exchange(detail::activeGuide, g)) {}
@@ -432,7 +415,9 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   EngineScope afresh;
   FailurePath path;
   path.property = testFolder(test).string();
-  path.backend = options.backend;
+  // Who failed, when the options name no backend: the one engine the property ran, by its name.
+  const std::vector<std::string>& ran = s.firstFailure->engines;
+  path.backend = !options.backend.empty() ? options.backend : ran.size() == 1 ? ran[0] : "";
   path.configuration = options.configuration;
   path.judge = [&](const TestCase& tc) { return runProperty(property, tc); };
   const double shrunkIn = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
@@ -484,6 +469,7 @@ class CorpusCaseTest : public ::testing::Test {
 
 void replayCorpusCase(const fs::path& dir, const Property& property,
                       const std::string& configuration) {
+  if (!environmentOf(currentTestName(), CallSite(__FILE__, __LINE__))) return;
   CorpusCase c;
   try {
     c = loadCorpusCase(dir);
@@ -496,6 +482,8 @@ void replayCorpusCase(const fs::path& dir, const Property& property,
   if (known == c.knownFailures.end()) {
     if (isFailure(v.outcome))
       ADD_FAILURE() << report(currentTestName(), v, c.testCase, {}, dir.string(), std::nullopt);
+    else  // a saved failure that passes: the engine was fixed, or the case no longer shows it
+      std::printf("nncheck: replayed %s: passes now\n", dir.string().c_str());
     return;
   }
   // A known failure: it must still fail the same way.
@@ -510,6 +498,12 @@ void replayCorpusCase(const fs::path& dir, const Property& property,
   else
     std::printf("nncheck: known %s failure still reproduces: %s\n", got.c_str(),
                 dir.string().c_str());
+}
+
+fs::path corpusNextTo(const fs::path& dir, const char* sourceFile) {
+  const fs::path source(sourceFile ? sourceFile : "");
+  if (dir.is_absolute() || !source.is_absolute()) return dir;
+  return (source.parent_path() / dir).lexically_normal();
 }
 
 void registerCorpusTests(const std::string& suite, const fs::path& corpus, Property property,

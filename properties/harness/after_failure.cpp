@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
 
@@ -86,6 +87,8 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   // failure of the same model is another finding.
   if (p.oracle != "reference") info.pattern = p.oracle + ": " + info.pattern;
   info.backend = p.backend;
+  // A plug-in engine's library, for the command that replays the finding.
+  info.engineLibrary = engines().library(campaignEngine(p.property));
   info.configuration = p.configuration;
   info.casesRun = p.casesRun;
   info.secondsRun = p.secondsRun;

@@ -17,7 +17,8 @@ namespace nncheck {
 
 // The case's model.onnx (loadCaseModel), checked by checkStructure; nncheck::Error naming the
 // file and what is wrong (a value two nodes write, ...).
-Model loadSoundCaseModel(const std::filesystem::path& caseDir);
+// `upgraded`, when given, says what ops::upgradeOldOpset did to a model of an older opset.
+Model loadSoundCaseModel(const std::filesystem::path& caseDir, std::string* upgraded = nullptr);
 
 // Fills a temporary folder with `fill` and renames it to `dir`. Temporaries that killed
 // processes left beside it are swept first; a failing `fill` leaves nothing. False, with nothing

@@ -20,6 +20,7 @@
 #include "nncheck/reference.h"
 #include "nncheck/validity.h"
 #include "nncheck/variants.h"
+#include "ops/upgrade.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;
@@ -57,6 +58,7 @@ std::string caseMetadataText(const TestCase& tc, const FailureInfo& info) {
     j["rewrites"] = rewrites;
   }
   j["backend"] = info.backend;
+  if (!info.engineLibrary.empty()) j["engine_library"] = info.engineLibrary;
   j["configuration"] = info.configuration;
   j["failure_kind"] = std::string(outcomeName(info.kind));
   j["message"] = info.message;
@@ -132,6 +134,37 @@ std::string outcomesByConfiguration(const std::map<std::string, Outcome>& m) {
     s += (s.empty() ? "" : "; ") + (config.empty() ? std::string("(default)") : config) + ": " +
          std::string(outcomeName(o));
   return s;
+}
+
+namespace {
+std::string shellQuote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-./=,:+") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string campaignEngine(const std::string& property) {
+  for (const char* prefix : {"fuzz-", "reduce-"})
+    if (property.rfind(prefix, 0) == 0) return property.substr(std::string(prefix).size());
+  return "";
+}
+
+// (nncheck/corpus.h)
+std::string replayCommand(const CorpusCase& c, const std::string& engine) {
+  if (c.dir.empty()) return "";
+  const std::string e = engine.empty() ? campaignEngine(c.property) : engine;
+  if (e.empty())
+    return "<test binary> --gtest_filter=" + shellQuote(c.property.empty() ? "*" : c.property);
+  std::string cmd = c.oracle == "reference" ? "nncheck run" : "nncheck corpus check";
+  if (!c.engineLibrary.empty()) cmd += " --engine-lib " + shellQuote(c.engineLibrary);
+  cmd += " --backend " + shellQuote(e);
+  if (!c.configuration.empty()) cmd += " --config " + shellQuote(c.configuration);
+  return cmd + " " + shellQuote(c.dir.string());
 }
 
 CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info) {
@@ -310,8 +343,10 @@ class ClaimsLock {
 
 }  // namespace
 
-Model loadSoundCaseModel(const fs::path& caseDir) {
+Model loadSoundCaseModel(const fs::path& caseDir, std::string* upgraded) {
   Model m = loadCaseModel(caseDir);
+  const std::string said = ops::upgradeOldOpset(m);
+  if (upgraded) *upgraded = said;
   try {
     checkStructure(m);
   } catch (const Unsupported&) {
@@ -467,6 +502,7 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
     c.property = text("property");
     if (const std::string oracle = text("oracle"); !oracle.empty()) c.oracle = oracle;
     c.backend = text("backend");
+    c.engineLibrary = text("engine_library");
     c.configuration = text("configuration");
     c.message = text("message");
     // JSON has no infinity: an error figure written as null was not finite.
@@ -511,7 +547,7 @@ CorpusCase loadCorpusCase(const fs::path& caseDir) {
   CorpusCase c;
   c.dir = caseDir;
   TestCase& tc = c.testCase;
-  tc.model = loadSoundCaseModel(caseDir);
+  tc.model = loadSoundCaseModel(caseDir, &c.upgraded);
   tc.inputs = loadTestDataSet(tc.model, caseDir / "test_data_set_0").inputs;
   const fs::path meta = caseDir / "nncheck.json";
   std::error_code ec;

@@ -180,32 +180,51 @@ CorpusCheck checkCorpus(const fs::path& corpus, const CorpusCheckOptions& o) {
           reference.outcome == Outcome::Unsupported && c->oracle != "reference";
       if (reference.outcome != Outcome::Pass && !savedWithoutOutputs)
         differs("the reference no longer computes the saved outputs: " + reference.message);
-      const bool otherEngine = c->property.rfind("fuzz-", 0) == 0 && !o.engineName.empty() &&
-                               c->property != "fuzz-" + o.engineName;
+      const std::string ranOn = campaignEngine(c->property);
+      const bool otherEngine = !ranOn.empty() && !o.engineName.empty() && ranOn != o.engineName;
       if (oracle.needsBaseline && !baseline && !o.engines.empty() && !otherEngine)
         throw Error(dir.string() + ": judged by the oracle '" + oracle.name +
                     "', which needs the engine's baseline configuration, and the engine names "
                     "none");
+      auto recordedAt = [&](const std::string& config) -> std::optional<Outcome> {
+        if (auto t = c->triage.find(config); t != c->triage.end()) return t->second;
+        if (config == c->configuration && c->kind) return *c->kind;
+        return std::nullopt;
+      };
+      bool anyRecorded = false;
+      for (const CampaignEngine& e : o.engines)
+        anyRecorded |= recordedAt(e.configuration).has_value();
+      // Nothing recorded for any configuration given (the case names its configuration otherwise):
+      // the engine still runs it, on each, and says so, rather than checking the reference alone.
+      check.unrecorded = !anyRecorded && !o.engines.empty() && !otherEngine;
       for (size_t e = 0; e < o.engines.size() && !otherEngine; ++e) {
         const std::string& config = o.engines[e].configuration;
-        std::optional<Outcome> recorded;
-        if (auto t = c->triage.find(config); t != c->triage.end())
-          recorded = t->second;
-        else if (config == c->configuration && c->kind)
-          recorded = *c->kind;
-        if (!recorded) continue;
+        const std::optional<Outcome> recorded = recordedAt(config);
+        if (!recorded && !check.unrecorded) continue;
         const Verdict v =
             judgeWith(oracle, {isolatedEngines[e], baseline ? &*baseline : nullptr}, c->testCase);
         const std::string at =
             " at " + (config.empty() ? std::string("its configuration") : config);
-        if (v.outcome == *recorded)
+        if (!recorded)
+          check.detail += (check.detail.empty() ? "" : "; ") + std::string(outcomeName(v.outcome)) +
+                          at + " (no outcome recorded there)";
+        else if (v.outcome == *recorded)
           check.detail += (check.detail.empty() ? "" : "; ") + std::string(outcomeName(v.outcome)) +
                           at + ", as recorded";
         else
           differs(std::string(outcomeName(v.outcome)) + at + ", recorded " +
                   std::string(outcomeName(*recorded)));
       }
+      if (check.unrecorded) {
+        std::string recorded = c->kind
+                                   ? std::string(outcomeName(*c->kind)) + " at " +
+                                         (c->configuration.empty() ? std::string("no configuration")
+                                                                   : "'" + c->configuration + "'")
+                                   : std::string("nothing");
+        check.detail += "; recorded: " + recorded;
+      }
       ++(check.ok ? out.ok : out.changed);
+      if (check.ok && check.unrecorded) ++out.unrecorded;
     }
     if (o.onCase) o.onCase(check);
     out.cases.push_back(std::move(check));

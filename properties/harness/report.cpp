@@ -41,32 +41,10 @@ std::string escapeHtml(const std::string& s) {
   return out;
 }
 
-std::string shellQuote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789_-./=,:+") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
-}
-
-// How a saved case is replayed: a campaign's finding by `nncheck run` on its engine and
-// configuration; a property's by its test, which replays its saved cases first.
-std::string replayCommand(const CorpusCase& c, const std::string& engine) {
-  if (c.dir.empty()) return "";
-  std::string e = engine;
-  if (e.empty() && c.property.rfind("fuzz-", 0) == 0) e = c.property.substr(5);
-  if (e.empty())
-    return "<test binary> --gtest_filter=" + shellQuote(c.property.empty() ? "*" : c.property);
-  std::string cmd = "nncheck run --backend " + shellQuote(e);
-  if (!c.configuration.empty()) cmd += " --config " + shellQuote(c.configuration);
-  return cmd + " " + shellQuote(c.dir.string());
 }
 
 std::string chartLibrary() {

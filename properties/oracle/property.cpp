@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "nncheck/error.h"
+#include "nncheck/reference.h"
 #include "nncheck/tolerance.h"
 #include "nncheck/variants.h"
 
@@ -20,6 +21,7 @@ thread_local EngineScope* innermostScope = nullptr;
 struct Reached {
   std::vector<uint32_t> coverage;
   std::vector<std::string> optimizations;
+  std::vector<std::string> engines;
 };
 thread_local Reached* judgedReach = nullptr;
 
@@ -74,12 +76,15 @@ Verdict judge(const Property& property, const TestCase& tc) {
   }
   sortedOnce(reached.coverage);
   sortedOnce(reached.optimizations);
+  sortedOnce(reached.engines);
   v.coverage = std::move(reached.coverage);
   v.optimizations = std::move(reached.optimizations);
+  v.engines = std::move(reached.engines);
   if (outer) {
     outer->coverage.insert(outer->coverage.end(), v.coverage.begin(), v.coverage.end());
     outer->optimizations.insert(outer->optimizations.end(), v.optimizations.begin(),
                                 v.optimizations.end());
+    outer->engines.insert(outer->engines.end(), v.engines.begin(), v.engines.end());
   }
   return v;
 }
@@ -89,9 +94,20 @@ bool sameFailure(const Verdict& a, const Verdict& b) {
          (a.outcome != Outcome::Mismatch || a.shapeOnly == b.shapeOnly);
 }
 
-TensorMap runOn(Backend& backend, const TestCase& tc) { return backend.run(tc.model, tc.inputs); }
+namespace {
+void recordEngine(const Backend& engine) {
+  if (judgedReach && engine.name() != reference().name())
+    judgedReach->engines.push_back(engine.name());
+}
+}  // namespace
+
+TensorMap runOn(Backend& backend, const TestCase& tc) {
+  recordEngine(backend);
+  return backend.run(tc.model, tc.inputs);
+}
 
 TensorMap runOn(const Isolated& engine, const TestCase& tc) {
+  recordEngine(engine.backend());
   RunOutcome r = engine.run(tc.model, tc.inputs);
   if (judgedReach) {
     judgedReach->coverage.insert(judgedReach->coverage.end(), r.coverage.begin(), r.coverage.end());

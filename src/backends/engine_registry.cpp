@@ -22,6 +22,11 @@ int& detail::pluginRegistrations() {
   return count;
 }
 
+std::string& detail::loadingLibrary() {
+  static std::string path;
+  return path;
+}
+
 EngineRegistry::EngineRegistry()
     : Registry("engine",
                "a shared library of engines loads with --engine-lib or NNCHECK_ENGINE_LIBS",
@@ -77,6 +82,12 @@ void loadEngineLibrary(const std::string& path) {
   if (loaded.count(key)) return;
   if (!std::filesystem::exists(path)) throw Error("--engine-lib " + path + ": no such file");
   const int before = detail::pluginRegistrations();
+  // The library's registrations remember where they came from, for the commands that replay
+  // their findings.
+  struct Loading {
+    explicit Loading(std::string p) { detail::loadingLibrary() = std::move(p); }
+    ~Loading() { detail::loadingLibrary().clear(); }
+  } loading(std::filesystem::absolute(path, ec).lexically_normal().string());
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {
     const char* why = ::dlerror();

@@ -109,6 +109,11 @@ void printFinding(size_t i, const Finding& f, const std::string& baseline) {
     std::printf("       already in the corpus%s%s\n", f.dir.empty() ? "" : ": ", f.dir.c_str());
   else if (!f.dir.empty())
     std::printf("       saved: %s\n", f.dir.c_str());
+  if (!f.dir.empty()) {
+    CorpusCase saved = corpusRecord(f.minimized, f.info);
+    saved.dir = f.dir;
+    std::printf("       replay: %s\n", replayCommand(saved).c_str());
+  }
 }
 
 void printCulpritGroups(const std::vector<Finding>& findings) {

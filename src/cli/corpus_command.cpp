@@ -81,8 +81,11 @@ int check(const CheckOptions& o) {
                      .oracle = o.engine.oracle,
                      .timeout = timeout,
                      .onCase = [&](const CaseCheck& c) {
-                       if (!c.ok || o.verbose)
-                         std::printf("%-8s %s: %s\n", c.ok ? "ok" : "CHANGED",
+                       if (!c.ok || c.unrecorded || o.verbose)
+                         std::printf("%-10s %s: %s\n",
+                                     !c.ok          ? "CHANGED"
+                                     : c.unrecorded ? "UNRECORDED"
+                                                    : "ok",
                                      printable(c.dir.lexically_relative(o.corpus).string()).c_str(),
                                      c.detail.empty() ? "loads; the reference computes its "
                                                         "saved outputs"
@@ -93,8 +96,12 @@ int check(const CheckOptions& o) {
     return 2;
   }
   sayLeftOut("corpus check", r.leftOut);
-  std::printf("%zu cases: %d as recorded, %d behave otherwise, %d do not load%s\n", r.cases.size(),
-              r.ok, r.changed, r.broken,
+  std::printf("%zu cases: %d as recorded, %d behave otherwise, %d do not load%s%s\n",
+              r.cases.size(), r.ok - r.unrecorded, r.changed, r.broken,
+              r.unrecorded ? (", " + std::to_string(r.unrecorded) +
+                              " recorded for no configuration given (run on each)")
+                                 .c_str()
+                           : "",
               o.withEngine ? "" : " (no --backend given: loading and the reference checked)");
   return r.changed + r.broken > 0 ? 1 : 0;
 }

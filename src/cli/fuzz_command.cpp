@@ -55,7 +55,8 @@ std::vector<std::pair<std::string, std::string>> reportSettings(const FuzzOption
       {"nodes per model", std::to_string(o.nodes)},
       {"seed", std::to_string(o.seed) + " (case i uses seed + i)"},
       {"budget", o.cases > 0 ? std::to_string(o.cases) + " cases" : std::string(seconds) + " s"},
-      {"shard", std::to_string(c.shardIndex) + " of " + std::to_string(c.shardCount)},
+      {"shard", std::to_string(c.shardIndex + 1) + " of " + std::to_string(c.shardCount) +
+                    " (index " + std::to_string(c.shardIndex) + ")"},
       {"corpus", o.corpus},
       {"coverage-guided", c.coverageGuided ? "yes, when the engine is instrumented" : "no"},
       {"op weights learned from rejections", c.learnUnsupported ? "yes" : "no"},
@@ -116,8 +117,8 @@ int fuzz(const FuzzOptions& o) {
   std::string configs;
   for (size_t e = 0; e < (c.roundRobin ? engines.list.size() : 1); ++e)
     configs += (e ? " " : "") + engines.list[e].configuration;
-  const std::string shardText = c.shardCount > 1 ? ", shard " + std::to_string(c.shardIndex) + "/" +
-                                                       std::to_string(c.shardCount)
+  const std::string shardText = c.shardCount > 1 ? ", shard " + std::to_string(c.shardIndex + 1) +
+                                                       "/" + std::to_string(c.shardCount)
                                                  : "";
   const std::string against =
       c.oracle == "reference" ? ""
@@ -249,9 +250,11 @@ void addFuzzCommand(CLI::App& app) {
                 "run every case on the first configuration, the others only triaging failures "
                 "(by default cases take the configurations in turn, so each is tested)");
   cmd->add_option("--shard", o->shard,
-                  "run shard K of N (K from 0): the cases i with i mod N = K, so N campaigns of "
+                  "run shard K of N, K counting from 1 (1/4 .. 4/4): the cases i with i mod N = K "
+                  "- 1, so N campaigns of "
                   "one seed run each case once between them (default: GTEST_SHARD_INDEX of "
-                  "GTEST_TOTAL_SHARDS, or JOB_COMPLETION_INDEX of --shard-count, when set)");
+                  "GTEST_TOTAL_SHARDS, or JOB_COMPLETION_INDEX of --shard-count, when set; "
+                  "these count from 0, as they are set)");
   cmd->add_option("--shard-count", o->shardCount,
                   "the number of shards, with the shard index from JOB_COMPLETION_INDEX "
                   "(a Kubernetes Indexed Job's completions)");

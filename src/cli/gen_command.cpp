@@ -1,11 +1,14 @@
 // nncheck gen: random valid models, written in ONNX backend-test layout with random inputs and
 // the reference's outputs, so that `nncheck run` replays them.
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -178,6 +181,14 @@ int run(GenOptions o) {
   Stats stats;
   stats.invalid = o.check ? 0 : -1;
   auto lastReport = std::chrono::steady_clock::now();
+  // Progress: a line rewritten in place on a terminal; elsewhere (a log, CI) a line every 10 s.
+  const bool tty = ::isatty(STDERR_FILENO);
+  const auto every = std::chrono::seconds(tty ? 1 : 10);
+  bool progressShown = false;
+  // Each case is written whole, and all of them are made durable once at the end: a sync per
+  // file cost more than generating the case.
+  std::optional<BulkWrite> bulk;
+  if (!o.out.empty()) bulk.emplace(o.out);
   for (int i = 0; i < o.count; ++i) {
     const uint64_t seed = o.seed + static_cast<uint64_t>(i);
     try {
@@ -199,12 +210,20 @@ int run(GenOptions o) {
       return 1;
     }
     auto now = std::chrono::steady_clock::now();
-    if (now - lastReport > std::chrono::seconds(1)) {
-      std::cerr << "\rgenerated " << (i + 1) << "/" << o.count << std::flush;
+    if (now - lastReport > every) {
+      std::cerr << (tty ? "\r" : "") << "generated " << (i + 1) << "/" << o.count
+                << (tty ? "" : "\n") << std::flush;
+      progressShown = tty;
       lastReport = now;
     }
   }
-  std::cerr << "\r";
+  if (progressShown) std::cerr << "\r\033[K" << std::flush;  // the terminal's line cleared
+  if (bulk) try {
+      bulk->commit();
+    } catch (const std::exception& e) {
+      std::cerr << "nncheck gen: error: " << e.what() << "\n";
+      return 1;
+    }
   if (!o.out.empty())
     std::printf("wrote %d cases to %s (replay: nncheck run %s)\n", o.count, o.out.c_str(),
                 o.out.c_str());

@@ -25,6 +25,8 @@ int reduce(const ReduceOptions& o) {
   TestCase tc;
   try {
     const CorpusCase saved = loadCorpusCase(o.caseDir);
+    if (!saved.upgraded.empty())
+      std::fprintf(stderr, "nncheck reduce: %s: %s\n", o.caseDir.c_str(), saved.upgraded.c_str());
     // A saved failure is judged by the oracle it failed against, unless --oracle says.
     CampaignEngineOptions options = o.engine;
     if (options.oracle.empty()) options.oracle = saved.oracle;

@@ -87,6 +87,8 @@ int run(const RunOptions& o) {
                   printable(c.message).c_str());
     else if (o.verbose)
       std::printf("PASS  %s\n", printable(c.dir.filename().string()).c_str());
+    if (o.verbose && !c.upgraded.empty())
+      std::printf("      (model %s)\n", printable(c.upgraded).c_str());
     std::fflush(stdout);
   };
   ConformanceReport report;
@@ -99,6 +101,17 @@ int run(const RunOptions& o) {
   sayLeftOut("run", report.leftOut);
   if (o.byOp) printByOp(report);
   printSkipReasons(report);
+  // Models of older opsets are upgraded as they are read: said, since what ran is not the file.
+  int upgraded = 0, notUpgraded = 0;
+  for (const CaseResult& c : report.cases)
+    if (!c.upgraded.empty()) ++(c.upgraded.rfind("upgraded", 0) == 0 ? upgraded : notUpgraded);
+  if (upgraded + notUpgraded > 0)
+    std::printf("\n%d models of older opsets were upgraded by ONNX's version converter%s\n",
+                upgraded,
+                notUpgraded ? (", " + std::to_string(notUpgraded) +
+                               " could not be (-v says why) and were taken as they are")
+                                  .c_str()
+                            : "");
   std::printf("\n%d passed, %d failed, %d skipped\n", report.passed, report.failed, report.skipped);
   return report.failed == 0 ? 0 : 1;
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "core/onnx_proto.h"
 #include "nncheck/error.h"
@@ -505,13 +506,29 @@ std::string readFile(const std::filesystem::path& path, Links links, int64_t max
   return bytes;
 }
 
-void syncPath(const std::filesystem::path& path) {
+namespace {
+thread_local BulkWrite* openBulkWrite = nullptr;
+
+// Opens `path` and syncs it with `sync` (fsync: the file or folder; syncfs: its file system).
+void syncOpened(const std::filesystem::path& path, int (*sync)(int)) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path.string() + ": cannot open to sync: " + std::strerror(errno));
-  const bool ok = ::fsync(fd) == 0;
+  const bool ok = sync(fd) == 0;
   const int err = errno;
   ::close(fd);
   if (!ok) throw Error(path.string() + ": cannot sync to disk: " + std::strerror(err));
+}
+}  // namespace
+
+BulkWrite::BulkWrite(std::filesystem::path root)
+    : root_(std::move(root)), outer_(std::exchange(openBulkWrite, this)) {}
+
+BulkWrite::~BulkWrite() { openBulkWrite = outer_; }
+
+void BulkWrite::commit() { syncOpened(root_, ::syncfs); }
+
+void syncPath(const std::filesystem::path& path) {
+  if (!openBulkWrite) syncOpened(path, ::fsync);  // else its commit() syncs
 }
 
 namespace {
@@ -560,7 +577,7 @@ void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes
   if (fd < 0) throw Error(tmp.string() + ": cannot open for writing: " + std::strerror(errno));
   if (replacing) ::fchmod(fd, old.st_mode & 07777);
   // The data reaches the disk before the name does: a crash leaves the old file or the new one.
-  const bool ok = writeAll(fd, bytes) && ::fsync(fd) == 0;
+  const bool ok = writeAll(fd, bytes) && (openBulkWrite || ::fsync(fd) == 0);
   const int err = errno;
   ::close(fd);
   if (!ok) {

@@ -471,9 +471,17 @@ void registerShapeOps(Registry& reg) {
               const auto& pb = pads[static_cast<size_t>(a)];
               const auto& pe = pads[static_cast<size_t>(a + rank)];
               r.require(d + pb + pe >= 0, "padded size >= 0 at axis " + std::to_string(a));
-              if (mode != "constant")
+              if (mode != "constant") {
                 r.require((pb <= 0 && pe <= 0) || d >= 1,
                           mode + " padding of an empty axis " + std::to_string(a));
+                // Pad's text says negative pads remove elements, and the modes are numpy.pad's,
+                // which refuses negative pads: whether cropping comes before edge or reflect
+                // padding is not said, and ORT (crop first) and nncheck's reference (pad first)
+                // differ where an axis is cropped and padded at once.
+                r.requireDefined(
+                    pb >= 0 && pe >= 0,
+                    mode + " padding with a negative pad at axis " + std::to_string(a));
+              }
               out[static_cast<size_t>(a)] = d + pb + pe;
             }
             r.output(0, out);

@@ -51,6 +51,12 @@ TEST_F(GenCommand, WrittenCasesReplayWithNncheckRun) {
   testing::CliOutcome g = runCli("gen --seed 7 --count 20 --nodes 8 --out " + dir_.string());
   ASSERT_EQ(g.status, 0) << g.output;
   EXPECT_NE(g.output.find("wrote 20 cases"), std::string::npos) << g.output;
+  // Not a terminal: no progress line rewritten in place ("generated 12/20wrote 20 cases").
+  EXPECT_EQ(g.output.find('\r'), std::string::npos) << g.output;
+  // Every file was renamed into place whole: no temporaries are left (made durable once, at
+  // the end, by BulkWrite).
+  for (const auto& e : fs::recursive_directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
   ConformanceReport r = runConformance({dir_});
   EXPECT_EQ(r.passed, 20);
   EXPECT_EQ(r.failed, 0);

@@ -39,22 +39,27 @@ std::set<std::string> patternsIn(const fs::path& corpus) {
 
 TEST(Shard, ComesFromTheFlagGoogleTestOrAnIndexedJob) {
   const std::string run = "fuzz --backend reference --cases 10 --nodes 4 --corpus /nonexistent/c";
-  auto flag = runCli(run + " --shard 1/2");
+  // The flag counts from 1: the first of three shards runs cases 0, 3, 6 and 9.
+  auto flag = runCli(run + " --shard 1/3");
   EXPECT_EQ(flag.status, 0) << flag.output;
-  EXPECT_NE(flag.output.find("seed 1, shard 1/2"), std::string::npos) << flag.output;
-  EXPECT_NE(flag.output.find("campaign: 5 cases"), std::string::npos) << flag.output;
+  EXPECT_NE(flag.output.find("seed 1, shard 1/3"), std::string::npos) << flag.output;
+  EXPECT_NE(flag.output.find("campaign: 4 cases"), std::string::npos) << flag.output;
+  auto last = runCli(run + " --shard 3/3");
+  EXPECT_EQ(last.status, 0) << last.output;
+  EXPECT_NE(last.output.find("campaign: 3 cases"), std::string::npos) << last.output;
   {
+    // GoogleTest's index counts from 0: index 0 is the first shard.
     ScopedEnv env({{"GTEST_SHARD_INDEX", "0"}, {"GTEST_TOTAL_SHARDS", "3"}});
     auto gtest = runCli(run);
-    EXPECT_NE(gtest.output.find("shard 0/3"), std::string::npos) << gtest.output;
+    EXPECT_NE(gtest.output.find("shard 1/3"), std::string::npos) << gtest.output;
     EXPECT_NE(gtest.output.find("campaign: 4 cases"), std::string::npos) << gtest.output;
-    auto overridden = runCli(run + " --shard 0/1");
+    auto overridden = runCli(run + " --shard 1/1");
     EXPECT_NE(overridden.output.find("campaign: 10 cases"), std::string::npos) << overridden.output;
   }
   {
     ScopedEnv env(std::map<std::string, std::string>{{"JOB_COMPLETION_INDEX", "2"}});
     auto job = runCli(run + " --shard-count 4");
-    EXPECT_NE(job.output.find("shard 2/4"), std::string::npos) << job.output;
+    EXPECT_NE(job.output.find("shard 3/4"), std::string::npos) << job.output;
     EXPECT_NE(job.output.find("campaign: 2 cases"), std::string::npos) << job.output;
     auto noCount = runCli(run);
     EXPECT_EQ(noCount.status, 2);
@@ -63,8 +68,11 @@ TEST(Shard, ComesFromTheFlagGoogleTestOrAnIndexedJob) {
     EXPECT_NE(noCount.output.find("--shard-count N"), std::string::npos) << noCount.output;
   }
   for (const auto& [args, said] : std::map<std::string, std::string>{
-           {"--shard 2/2", "--shard 2/2: expected a shard K of N shards with 0 <= K < N"},
-           {"--shard x", "--shard x: expected a shard K of N"},
+           {"--shard 3/2", "--shard 3/2: expected K/N, shard K of N shards with 1 <= K <= N"},
+           {"--shard 0/2",
+            "--shard 0/2: expected K/N, shard K of N shards with 1 <= K <= N "
+            "(K counts from 1)"},
+           {"--shard x", "--shard x: expected K/N"},
            {"--shard 1/0", "--shard 1/0: expected"},
            {"--shard-count 3", "--shard-count 3: JOB_COMPLETION_INDEX is not set"}}) {
     auto bad = runCli(run + " " + args);
@@ -90,8 +98,8 @@ TEST(Shard, TwoShardsInTwoProcessesMergedFindWhatOneCampaignFinds) {
   const fs::path a = tmp.path() / "a", b = tmp.path() / "b", whole = tmp.path() / "whole",
                  merged = tmp.path() / "merged";
   testing::CliOutcome second;
-  std::thread other([&] { second = runCli(run + b.string() + " --shard 1/2"); });
-  const auto first = runCli(run + a.string() + " --shard 0/2");
+  std::thread other([&] { second = runCli(run + b.string() + " --shard 2/2"); });
+  const auto first = runCli(run + a.string() + " --shard 1/2");
   other.join();
   ASSERT_EQ(first.status, 0) << first.output;
   ASSERT_EQ(second.status, 0) << second.output;

@@ -7,9 +7,13 @@
 set -euo pipefail
 build=$1 example=$2
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# KEEP_WORK=1 keeps the temporary folder, to look into after a failure.
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 fail() { echo "FAILED: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$work/prefix" > /dev/null
+# A copy of the project, since the corpus loop below saves into its corpus.
+cp -r "$example" "$work/src"
+example="$work/src"
 cmake -S "$example" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$work/build" -j "$(nproc)" > /dev/null
 cd "$work/build"
@@ -28,6 +32,19 @@ grep -q 'Levels/ToyEngineProps.MatchesReference/1.seed2' "$work/list.txt" || fai
   || fail "the corpus test must be registered once, not once per seed"
 grep -q 'ToyEngineCorpus.corpus/seed_3.seed' "$work/list.txt" && fail "corpus test carries a seed"
 ctest --output-on-failure -j "$(nproc)"
+
+# The corpus loop: NNCHECK_CORPUS_TEST's "corpus" is the folder beside the test's source, from
+# any working directory, and a case saved there since the build is a test of the next ctest,
+# with no rebuild.
+# (Listings go to files first: `grep -q` on a pipe under pipefail fails when it stops reading.)
+(cd / && "$work/build/engine_props" --gtest_list_tests) > "$work/listed.txt"
+grep -q 'corpus/seed_3' "$work/listed.txt" \
+  || fail "the corpus test's relative folder depends on the working directory"
+cp -r "$example/corpus/seed_3" "$example/corpus/seed_3_saved_later"
+ctest -N > "$work/list-again.txt"
+grep -q 'ToyEngineCorpus.corpus/seed_3_saved_later' "$work/list-again.txt" \
+  || fail "a case saved since the build is not a test of the next ctest"
+ctest -R 'seed_3_saved_later' --output-on-failure > /dev/null || fail "the new corpus test fails"
 
 # A failing property (the planted O2 bug), run from another folder: the failure is reported at
 # the user's test, saved, and its replay command works from anywhere.
@@ -63,6 +80,18 @@ set +e
 set -e
 grep -q 'a saved failure still fails (replayed before generating)' "$work/again.txt" \
   || fail "the saved failure was not replayed first"
+# The record names the parameter as it is and the engine as it names itself, so the command
+# line checks the case on the plug-in's own configuration of that name.
+saved=$(find "$work/new-failures" -name nncheck.json | head -1)
+grep -q '"configuration": "O2"' "$saved" || fail "the configuration is not recorded as O2: $saved"
+grep -q '"backend": "toy-O2"' "$saved" || fail "the engine is not recorded: $saved"
+"$work/prefix/bin/nncheck" corpus check "$work/new-failures" --engine-lib "$work/build/libtoy_engine.so" \
+  --backend toy > "$work/corpus-check.txt" 2>&1 || fail "corpus check: $(cat "$work/corpus-check.txt")"
+grep -q '1 as recorded' "$work/corpus-check.txt" || fail "corpus check: $(cat "$work/corpus-check.txt")"
+"$work/prefix/bin/nncheck" corpus check "$work/new-failures" --engine-lib "$work/build/libtoy_engine.so" \
+  --backend toy --config O2 -v > "$work/corpus-check-o2.txt" 2>&1 || fail "corpus check at O2"
+grep -q 'mismatch at O2, as recorded' "$work/corpus-check-o2.txt" \
+  || fail "corpus check did not run toy at O2: $(cat "$work/corpus-check-o2.txt")"
 
 # The engine as a plug-in of the command line.
 cli="$work/prefix/bin/nncheck"
@@ -77,6 +106,14 @@ status=$?
 set -e
 [ "$status" -eq 1 ] || fail "toy O2's bug was not found by nncheck fuzz: $(tail "$work/fuzz-bug.txt")"
 grep -q 'Sigmoid' "$work/fuzz-bug.txt" || fail "the finding does not name Sigmoid"
+# The replay it prints loads the plug-in again, and fails again, from any folder.
+replay=$(grep -m1 '^ *replay: nncheck ' "$work/fuzz-bug.txt" | sed 's/^ *replay: nncheck //')
+case "$replay" in *"--engine-lib $lib "*) ;; *) fail "the replay does not load the plug-in: $replay" ;; esac
+set +e
+(cd / && eval "\"$cli\" $replay") > "$work/fuzz-replay.txt" 2>&1
+status=$?
+set -e
+[ "$status" -eq 1 ] || fail "the printed replay did not fail again: $replay: $(tail -3 "$work/fuzz-replay.txt")"
 # The plug-in's own oracle: listed, and it finds the O2 bug with the reference out of the loop.
 "$cli" oracles --engine-lib "$lib" | grep -q '^toy-as-o0 ' || fail "nncheck oracles does not list toy-as-o0"
 set +e

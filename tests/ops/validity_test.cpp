@@ -196,6 +196,26 @@ TEST(Validity, ACaseTheSpecReadsTwoWaysIsValidButNotMade) {
   EXPECT_NE(why->find("SAME padding's total >= 0"), std::string::npos) << *why;
 }
 
+// Edge padding with a negative pad (a crop) on an axis padded at its other end: the spec does
+// not say whether the crop comes first (ORT crops first and refuses; nncheck's reference pads
+// first). Valid for a user; never made (an ORT campaign's generated models had it).
+TEST(Validity, EdgePaddingWithANegativePadIsValidButNotMade) {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 1})};
+  m.graph.initializers = {{"pads", Tensor::fromVector<int64_t>({4}, {0, 1, 0, -1}), ""}};
+  Node pad = Node::make("Pad", {"x", "pads"}, {"y"}, "pad");
+  pad.attributes = {Attribute::ofString("mode", "edge")};
+  m.graph.nodes = {pad};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1})};
+  EXPECT_EQ(whyInvalid(m), std::nullopt);
+  const ops::DefinedOnly definedOnly;
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("edge padding with a negative pad at axis 1"), std::string::npos) << *why;
+}
+
 TEST(Validity, AResizeScaleThatOverflowsADimIsAnError) {
   // Found by the same fuzzer: a scale of 1e30 overflowed the conversion to int64 (UB).
   Model m;

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sys/wait.h>
 
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -173,6 +174,66 @@ TEST_F(Glue, TheReferencePassesAndNothingIsSaved) {
   ::setenv("NNCHECK_CASES", "100", 1);
   EXPECT_TRUE(failures.empty()) << failures[0];
   EXPECT_TRUE(loadCorpus(corpus_).empty());
+}
+
+// A wrong NNCHECK_* value fails the test before any case runs, naming the variable; it is never
+// judged as the engine's failure, shrunk and saved. A seed is read to its last digit.
+TEST_F(Glue, TheEnvironmentIsValidatedBeforeAnythingRuns) {
+  const auto gen = gen::testCase(config({"Relu", "Add"}, {}));
+  int runs = 0;
+  const Property counted = [&runs](const TestCase&) { ++runs; };
+  for (const auto& [variable, value, said] : std::vector<std::array<std::string, 3>>{
+           {"NNCHECK_TIMEOUT", "abc", "NNCHECK_TIMEOUT='abc': expected a positive number"},
+           {"NNCHECK_CASES", "0", "NNCHECK_CASES='0': expected a positive whole number"},
+           {"NNCHECK_CASES", "2.5", "NNCHECK_CASES='2.5': expected a positive whole number"},
+           {"NNCHECK_SEED", "-3", "NNCHECK_SEED='-3': expected a whole number"},
+           {"NNCHECK_MAX_NODES", "0", "NNCHECK_MAX_NODES='0': expected a positive whole number"},
+           {"NNCHECK_SHRINK_STEPS", "many", "NNCHECK_SHRINK_STEPS='many': expected"},
+           {"NNCHECK_COVERAGE", "no", "NNCHECK_COVERAGE='no': expected on or off"}}) {
+    const char* before = std::getenv(variable.c_str());
+    const std::string kept = before ? before : "";
+    ::setenv(variable.c_str(), value.c_str(), 1);
+    const auto failures = failuresOf(gen, counted);
+    if (before)
+      ::setenv(variable.c_str(), kept.c_str(), 1);
+    else
+      ::unsetenv(variable.c_str());
+    ASSERT_EQ(failures.size(), 1u) << variable << "=" << value;
+    EXPECT_NE(failures[0].find(said), std::string::npos) << failures[0];
+    EXPECT_NE(failures[0].find("nothing was run"), std::string::npos) << failures[0];
+    EXPECT_EQ(runs, 0) << variable << "=" << value;
+    EXPECT_TRUE(loadCorpus(corpus_).empty()) << variable << "=" << value;
+  }
+  // Two seeds above 2^53 that differ in the last digit are two runs (a double would merge them).
+  auto firstCaseOf = [&](const char* seed) {
+    ::setenv("NNCHECK_SEED", seed, 1);
+    ::setenv("NNCHECK_CASES", "1", 1);
+    uint64_t first = 0;
+    EXPECT_TRUE(failuresOf(gen, [&first](const TestCase& tc) { first = tc.seed; }).empty());
+    ::setenv("NNCHECK_SEED", "1", 1);
+    ::setenv("NNCHECK_CASES", "100", 1);
+    return first;
+  };
+  EXPECT_NE(firstCaseOf("5722590518704451689"), firstCaseOf("5722590518704451690"));
+  // A misspelt variable is said, not silently ignored.
+  ::setenv("NNCHECK_CASE", "5", 1);
+  ::testing::internal::CaptureStderr();
+  const auto typo = failuresOf(gen, counted);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("NNCHECK_CASE");
+  EXPECT_TRUE(typo.empty());
+  EXPECT_NE(said.find("NNCHECK_CASE is set but nncheck does not read it; NNCHECK_CASES is what"),
+            std::string::npos)
+      << said;
+}
+
+// NNCHECK_CORPUS_TEST's folder: beside the source file that names it, whatever the working
+// directory; absolute folders, and files named relatively, as they are.
+TEST(CorpusNextTo, IsTheFolderBesideTheSourceFile) {
+  EXPECT_EQ(corpusNextTo("corpus", "/src/tests/props.cpp"), fs::path("/src/tests/corpus"));
+  EXPECT_EQ(corpusNextTo("../corpus", "/src/tests/props.cpp"), fs::path("/src/corpus"));
+  EXPECT_EQ(corpusNextTo("/data/corpus", "/src/tests/props.cpp"), fs::path("/data/corpus"));
+  EXPECT_EQ(corpusNextTo("corpus", "tests/props.cpp"), fs::path("corpus"));
 }
 
 TEST_F(Glue, TheSameFailureIsSavedOnce) {

@@ -6,11 +6,15 @@
 #include <set>
 #include <string>
 
+#include "nncheck/onnx_io.h"
 #include "ops/op_spec.h"
+#include "ops/upgrade.h"
 #include "test_util.h"
 
 namespace nncheck {
 namespace {
+
+namespace fs = std::filesystem;
 
 // The whole ONNX node suite: no failure anywhere, and every registered op passes cases.
 TEST(Conformance, NodeSuiteHasNoFailureAndEveryRegisteredOpPasses) {
@@ -45,6 +49,31 @@ TEST(Conformance, UnsupportedAttributeValueIsSkippedWithReason) {
   EXPECT_EQ(c.outcome, Outcome::Unsupported);
   EXPECT_EQ(c.category, "attribute");
   EXPECT_NE(c.message.find("cubic"), std::string::npos) << c.message;
+}
+
+// ONNX's test data beyond the node tests (PyTorch exports, mostly opset 6): a model of an opset
+// older than nncheck's is upgraded by ONNX's version converter as it is read, and said so; one the
+// converter makes invalid (PRelu-6's channel slope, which PRelu-7 broadcasts from the right) is
+// skipped with the converter named, never failed.
+TEST(Conformance, OlderOpsetsAreUpgradedAndSaidSo) {
+  const fs::path data = testing::nodeTestDir().parent_path();
+  CaseResult addmm = runTestCase(data / "pytorch-operator" / "test_operator_addmm");
+  EXPECT_EQ(addmm.outcome, Outcome::Pass) << addmm.message;
+  EXPECT_EQ(addmm.upgraded, "upgraded from opset 6 to 13 by ONNX's version converter");
+  CaseResult prelu = runTestCase(data / "pytorch-converted" / "test_PReLU_1d_multiparam");
+  EXPECT_EQ(prelu.outcome, Outcome::Unsupported) << prelu.message;
+  EXPECT_EQ(prelu.category, "upgrade");
+  EXPECT_NE(prelu.message.find("ONNX's version converter"), std::string::npos) << prelu.message;
+  Model m = loadModel(data / "pytorch-operator" / "test_operator_addmm" / "model.onnx");
+  EXPECT_FALSE(ops::upgradeOldOpset(m).empty());
+  EXPECT_EQ(m.defaultOpset(), ops::kUpgradeOpset);
+  // A model of an older opset whose op versions nncheck takes stays as it is: the import is
+  // lossless, and ONNX's node tests run as they were written.
+  const Model relu = loadModel(testing::nodeTestDir() / "test_relu" / "model.onnx");
+  Model kept = relu;
+  kept.opsets = {{"", 11}};
+  EXPECT_EQ(ops::upgradeOldOpset(kept), "");
+  EXPECT_EQ(kept.defaultOpset(), 11);
 }
 
 }  // namespace

@@ -131,6 +131,37 @@ TEST(Corpus, RewritesAndTheOracleAreSavedAndReadBack) {
   EXPECT_EQ(loadCorpusCase(saved).oracle, "reference");
 }
 
+// A saved case replays by the command its record implies: the reference's findings by `nncheck
+// run`, another oracle's by `nncheck corpus check` (which judges with it), a plug-in engine's with
+// the library it came from, a property's by its test binary.
+TEST(Corpus, ReplayCommandsNameTheOracleAndThePlugIn) {
+  testing::TempDir dir("corpus_replay");
+  FailureInfo info;
+  info.property = "fuzz-toy";
+  info.backend = "toy";
+  info.configuration = "O2";
+  const TestCase tc = makeTestCase(GeneratorConfig{}, 3);
+  CorpusCase c = loadCorpusCase(saveFailure(dir.path(), info.property, tc, info));
+  EXPECT_EQ(replayCommand(c), "nncheck run --backend toy --config O2 " + c.dir.string());
+  info.oracle = "equivalence";
+  info.engineLibrary = "/opt/my engines/libtoy.so";
+  c = loadCorpusCase(
+      saveFailure(dir.path(), info.property, makeTestCase(GeneratorConfig{}, 4), info));
+  EXPECT_EQ(c.engineLibrary, info.engineLibrary);
+  EXPECT_EQ(replayCommand(c),
+            "nncheck corpus check --engine-lib '/opt/my engines/libtoy.so' --backend toy "
+            "--config O2 " +
+                c.dir.string());
+  c.property = "reduce-toy";
+  EXPECT_EQ(campaignEngine(c.property), "toy");
+  EXPECT_NE(replayCommand(c).find("--backend toy"), std::string::npos);
+  c.property = "Suite.Prop";
+  EXPECT_EQ(campaignEngine(c.property), "");
+  EXPECT_EQ(replayCommand(c), "<test binary> --gtest_filter=Suite.Prop");
+  c.dir.clear();
+  EXPECT_EQ(replayCommand(c), "");
+}
+
 TEST(Corpus, APatternIsSavedOnceAndAClaimWithoutItsCaseIsTakenOver) {
   testing::TempDir dir("corpus_claims");
   FailureInfo info;

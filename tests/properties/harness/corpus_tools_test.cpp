@@ -284,5 +284,24 @@ TEST_F(CorpusCheckTest, ACorpusBehavesAsRecordedUntilTheEngineOrACaseChanges) {
   EXPECT_THROW(checkCorpus(tmp_.path() / "missing"), Error);
 }
 
+// An engine whose configurations are named otherwise than the record's (a property saved its
+// parameter as "\"O2\"") still runs every case, on each configuration, and says that nothing
+// was recorded there: never the reference alone, counted as "as recorded".
+TEST_F(CorpusCheckTest, ACaseRecordedForNoConfigurationGivenIsStillRunOnEach) {
+  const CorpusCheck r = checkCorpus(corpus_, {.engines = {{"level=2", &fused_}}});
+  ASSERT_FALSE(r.cases.empty());
+  EXPECT_EQ(r.unrecorded, static_cast<int>(r.cases.size()));
+  EXPECT_EQ(r.ok, static_cast<int>(r.cases.size()));
+  for (const CaseCheck& c : r.cases) {
+    EXPECT_TRUE(c.unrecorded);
+    EXPECT_NE(c.detail.find("mismatch at level=2 (no outcome recorded there)"), std::string::npos)
+        << c.detail;
+    EXPECT_NE(c.detail.find("recorded: mismatch at 'fusion=on'"), std::string::npos) << c.detail;
+  }
+  // With a configuration that has a record, the others are not run.
+  const CorpusCheck named = checkCorpus(corpus_, {.engines = {{"fusion=on", &fused_}}});
+  EXPECT_EQ(named.unrecorded, 0);
+}
+
 }  // namespace
 }  // namespace nncheck
