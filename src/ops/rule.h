@@ -299,6 +299,16 @@ inline int64_t imul(int64_t a, int64_t b) {
 }
 inline z3::expr imul(const z3::expr& a, const z3::expr& b) { return a * b; }
 
+// a + b of dims and shape values (a Pad's pads), likewise.
+inline int64_t iadd(int64_t a, int64_t b) {
+  int64_t s = 0;
+  if (__builtin_add_overflow(a, b, &s))
+    throw ShapeError("the sum " + std::to_string(a) + " + " + std::to_string(b) +
+                     " of dims or shape values overflows int64");
+  return s;
+}
+inline z3::expr iadd(const z3::expr& a, const z3::expr& b) { return a + b; }
+
 template <class I>
 I product(const Rule<I>& r, const std::vector<I>& dims, size_t begin = 0,
           size_t end = static_cast<size_t>(-1)) {

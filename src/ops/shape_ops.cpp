@@ -470,7 +470,10 @@ void registerShapeOps(Registry& reg) {
               const auto& d = r.dims(0)[static_cast<size_t>(a)];
               const auto& pb = pads[static_cast<size_t>(a)];
               const auto& pe = pads[static_cast<size_t>(a + rank)];
-              r.require(d + pb + pe >= 0, "padded size >= 0 at axis " + std::to_string(a));
+              // Pads from a file may be anything: their sum must not overflow (found by
+              // fuzz/model_loader_fuzz).
+              const auto padded = iadd(iadd(d, pb), pe);
+              r.require(padded >= 0, "padded size >= 0 at axis " + std::to_string(a));
               if (mode != "constant") {
                 r.require((pb <= 0 && pe <= 0) || d >= 1,
                           mode + " padding of an empty axis " + std::to_string(a));
@@ -482,7 +485,7 @@ void registerShapeOps(Registry& reg) {
                     pb >= 0 && pe >= 0,
                     mode + " padding with a negative pad at axis " + std::to_string(a));
               }
-              out[static_cast<size_t>(a)] = d + pb + pe;
+              out[static_cast<size_t>(a)] = padded;
             }
             r.output(0, out);
           })

@@ -230,6 +230,25 @@ TEST(Validity, AResizeScaleThatOverflowsADimIsAnError) {
   EXPECT_NE(why->find("out of range"), std::string::npos) << *why;
 }
 
+TEST(Validity, PadsThatOverflowThePaddedSizeAreAnError) {
+  // Found by fuzz/model_loader_fuzz: a dim plus huge pads overflowed int64 (UB).
+  Model m;
+  m.opsets = {{"", 14}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1})};
+  m.graph.initializers = {
+      {"pads", Tensor::fromVector<int64_t>({2}, {int64_t{1} << 62, int64_t{3} << 61}), ""}};
+  m.graph.nodes = {Node::make("Pad", {"x", "pads"}, {"y"}, "pad")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1})};
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("overflows int64"), std::string::npos) << *why;
+  // The fuzzer's own input, which UBSan flagged in the sum.
+  const auto fuzzed =
+      whyInvalid(loadModel(NNCHECK_SOURCE_DIR "/tests/fixtures/pad_sum_overflows.onnx"));
+  ASSERT_TRUE(fuzzed.has_value());
+  EXPECT_NE(fuzzed->find("overflows int64"), std::string::npos) << *fuzzed;
+}
+
 TEST(Validity, SplitSizesThatOverflowTheirSumAreAnError) {
   // Found by fuzz/model_loader_fuzz: two huge sizes overflowed int64 when summed (UB).
   Model m;

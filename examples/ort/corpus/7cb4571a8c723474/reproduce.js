@@ -9,8 +9,8 @@
 //   pad_fusion.cc checks that the Pad's only child is a Conv/MaxPool/AveragePool, then
 //   ReplaceNodeInput(child, 0, pad input) and removes the Pad: it never checks that the Pad output is
 //   the child's input 0. Here the Conv becomes Conv(w1_eq0, w1) with w1's producer gone.
-//   (mode="edge", which PadFusion skips, loads fine.) The same happens with Resize -> Pad -> Conv weight
-//   (finding d89fbb0aadf8b2c9).
+//   (mode="edge", which PadFusion skips, loads fine.) The same happens with Resize -> Pad -> Conv weight.
+//   Found by `nncheck fuzz --oracle equivalence`: the Pad of zeros is the variant's rewrite pad-zero.
 //   upstream: no report found (searched 2026-11-26); PadFusion PRs #18136, #18544, #21640, #22001, #28780
 //   do not add the input-index check.
 //   node reproduce.js [path to node_modules]   -> exit 1 while the bug is there
