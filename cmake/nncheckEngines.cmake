@@ -1,17 +1,35 @@
 # The engines built into nncheck, one helper for all of them.
 #
 #   nncheck_engine(opencv DIR src/backends/opencv HEADER opencv.h FLAG OPENCV
-#     EXAMPLE examples/opencv LINK ${opencv_libs} INCLUDE ${opencv_include})
+#     EXAMPLE examples/opencv LINK ${opencv_libs} INCLUDE ${opencv_include}
+#     [PACKAGE Torch] [REGISTERED torch])
 #
-# makes the layer target nncheck_<name> (nncheck::<name>) over backends, with the engine
-# library's headers (SYSTEM, PRIVATE) and definitions, sets NNCHECK_HAS_<FLAG> in the caller,
-# and records the engine so that the nncheck program and the tests link it whole (its
-# registration must survive static linking), the tests under tests/backends/<folder>/ are built,
-# and its example is added (nncheck_engine_link_all, nncheck_engine_test_sources,
-# nncheck_engine_examples).
+# makes two things of the engine's sources:
+# - the layer target nncheck_<name> (nncheck::<name>) over backends, with the engine library's
+#   headers (SYSTEM, PRIVATE) and definitions: what a test binary links (whole, since its
+#   registration must survive static linking), installed as the CMake component <name>, which
+#   finds PACKAGE (the engine library's CMake package, if it has one) first;
+# - the plug-in nncheck_engine_<name>, libnncheck-engine-<registered>.so in <build>/engines and
+#   <libdir>/nncheck/engines, that the nncheck program loads when --backend names the engine by
+#   the name it registers (REGISTERED, by default <name>; nncheck/engine.h), so that a command
+#   driving no engine loads none of their libraries.
+# It sets NNCHECK_HAS_<FLAG> in the caller, and records the engine so that the tests link it
+# whole, the tests under tests/backends/<folder>/ are built, and its example is added
+# (nncheck_engine_link_all, nncheck_engine_test_sources, nncheck_engine_examples).
 function(nncheck_engine name)
-  cmake_parse_arguments(ARG "" "DIR;HEADER;FLAG;EXAMPLE" "LINK;INCLUDE;DEFINES" ${ARGN})
+  cmake_parse_arguments(ARG "" "DIR;HEADER;FLAG;EXAMPLE;PACKAGE;REGISTERED" "LINK;INCLUDE;DEFINES" ${ARGN})
   nncheck_layer(${name} DIR ${ARG_DIR} HEADERS ${ARG_HEADER} DEPENDS backends LINK PUBLIC ${ARG_LINK})
+  # The plug-in is made of the layer's own objects, and leaves nncheck's symbols to the program
+  # that loads it (which exports them), so there is one registry.
+  if(NOT ARG_REGISTERED)
+    set(ARG_REGISTERED ${name})
+  endif()
+  set_target_properties(nncheck_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  add_library(nncheck_engine_${name} MODULE $<TARGET_OBJECTS:nncheck_${name}>)
+  set_target_properties(nncheck_engine_${name} PROPERTIES OUTPUT_NAME nncheck-engine-${ARG_REGISTERED}
+    LINKER_LANGUAGE CXX LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/engines
+    INSTALL_RPATH_USE_LINK_PATH ON)
+  target_link_libraries(nncheck_engine_${name} PRIVATE ${ARG_LINK})
   if(ARG_INCLUDE)
     target_include_directories(nncheck_${name} SYSTEM PRIVATE ${ARG_INCLUDE})
   endif()
@@ -24,6 +42,7 @@ function(nncheck_engine name)
   set_property(GLOBAL PROPERTY NNCHECK_ENGINE_FLAG_${name} ${ARG_FLAG})
   set_property(GLOBAL PROPERTY NNCHECK_ENGINE_FOLDER_${name} ${folder})
   set_property(GLOBAL PROPERTY NNCHECK_ENGINE_EXAMPLE_${name} ${ARG_EXAMPLE})
+  set_property(GLOBAL PROPERTY NNCHECK_ENGINE_PACKAGE_${name} ${ARG_PACKAGE})
   set(NNCHECK_HAS_${ARG_FLAG} ON PARENT_SCOPE)
   message(STATUS "nncheck: engine ${name} enabled")
 endfunction()
@@ -67,3 +86,30 @@ macro(nncheck_engine_examples)
     endif()
   endforeach()
 endmacro()
+
+# Installs each engine: its plug-in for the nncheck program, and its layer as the CMake
+# component of its name (nncheck-<name>Targets.cmake). Sets NNCHECK_ENGINE_NAMES and
+# NNCHECK_ENGINE_PACKAGES ("name=Package;...") for nncheckConfig.cmake.
+function(nncheck_engine_install cmake_dir)
+  get_property(engines GLOBAL PROPERTY NNCHECK_ENGINES)
+  set(packages)
+  foreach(e IN LISTS engines)
+    install(TARGETS nncheck_engine_${e} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/nncheck/engines)
+    install(TARGETS nncheck_${e} EXPORT nncheck-${e}Targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    install(EXPORT nncheck-${e}Targets NAMESPACE nncheck:: DESTINATION ${cmake_dir})
+    get_property(package GLOBAL PROPERTY NNCHECK_ENGINE_PACKAGE_${e})
+    if(package)
+      list(APPEND packages ${e}=${package})
+    endif()
+  endforeach()
+  set(NNCHECK_ENGINE_NAMES ${engines} PARENT_SCOPE)
+  set(NNCHECK_ENGINE_PACKAGES ${packages} PARENT_SCOPE)
+endfunction()
+
+# The plug-ins of every built engine, which the nncheck program `target` loads on demand.
+function(nncheck_engine_plugins_of target)
+  get_property(engines GLOBAL PROPERTY NNCHECK_ENGINES)
+  foreach(e IN LISTS engines)
+    add_dependencies(${target} nncheck_engine_${e})
+  endforeach()
+endfunction()

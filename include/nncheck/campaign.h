@@ -125,11 +125,31 @@ struct CampaignStats {
   int newFindings() const;
 };
 
+// What a campaign refuses before it starts: nncheck::Error for an empty engine list, a bad
+// generator config or shard.
+void checkCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o);
+
 // Throws nncheck::Error for an empty engine list, a bad generator config or shard. `progress` is
 // called once before the engines start, between cases at most twice a second, and as a shrink
 // starts.
 CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
                           const std::function<void(const CampaignStats&)>& progress = {});
+
+// The campaign on `jobs` cores: `jobs` worker processes forked from this one, worker j running
+// the cases of o's shard with i / shardCount mod jobs = j (between them, exactly the shard's
+// cases; each learns op weights and keeps a coverage guide of its own), all saving into
+// o.corpus, where each pattern is saved once. Their results are merged into one CampaignStats:
+// counts summed, one finding per pattern in the order of the cases that found it (hits summed,
+// new when any worker saved it), the timelines summed, the coverage features the most one
+// worker reached, and the functions never reached as the first worker reports them. `progress`
+// runs in this process only, with the workers' latest counts summed (each finding known by its
+// pattern alone), and not before every worker is forked, so it may start threads. Each worker
+// stops at o.maxFindings of its own. jobs = 1 is runCampaign. The engines must not have started
+// processes or threads yet (each worker starts its own). Throws nncheck::Error naming a worker
+// that fails (a worker is killed with this process).
+CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
+                              int jobs,
+                              const std::function<void(const CampaignStats&)>& progress = {});
 
 // Reduces one case (a saved failure, a hand-made model) by the oracle: nullopt when it passes on
 // the first engine; else shrunk (keeping its failure kind), localized, triaged and, with a

@@ -87,6 +87,13 @@ struct SavedPattern {
 };
 SavedPattern savePatternOnce(const std::filesystem::path& corpus, const std::string& property,
                              const TestCase& tc, const FailureInfo& info);
+// Saves `tc` as the case of its pattern in place of `replaced`, a case of the same pattern that
+// the same campaign saved (a `--jobs` worker that got there first, while another worker's case
+// came first in case order), and removes `replaced`; returns the new case's folder.
+std::filesystem::path replacePatternCase(const std::filesystem::path& corpus,
+                                         const std::string& property, const TestCase& tc,
+                                         const FailureInfo& info,
+                                         const std::filesystem::path& replaced);
 
 // A saved case and what its nncheck.json records (a case without one: only the folder and the
 // test case).
@@ -116,6 +123,9 @@ struct CorpusCase {
   // A model of an older opset, as read: "upgraded from opset 6 to 13 by ONNX's version
   // converter" (or why it could not be); empty for a model taken as it is.
   std::string upgraded;
+  // The whole record, every field nncheck.json holds, as the run that saved it had it (the
+  // fields above are read from it): what `fuzz --jobs` workers hand back their findings in.
+  FailureInfo info;
 };
 
 // The folders of every case under `corpus` (recursively: a folder holding model.onnx), sorted;

@@ -63,8 +63,18 @@ class EngineRegistry : public Registry<EngineInfo> {
   Capabilities baseCapabilities(const std::string& name) const;
 };
 
-// The process's registry: "reference" and every engine linked in or loaded.
+// The process's registry: "reference", every engine linked in or loaded, and the built-in
+// engines' plug-ins, each loaded the first time its name is asked for.
 EngineRegistry& engines();
+
+// The nncheck program's built-in engines are plug-ins, libnncheck-engine-NAME.so, so that a
+// command that drives no engine loads none of their libraries (libtorch, MLIR, OpenCV). The
+// registry looks for an unknown name in these folders, in the order added, and loads it there
+// (a plug-in that does not load is an error naming its file and the loader's reason). The
+// program adds its own folder; a test binary linking the engines it uses adds none.
+void addEnginePluginFolder(const std::string& folder);
+// The file a built-in engine's plug-in has in those folders.
+std::string enginePluginFileName(const std::string& engine);
 
 // Loads a shared library whose engines (and oracles, nncheck/oracle.h) register themselves with
 // NNCHECK_REGISTER_ENGINE (NNCHECK_REGISTER_ORACLE). It

@@ -7,6 +7,8 @@
 //   const OracleInfo& o = r.at("mine");   // throws nncheck::Error listing the registered names
 #pragma once
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,28 +41,53 @@ class Registry {
     entries_.emplace(name, std::move(info));
   }
 
-  // Throws nncheck::Error naming the entry and the registered ones when it is unknown.
+  // Throws nncheck::Error naming the entry and the known ones when it is unknown.
   const Info& at(const std::string& name) const {
     throwStartupErrors();
     auto it = entries_.find(name);
+    if (it == entries_.end() && onDemand_.load && onDemand_.load(name)) {
+      throwStartupErrors();
+      it = entries_.find(name);
+    }
     if (it != entries_.end()) return it->second;
     std::string known;
-    for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
-    throw Error("unknown " + kind_ + " '" + name + "' (registered: " + known + "; " + hint_ + ")");
+    for (const std::string& n : available()) known += (known.empty() ? "" : ", ") + n;
+    throw Error("unknown " + kind_ + " '" + name + "' (known: " + known + "; " + hint_ + ")");
   }
-  bool contains(const std::string& name) const { return entries_.count(name) > 0; }
+  bool contains(const std::string& name) const {
+    return entries_.count(name) > 0 || (onDemand_.load && onDemand_.load(name));
+  }
   // The shared library an entry came from (what --engine-lib loads it again with); empty for
   // one built in or unknown.
   std::string library(const std::string& name) const {
     auto it = libraries_.find(name);
     return it == libraries_.end() ? std::string() : it->second;
   }
-  std::vector<std::string> names() const {  // sorted
+  // The registered entries, sorted.
+  std::vector<std::string> names() const {
     throwStartupErrors();
     std::vector<std::string> out;
     for (const auto& [n, e] : entries_) out.push_back(n);
     return out;
   }
+  // The registered entries and those that would load on demand, sorted, each once.
+  std::vector<std::string> available() const {
+    std::vector<std::string> out = names();
+    if (onDemand_.list)
+      for (const std::string& n : onDemand_.list())
+        if (!entries_.count(n)) out.push_back(n);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // Entries kept outside the process until asked for (the built-in engines' plug-ins): `load`
+  // loads the one of a name that is not registered yet and says whether there was one; `list`
+  // names them all without loading any.
+  struct OnDemand {
+    std::function<bool(const std::string& name)> load;
+    std::function<std::vector<std::string>()> list;
+  };
+  void setOnDemand(OnDemand onDemand) { onDemand_ = std::move(onDemand); }
 
   // What the registration macros call at static initialization, where nothing may throw (a
   // library's initializers run inside the loader): errors are kept, and the next at() or
@@ -92,6 +119,7 @@ class Registry {
   void (*validate_)(const Info&);
   std::map<std::string, Info> entries_;
   std::vector<std::string> startupErrors_;
+  OnDemand onDemand_;
 };
 
 }  // namespace nncheck

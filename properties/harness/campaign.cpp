@@ -208,14 +208,18 @@ std::string rejectedOp(const std::string& message, const Model& model) {
   return best ? best->opType : "";
 }
 
-CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
-                          const std::function<void(const CampaignStats&)>& progress) {
+void checkCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o) {
   if (engines.empty() || !engines.front().backend)
     throw Error("campaign: no engine to run against");
   if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
     throw Error("campaign: shard " + std::to_string(o.shardIndex) + " of " +
                 std::to_string(o.shardCount) + ": expected 0 <= index < count");
   validateConfig(o.generator);
+}
+
+CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
+                          const std::function<void(const CampaignStats&)>& progress) {
+  checkCampaign(engines, o);
   CampaignStats stats;
   if (o.maxCases > 0)
     stats.plannedCases =

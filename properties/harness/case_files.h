@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <functional>
 
+#include "nncheck/corpus.h"
 #include "nncheck/graph.h"
+#include "nncheck/test_case.h"
 
 namespace nncheck {
 
@@ -26,5 +28,12 @@ Model loadSoundCaseModel(const std::filesystem::path& caseDir, std::string* upgr
 // merges into one corpus at once).
 bool publishCase(const std::filesystem::path& dir,
                  const std::function<void(const std::filesystem::path&)>& fill);
+
+// Writes the case into `dir` in the backend-test layout with `expected` as its outputs (none:
+// no outputs), and its record as nncheck.json; returns the record's text. loadCorpusCase reads
+// it all back (CorpusCase::info is the record whole). Not atomic: what publishCase fills, and
+// how `fuzz --jobs` workers hand back their findings.
+std::string writeCaseRecord(const std::filesystem::path& dir, const TestCase& tc,
+                            const FailureInfo& info, const TensorMap& expected = {});
 
 }  // namespace nncheck

@@ -100,7 +100,20 @@ std::string caseMetadataText(const TestCase& tc, const FailureInfo& info) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-// The case folder's files: the backend-test layout, then nncheck.json.
+}  // namespace
+
+std::string writeCaseRecord(const fs::path& dir, const TestCase& tc, const FailureInfo& info,
+                            const TensorMap& expected) {
+  saveBackendTestCase(dir, tc.model, tc.inputs, expected);
+  std::string text = caseMetadataText(tc, info);
+  writeFileAtomic(dir / "nncheck.json", text);
+  return text;
+}
+
+namespace {
+
+// The case folder's files: the backend-test layout with the reference's outputs, nncheck.json,
+// and the picture.
 void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info) {
   TensorMap expected;
   try {
@@ -110,9 +123,7 @@ void writeCase(const fs::path& tmp, const TestCase& tc, const FailureInfo& info)
     // reference does not compute (a custom op, a dtype it lacks): saved without outputs.
     if (info.oracle == "reference") throw;
   }
-  saveBackendTestCase(tmp, tc.model, tc.inputs, expected);
-  const std::string text = caseMetadataText(tc, info);
-  writeFileAtomic(tmp / "nncheck.json", text);
+  const std::string text = writeCaseRecord(tmp, tc, info, expected);
   // The picture is drawn from the record as written, as `nncheck show` draws it. A drawing
   // Graphviz cannot make costs the picture, not the case.
   CorpusCase saved;
@@ -415,6 +426,22 @@ SavedPattern savePatternOnce(const fs::path& corpus, const std::string& property
   return {dir, made};
 }
 
+fs::path replacePatternCase(const fs::path& corpus, const std::string& property, const TestCase& tc,
+                            const FailureInfo& info, const fs::path& replaced) {
+  const fs::path dir = saveFailure(corpus, property, tc, info);
+  if (dir == replaced) return dir;
+  // The new case first, the claim next, the old case last: a kill in between leaves two cases
+  // of the pattern, never a claim without its case.
+  const fs::path claim = claimFile(corpus / property, info.pattern);
+  {
+    ClaimsLock lock(claim.parent_path());
+    writeFileAtomic(claim, claimText(info.pattern, dir));
+  }
+  std::error_code ec;
+  fs::remove_all(replaced, ec);
+  return dir;
+}
+
 // What nncheck writes is a few kilobytes: far past that is not its metadata.
 constexpr uintmax_t kMaxMetadataBytes = 1 << 20;
 
@@ -464,19 +491,21 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
             {rule, r["at"].get<std::string>(), static_cast<int64_t>(r["form"].get<uint64_t>())});
       }
     }
+    // The record, whole, as the campaign had it (the fields of CorpusCase are read from it).
+    FailureInfo& info = c.info;
     if (j.contains("failure_kind") && j["failure_kind"].is_string())
-      c.kind = outcome("failure_kind", j["failure_kind"].get<std::string>());
+      c.kind = info.kind = outcome("failure_kind", j["failure_kind"].get<std::string>());
     for (const auto& [config, kind] :
          j.value("known_failures", std::map<std::string, std::string>{}))
-      c.knownFailures[config] = outcome("known_failures[\"" + config + "\"]", kind);
+      info.knownFailures[config] = outcome("known_failures[\"" + config + "\"]", kind);
     for (const auto& [config, kind] : j.value("triage", std::map<std::string, std::string>{})) {
       std::optional<Outcome> o = outcomeFromName(kind);
       if (!o)
         throw Error(meta.string() + ": triage[\"" + config + "\"] = \"" + kind +
                     "\": not an outcome");
-      c.triage[config] = *o;
+      info.triage[config] = *o;
     }
-    c.pattern = j.value("pattern", std::string());
+    info.pattern = j.value("pattern", std::string());
     if (j.contains("culprit") && j["culprit"].is_object()) {
       const auto& cj = j["culprit"];
       Culprit culprit;
@@ -491,7 +520,7 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
       if (cj.contains("workaround") && cj["workaround"].is_string())
         culprit.workaround = cj["workaround"].get<std::string>();
       culprit.workaroundPasses = cj.value("workaround_passes", false);
-      c.culprit = std::move(culprit);
+      info.culprit = std::move(culprit);
     }
     auto text = [&](const char* field) {
       return j.contains(field) && j[field].is_string() ? j[field].get<std::string>() : "";
@@ -499,36 +528,73 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
     auto number = [&](const char* field, double otherwise) {
       return j.contains(field) && j[field].is_number() ? j[field].get<double>() : otherwise;
     };
-    c.property = text("property");
-    if (const std::string oracle = text("oracle"); !oracle.empty()) c.oracle = oracle;
-    c.backend = text("backend");
-    c.engineLibrary = text("engine_library");
-    c.configuration = text("configuration");
-    c.message = text("message");
+    info.property = text("property");
+    if (const std::string oracle = text("oracle"); !oracle.empty()) info.oracle = oracle;
+    info.backend = text("backend");
+    info.engineLibrary = text("engine_library");
+    info.configuration = text("configuration");
+    info.message = text("message");
     // JSON has no infinity: an error figure written as null was not finite.
     auto figure = [&](const char* field) {
       return j.contains(field) && j[field].is_null() ? std::numeric_limits<double>::infinity()
                                                      : number(field, 0);
     };
-    c.maxAbsError = figure("max_abs_error");
-    c.maxRelError = figure("max_rel_error");
-    c.estimatedError = number("estimated_float_error", -1);
+    info.maxAbsError = figure("max_abs_error");
+    info.maxRelError = figure("max_rel_error");
+    info.estimatedError = number("estimated_float_error", -1);
+    if (j.contains("tolerance") && j["tolerance"].is_object()) {
+      const auto& t = j["tolerance"];
+      info.tolerance.rtol = t.value("rtol", info.tolerance.rtol);
+      info.tolerance.atol = t.value("atol", info.tolerance.atol);
+    }
     // Small counts; a number out of int's range in a hand-edited file reads as not recorded.
     auto count = [&](const char* field) {
       const double v = number(field, 0);
       return v >= 0 && v <= 1e9 ? static_cast<int>(v) : 0;
     };
-    c.signal = count("signal");
-    c.nodesBefore = count("nodes_before_shrinking");
-    c.nodesAfter = count("nodes_after_shrinking");
-    c.ops = j.value("ops", std::vector<std::string>{});
+    info.signal = count("signal");
+    info.nodesBefore = count("nodes_before_shrinking");
+    info.nodesAfter = count("nodes_after_shrinking");
+    info.shrinkSteps = count("shrink_steps");
+    info.shrinkSeconds = number("shrink_seconds", 0);
+    info.secondsRun = number("seconds_run_until_found", 0);
+    const double casesRun = number("cases_run_until_found", 0);
+    info.casesRun = casesRun >= 0 && casesRun <= 9e18 ? static_cast<int64_t>(casesRun) : 0;
+    info.ops = j.value("ops", std::vector<std::string>{});
     if (j.contains("first_diverging_node") && j["first_diverging_node"].is_object()) {
       const auto& d = j["first_diverging_node"];
-      c.divergingOp = d.value("op", std::string());
-      c.divergingOutput = d.value("output", std::string());
-      c.divergenceDetail = d.value("detail", std::string());
+      Divergence& divergence = info.divergence.emplace();
+      divergence.name = d.value("node", std::string());
+      divergence.opType = d.value("op", std::string());
+      divergence.output = d.value("output", std::string());
+      divergence.detail = d.value("detail", std::string());
+      divergence.exposed = d.value("exposed", true);
     }
-    c.differingOutputs = j.value("differing_outputs", std::map<std::string, std::string>{});
+    info.differingOutputs = j.value("differing_outputs", std::map<std::string, std::string>{});
+    // The flat fields tools read.
+    c.property = info.property;
+    c.oracle = info.oracle;
+    c.backend = info.backend;
+    c.engineLibrary = info.engineLibrary;
+    c.configuration = info.configuration;
+    c.message = info.message;
+    c.maxAbsError = info.maxAbsError;
+    c.maxRelError = info.maxRelError;
+    c.estimatedError = info.estimatedError;
+    c.signal = info.signal;
+    c.triage = info.triage;
+    c.nodesBefore = info.nodesBefore;
+    c.nodesAfter = info.nodesAfter;
+    c.knownFailures = info.knownFailures;
+    c.pattern = info.pattern;
+    if (info.divergence) {
+      c.divergingOp = info.divergence->opType;
+      c.divergingOutput = info.divergence->output;
+      c.divergenceDetail = info.divergence->detail;
+    }
+    c.differingOutputs = info.differingOutputs;
+    c.ops = info.ops;
+    c.culprit = info.culprit;
   } catch (const nlohmann::json::exception& e) {
     throw Error(meta.string() + ": not valid nncheck metadata: " + e.what());
   }

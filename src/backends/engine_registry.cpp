@@ -1,9 +1,12 @@
 // The engine registry, and loading engines from shared libraries.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
@@ -15,7 +18,72 @@ namespace {
 void requireFactory(const EngineInfo& info) {
   if (!info.make) throw Error("engine '" + info.name + "': no factory (EngineInfo::make)");
 }
+
+std::vector<std::string>& pluginFolders() {
+  static std::vector<std::string> folders;
+  return folders;
+}
+
+constexpr std::string_view kPluginPrefix = "libnncheck-engine-", kPluginSuffix = ".so";
+
+// Every built-in engine's plug-in in the folders, by engine name; the first folder wins.
+std::map<std::string, std::string> pluginFiles() {
+  std::map<std::string, std::string> out;
+  for (const std::string& folder : pluginFolders()) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+      const std::string file = entry.path().filename().string();
+      if (file.size() > kPluginPrefix.size() + kPluginSuffix.size() &&
+          file.starts_with(kPluginPrefix) && file.ends_with(kPluginSuffix))
+        out.emplace(file.substr(kPluginPrefix.size(),
+                                file.size() - kPluginPrefix.size() - kPluginSuffix.size()),
+                    entry.path().string());
+    }
+  }
+  return out;
+}
+
+// Loads a built-in engine's plug-in. Unlike loadEngineLibrary, its engines record no library:
+// they are part of nncheck, and a replay names them by --backend alone.
+void loadPlugin(const std::string& engine, const std::string& path) {
+  static std::set<std::string> loaded;
+  if (loaded.count(path)) return;
+  if (!::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+    const char* why = ::dlerror();
+    throw Error("engine '" + engine + "': its plug-in " + path +
+                " does not load: " + (why ? why : "unknown error"));
+  }
+  loaded.insert(path);
+}
+
+bool loadPluginOf(const std::string& engine) {
+  if (engine.find('/') != std::string::npos) return false;  // a name, never a path
+  for (const std::string& folder : pluginFolders()) {
+    const std::filesystem::path path = std::filesystem::path(folder) / enginePluginFileName(engine);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) continue;
+    loadPlugin(engine, path.string());
+    const std::vector<std::string> registered = engines().names();
+    if (!std::binary_search(registered.begin(), registered.end(), engine))
+      throw Error("engine '" + engine + "': its plug-in " + path.string() +
+                  " registers no engine of that name");
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> pluginEngines() {
+  std::vector<std::string> out;
+  for (const auto& [engine, path] : pluginFiles()) out.push_back(engine);
+  return out;
+}
 }  // namespace
+
+void addEnginePluginFolder(const std::string& folder) { pluginFolders().push_back(folder); }
+
+std::string enginePluginFileName(const std::string& engine) {
+  return std::string(kPluginPrefix) + engine + std::string(kPluginSuffix);
+}
 
 int& detail::pluginRegistrations() {
   static int count = 0;
@@ -63,6 +131,7 @@ Capabilities EngineRegistry::baseCapabilities(const std::string& name) const {
 EngineRegistry& engines() {
   static EngineRegistry* registry = [] {
     auto* r = new EngineRegistry;  // never destroyed: engines may register from other statics
+    r->setOnDemand({.load = &loadPluginOf, .list = &pluginEngines});
     r->add({.name = "reference",
             .description = "nncheck's reference interpreter (the ONNX spec), no configurations",
             .make = [](const std::string& config) -> std::unique_ptr<Backend> {

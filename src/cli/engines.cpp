@@ -16,9 +16,9 @@ void loadLibraries(const std::vector<std::string>& libraries) {
   for (const std::string& lib : libraries) loadEngineLibrary(lib);
 }
 
-std::string registeredNames() {
+std::string availableNames() {
   std::string s;
-  for (const std::string& n : engines().names()) s += (s.empty() ? "" : ", ") + n;
+  for (const std::string& n : engines().available()) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
 
@@ -27,7 +27,7 @@ std::string registeredNames() {
 void addEngineSelection(CLI::App* cmd, EngineSelection& s, const std::string& defaultBackend) {
   s.backend = defaultBackend;
   cmd->add_option("--backend", s.backend,
-                  "engine, by its registered name (built in: " + registeredNames() +
+                  "engine, by its registered name (built in: " + availableNames() +
                       "; `nncheck engines` lists them)")
       ->capture_default_str();
   cmd->add_option("--engine-lib", s.libraries,
@@ -72,15 +72,24 @@ void addEnginesCommand(CLI::App& app) {
   cmd->callback([libraries] {
     try {
       loadLibraries(*libraries);
-      for (const std::string& name : engines().names()) {
-        const EngineInfo& e = engines().at(name);
-        std::printf("%-12s %s\n", name.c_str(), e.description.c_str());
-        std::string configs;
-        for (const std::string& c : engines().configurations(name))
-          if (!c.empty()) configs += (configs.empty() ? "" : "  ") + c;
-        if (!configs.empty()) std::printf("%-12s configurations here: %s\n", "", configs.c_str());
+      // Every engine is listed, each loaded in turn; one whose plug-in does not load is named
+      // with the reason, and the others are still listed.
+      int status = 0;
+      for (const std::string& name : engines().available()) {
+        try {
+          const EngineInfo& e = engines().at(name);
+          std::printf("%-12s %s\n", name.c_str(), e.description.c_str());
+          std::string configs;
+          for (const std::string& c : engines().configurations(name))
+            if (!c.empty()) configs += (configs.empty() ? "" : "  ") + c;
+          if (!configs.empty()) std::printf("%-12s configurations here: %s\n", "", configs.c_str());
+        } catch (const Error& e) {
+          std::fflush(stdout);
+          std::cerr << "nncheck engines: error: " << e.what() << "\n";
+          status = 2;
+        }
       }
-      setExitCode(0);
+      setExitCode(status);
     } catch (const Error& e) {
       std::cerr << "nncheck engines: error: " << e.what() << "\n";
       setExitCode(2);

@@ -1,10 +1,12 @@
 // nncheck fuzz: a time-boxed differential campaign against an engine (nncheck/campaign.h), with
 // a live progress line, a summary table, new failures saved to the corpus, an HTML report on
 // request, and a shard of the seed space for campaigns spread over machines.
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
@@ -37,6 +39,7 @@ struct FuzzOptions {
   bool firstConfigOnly = false;
   std::string shard;
   int shardCount = 0;
+  int jobs = 0;  // 0: the cores this process may run on
   int shrinksPerKey = 2;
   std::string report;
   double progressEvery = 0;  // 0: 1 s on a terminal, 10 s otherwise
@@ -45,7 +48,8 @@ struct FuzzOptions {
 // The report's settings: what a reader needs to know the campaign by.
 std::vector<std::pair<std::string, std::string>> reportSettings(const FuzzOptions& o,
                                                                 const CampaignOptions& c,
-                                                                const std::string& configs) {
+                                                                const std::string& configs,
+                                                                int jobs) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", o.seconds);
   std::vector<std::pair<std::string, std::string>> s = {
@@ -57,6 +61,7 @@ std::vector<std::pair<std::string, std::string>> reportSettings(const FuzzOption
       {"budget", o.cases > 0 ? std::to_string(o.cases) + " cases" : std::string(seconds) + " s"},
       {"shard", std::to_string(c.shardIndex + 1) + " of " + std::to_string(c.shardCount) +
                     " (index " + std::to_string(c.shardIndex) + ")"},
+      {"jobs", std::to_string(jobs) + " worker" + (jobs == 1 ? "" : "s") + " on this machine"},
       {"corpus", o.corpus},
       {"coverage-guided", c.coverageGuided ? "yes, when the engine is instrumented" : "no"},
       {"op weights learned from rejections", c.learnUnsupported ? "yes" : "no"},
@@ -70,10 +75,20 @@ std::vector<std::pair<std::string, std::string>> reportSettings(const FuzzOption
   return s;
 }
 
+// The cores this process may run on (taskset and cgroups' cpusets narrow them).
+int availableCores() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 int fuzz(const FuzzOptions& o) {
   CampaignEngines engines;
   CampaignOptions c;
+  int jobs = o.jobs;
   try {
+    if (jobs < 0 || jobs > 1024) throw Error("--jobs: expected 1 to 1024 (0: every core)");
+    if (jobs == 0) jobs = availableCores();
     engines = makeCampaignEngines(o.engine);
     c.engineWithout = engines.without;
     if (!o.engine.oracle.empty()) c.oracle = o.engine.oracle;
@@ -125,19 +140,25 @@ int fuzz(const FuzzOptions& o) {
       : c.baseline.backend
           ? " against the oracle " + c.oracle + " (baseline " + c.baseline.configuration + ")"
           : " against the oracle " + c.oracle;
-  std::fprintf(stderr, "nncheck fuzz: %s (%s)%s, %d-node models, seed %llu%s, %s; corpus %s\n",
+  std::fprintf(stderr,
+               "nncheck fuzz: %s (%s)%s, %d-node models, seed %llu%s, %s, %d worker%s; corpus %s\n",
                o.engine.selection.backend.c_str(), configs.c_str(), against.c_str(), o.nodes,
                static_cast<unsigned long long>(o.seed), shardText.c_str(),
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
-               o.corpus.c_str());
+               jobs, jobs == 1 ? "" : "s", o.corpus.c_str());
   CampaignStats s;
   {
-    CampaignProgress progress(tty, o.progressEvery > 0 ? o.progressEvery : tty ? 1.0 : 10.0);
+    // Started at the first report, after the workers are forked: no thread is forked with them.
+    std::optional<CampaignProgress> progress;
     try {
-      s = runCampaign(engines.list, c, [&](const CampaignStats& now) { progress.update(now); });
+      s = runCampaignJobs(engines.list, c, jobs, [&](const CampaignStats& now) {
+        if (!progress)
+          progress.emplace(tty, o.progressEvery > 0 ? o.progressEvery : tty ? 1.0 : 10.0);
+        progress->update(now);
+      });
     } catch (const Error& e) {
-      progress.stop();
+      if (progress) progress->stop();
       std::cerr << "nncheck fuzz: error: " << e.what() << "\n";
       return 1;
     }
@@ -203,8 +224,8 @@ int fuzz(const FuzzOptions& o) {
   printCulpritGroups(s.findings);
   if (!o.report.empty()) {
     try {
-      writeReport(o.report,
-                  campaignReport(s, reportSettings(o, c, configs), o.engine.selection.backend));
+      writeReport(o.report, campaignReport(s, reportSettings(o, c, configs, jobs),
+                                           o.engine.selection.backend));
     } catch (const Error& e) {
       std::cerr << "nncheck fuzz: error: the report: " << e.what() << "\n";
       return 1;
@@ -258,6 +279,11 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--shard-count", o->shardCount,
                   "the number of shards, with the shard index from JOB_COMPLETION_INDEX "
                   "(a Kubernetes Indexed Job's completions)");
+  cmd->add_option("--jobs", o->jobs,
+                  "worker processes, each running its own part of the cases (of this shard), "
+                  "saving into one corpus and merged into one summary (0: one per core this "
+                  "process may use)")
+      ->capture_default_str();
   cmd->add_option("--shrinks-per-key", o->shrinksPerKey,
                   "failures of one kind at one op that are shrunk; later ones count as repeats "
                   "(0: shrink every failure, so shards find what one campaign finds)")

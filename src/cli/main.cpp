@@ -1,12 +1,28 @@
 // nncheck: the command line. Subcommands live in their own files (run_command.cpp, ...).
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "nncheck/engine.h"
 #include "nncheck/reference.h"
 
+namespace {
+// The built-in engines' plug-ins: in engines/ beside the program in a build tree, and under the
+// library folder once installed (NNCHECK_PLUGINS_FROM_BIN, relative to the program's folder).
+void addBuiltInEngineFolders() {
+  std::error_code ec;
+  const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return;  // no /proc: only engines named with --engine-lib
+  const std::filesystem::path folder = program.parent_path();
+  nncheck::addEnginePluginFolder((folder / "engines").string());
+  nncheck::addEnginePluginFolder((folder / NNCHECK_PLUGINS_FROM_BIN).lexically_normal().string());
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  addBuiltInEngineFolders();
   CLI::App app{"nncheck: property-based testing for deep-learning compilers"};
   app.set_version_flag("--version", std::string("nncheck ") + NNCHECK_VERSION);
   app.require_subcommand(1);

@@ -2,6 +2,7 @@
 // libraries that do not load.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "nncheck/engine.h"
@@ -40,8 +41,7 @@ TEST(EngineRegistry, AnUnknownNameListsTheRegisteredOnes) {
     engines().make("nosuch", "");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown engine 'nosuch' (registered: "),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("unknown engine 'nosuch' (known: "), std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("reference"), std::string::npos) << e.what();
   }
@@ -92,6 +92,29 @@ TEST(EngineRegistry, ALibraryThatIsMissingOrNotALibraryIsNamed) {
     EXPECT_NE(std::string(e.what()).find("libfake.so: cannot load it"), std::string::npos)
         << e.what();
   }
+}
+
+// A built-in engine's plug-in is found by its name in the folders added, listed before it
+// loads, and one that does not load is an error naming its file.
+TEST(EngineRegistry, APluginIsLoadedWhenItsNameIsAskedFor) {
+  testing::TempDir dir("engine_plugins");
+  std::ofstream(dir.path() / enginePluginFileName("broken")) << "not an ELF file";
+  std::ofstream(dir.path() / "libsomething-else.so") << "not a plug-in of nncheck";
+  addEnginePluginFolder(dir.path().string());
+  const std::vector<std::string> available = engines().available();
+  EXPECT_NE(std::find(available.begin(), available.end(), "broken"), available.end());
+  EXPECT_EQ(std::find(available.begin(), available.end(), "something-else"), available.end());
+  try {
+    engines().make("broken", "");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("engine 'broken': its plug-in " +
+                                         (dir.path() / "libnncheck-engine-broken.so").string() +
+                                         " does not load: "),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(engines().contains("../broken")) << "a name is never a path";
 }
 
 }  // namespace

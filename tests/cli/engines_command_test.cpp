@@ -48,7 +48,7 @@ TEST(OraclesCommand, ListsTheBuiltInOraclesAndWhatEachNeeds) {
 TEST(OraclesCommand, AnUnknownOrUnusableOracleIsAnErrorNamingIt) {
   auto unknown = runCli("fuzz --backend reference --cases 1 --oracle nosuch");
   EXPECT_EQ(unknown.status, 2) << unknown.output;
-  EXPECT_NE(unknown.output.find("--oracle unknown oracle 'nosuch' (registered: baseline"),
+  EXPECT_NE(unknown.output.find("--oracle unknown oracle 'nosuch' (known: baseline"),
             std::string::npos)
       << unknown.output;
   auto noBaseline = runCli("fuzz --backend reference --cases 1 --oracle baseline");

@@ -85,15 +85,27 @@ TEST_F(FuzzCommand, TheReferenceAgainstItselfFindsNothing) {
   EXPECT_FALSE(fs::exists(corpus_));
 }
 
+// Every core by default: one line says how many workers, and their cases add up to the budget.
+TEST_F(FuzzCommand, WorkersShareTheBudgetAndTheSummary) {
+  auto o = runCli("fuzz --backend reference --cases 60 --jobs 3 --corpus " + corpus_.string());
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find(", 3 workers; corpus"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("campaign: 60 cases"), std::string::npos) << o.output;
+  auto one = runCli("fuzz --backend reference --cases 60 --jobs 1 --corpus " + corpus_.string());
+  EXPECT_NE(one.output.find(", 1 worker; corpus"), std::string::npos) << one.output;
+}
+
 TEST_F(FuzzCommand, BadArgumentsAreNamed) {
   for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
-           {"fuzz --backend nosuch", "--backend nosuch: unknown engine 'nosuch' (registered: "},
+           {"fuzz --backend nosuch", "--backend nosuch: unknown engine 'nosuch' (known: "},
            {"fuzz --engine-lib /nonexistent/lib.so",
             "--engine-lib /nonexistent/lib.so: no such file"},
            {"fuzz --config fusion=maybe", "cannot read 'fusion=maybe'"},
            {"fuzz --seconds 0", "--seconds"},
            {"fuzz --nodes 0", "--nodes"},
            {"fuzz --max-findings -1", "--max-findings"},
+           {"fuzz --jobs -1", "--jobs: expected 1 to 1024"},
+           {"fuzz --jobs 5000", "--jobs: expected 1 to 1024"},
            {"fuzz --pair-weights 'Relu>Frob=2'", "Relu>Frob"},
            {"fuzz --dtypes float32,float33", "--dtypes: "},
            {"reduce /nonexistent/case --backend reference", "/nonexistent/case"},

@@ -14,7 +14,27 @@ cmake --install "$build" --prefix "$work/prefix" > /dev/null
 # A copy of the project, since the corpus loop below saves into its corpus.
 cp -r "$example" "$work/src"
 example="$work/src"
-cmake -S "$example" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
+# A project that names no engine needs none of their libraries: it configures with libtorch's
+# package out of reach.
+cmake -S "$example" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON > "$work/configure.txt" 2>&1 \
+  || fail "configuring without libtorch: $(tail -20 "$work/configure.txt")"
+# An engine is a component: one this install lacks is named, and one whose library is missing
+# fails on that library.
+mkdir -p "$work/components"
+component() {
+  printf 'cmake_minimum_required(VERSION 3.25)\nproject(c LANGUAGES CXX)\nfind_package(nncheck REQUIRED COMPONENTS %s)\n' "$1" \
+    > "$work/components/CMakeLists.txt"
+  ! cmake -S "$work/components" -B "$work/components/build-$1" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON > "$work/components/$1.txt" 2>&1
+}
+component nosuch || fail "an engine nncheck lacks was found as a component"
+grep -q "nncheck has no engine 'nosuch'" "$work/components/nosuch.txt" \
+  || fail "the missing component is not named: $(cat "$work/components/nosuch.txt")"
+if [ -n "$(find "$work/prefix" -name nncheck-torchscriptTargets.cmake)" ]; then
+  component torchscript || fail "the torchscript component was found without libtorch"
+  grep -q 'Torch' "$work/components/torchscript.txt" || fail "Torch is not named: $(cat "$work/components/torchscript.txt")"
+fi
 cmake --build "$work/build" -j "$(nproc)" > /dev/null
 cd "$work/build"
 export NNCHECK_CORPUS="$work/new-failures"
@@ -96,6 +116,12 @@ grep -q 'mismatch at O2, as recorded' "$work/corpus-check-o2.txt" \
 # The engine as a plug-in of the command line.
 cli="$work/prefix/bin/nncheck"
 lib="$work/build/libtoy_engine.so"
+# The installed program loads its own engines from their plug-ins, each by its name.
+"$cli" engines > "$work/engines.txt" 2>&1 || fail "nncheck engines: $(cat "$work/engines.txt")"
+for plugin in $(find "$work/prefix" -name 'libnncheck-engine-*.so'); do
+  name=$(basename "$plugin" .so) && name=${name#libnncheck-engine-}
+  grep -q "^$name " "$work/engines.txt" || fail "the installed engine $name is not listed: $(cat "$work/engines.txt")"
+done
 "$cli" engines --engine-lib "$lib" | grep -q '^toy ' || fail "nncheck engines does not list toy"
 "$cli" fuzz --engine-lib "$lib" --backend toy --config O1 --cases 40 --nodes 6 \
   --corpus "$work/fuzz" > "$work/fuzz-ok.txt" || fail "toy O1 fails: $(tail "$work/fuzz-ok.txt")"

@@ -453,6 +453,91 @@ TEST_F(Campaign, ShardsRunDisjointSlicesThatTogetherAreTheWholeCampaign) {
   EXPECT_THROW(runCampaign(engines, o), Error);
 }
 
+// Workers on every core run, between them, the cases of one campaign, save into one corpus
+// each pattern once, and merge into one summary, the same for the same seed.
+TEST_F(Campaign, JobsRunOneCampaignIntoOneCorpusAndOneSummary) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  const std::vector<CampaignEngine> engines = {{"fusion=off", &unfused}, {"fusion=on", &fused}};
+  CampaignOptions o = options(120);
+  o.learnUnsupported = false;
+  o.coverageGuided = false;
+  o.shrinksPerKey = 0;
+  o.roundRobin = true;
+  o.corpus = tmp_.path() / "whole";
+  const CampaignStats whole = runCampaign(engines, o);
+  ASSERT_FALSE(whole.findings.empty());
+  int progressCalls = 0;
+  int64_t lastCases = 0;
+  auto inJobs = [&](const fs::path& corpus) {
+    o.corpus = corpus;
+    lastCases = 0;
+    return runCampaignJobs(engines, o, 3, [&](const CampaignStats& now) {
+      ++progressCalls;
+      EXPECT_GE(now.cases, lastCases) << "the summed counts only grow";
+      lastCases = now.cases;
+    });
+  };
+  const CampaignStats jobs = inJobs(tmp_.path() / "jobs");
+  EXPECT_GT(progressCalls, 0);
+  EXPECT_EQ(jobs.cases, whole.cases);
+  EXPECT_EQ(jobs.passed, whole.passed);
+  EXPECT_EQ(jobs.plannedCases, whole.plannedCases);
+  EXPECT_EQ(jobs.failures, whole.failures);
+  EXPECT_EQ(jobs.opCases, whole.opCases);
+  EXPECT_EQ(patternsOf(jobs), patternsOf(whole));
+  ASSERT_FALSE(jobs.timeline.empty());
+  EXPECT_EQ(jobs.timeline.back().cases, whole.cases);
+  int hitsWhole = 0, hitsJobs = 0;
+  for (const Finding& f : whole.findings) hitsWhole += f.hits;
+  for (const Finding& f : jobs.findings) hitsJobs += f.hits;
+  EXPECT_EQ(hitsJobs, hitsWhole);
+  // One corpus, each pattern saved once, each finding new and pointing at its saved case, which
+  // holds the finding's record whole.
+  EXPECT_EQ(loadCorpus(tmp_.path() / "jobs").size(), jobs.findings.size());
+  for (const Finding& f : jobs.findings) {
+    EXPECT_FALSE(f.fromCorpus) << f.info.pattern;
+    ASSERT_TRUE(fs::exists(f.dir)) << f.info.pattern;
+    EXPECT_EQ(loadCorpusCase(f.dir).pattern, f.info.pattern);
+    EXPECT_EQ(f.dir.filename(), contentHash(f.minimized)) << "the case shown is the case saved";
+    EXPECT_GT(f.info.casesRun, 0);
+    EXPECT_LE(f.info.nodesAfter, f.info.nodesBefore);
+  }
+  for (size_t i = 1; i < jobs.findings.size(); ++i)
+    EXPECT_LE(jobs.findings[i - 1].info.casesRun, jobs.findings[i].info.casesRun)
+        << "in the order of the cases that found them";
+  // Again on that corpus: everything is already there.
+  const CampaignStats again = inJobs(tmp_.path() / "jobs");
+  EXPECT_EQ(again.newFindings(), 0);
+  EXPECT_EQ(patternsOf(again), patternsOf(jobs));
+  // The same seed into a fresh corpus: the same campaign.
+  const CampaignStats same = inJobs(tmp_.path() / "same");
+  ASSERT_EQ(same.findings.size(), jobs.findings.size());
+  for (size_t i = 0; i < same.findings.size(); ++i) {
+    EXPECT_EQ(same.findings[i].info.pattern, jobs.findings[i].info.pattern);
+    EXPECT_EQ(same.findings[i].hits, jobs.findings[i].hits);
+    EXPECT_EQ(contentHash(same.findings[i].minimized), contentHash(jobs.findings[i].minimized));
+  }
+}
+
+TEST_F(Campaign, AWorkerThatFailsIsNamed) {
+  testing::FusedMatMulRelu fused(true);
+  CampaignOptions o = options(10);
+  o.oracle = "nosuch";  // every worker's campaign refuses it as it starts
+  try {
+    runCampaignJobs({{"fusion=on", &fused}}, o, 2);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("worker 1 of 2: unknown oracle 'nosuch'"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("worker 2 of 2: "), std::string::npos) << e.what();
+  }
+  o.oracle = "reference";
+  EXPECT_THROW(runCampaignJobs({{"fusion=on", &fused}}, o, 0), Error);
+  o.shardIndex = 1;  // of 1: refused here, before any worker starts
+  EXPECT_THROW(runCampaignJobs({{"fusion=on", &fused}}, o, 2), Error);
+}
+
 TEST_F(Campaign, RecordsItsRateOverTimeAndTheOpsItGenerated) {
   CampaignOptions o = options(60);
   o.corpus.clear();

@@ -134,6 +134,69 @@ TEST(Corpus, RewritesAndTheOracleAreSavedAndReadBack) {
 // A saved case replays by the command its record implies: the reference's findings by `nncheck
 // run`, another oracle's by `nncheck corpus check` (which judges with it), a plug-in engine's with
 // the library it came from, a property's by its test binary.
+// The record reads back whole: what a `fuzz --jobs` worker hands its findings back in.
+TEST(Corpus, TheWholeRecordReadsBack) {
+  testing::TempDir dir("corpus_record");
+  const TestCase tc = makeTestCase(GeneratorConfig{}, 7);
+  FailureInfo info;
+  info.property = "fuzz-toy";
+  info.oracle = "equivalence";
+  info.backend = "toy";
+  info.engineLibrary = "/x/libtoy.so";
+  info.configuration = "O2";
+  info.kind = Outcome::Crash;
+  info.message = "boom";
+  info.maxAbsError = 0.5;
+  info.maxRelError = 2;
+  info.tolerance = {0.01, 1e-5};
+  info.estimatedError = 1e-6;
+  info.signal = 11;
+  info.divergence = Divergence{
+      .name = "n1", .opType = "Relu", .output = "y", .detail = "3 differ", .exposed = false};
+  info.differingOutputs = {{"y", "3 of 4 differ"}};
+  info.ops = {"Relu"};
+  info.pattern = "crash at Relu: Relu(x)";
+  info.casesRun = 1234;
+  info.secondsRun = 5.5;
+  info.nodesBefore = 9;
+  info.nodesAfter = 1;
+  info.shrinkSteps = 17;
+  info.shrinkSeconds = 0.25;
+  info.triage = {{"O0", Outcome::Pass}, {"O2", Outcome::Crash}};
+  info.knownFailures = {{"O2", Outcome::Crash}};
+  info.culprit = Culprit{.needed = {"fold"}, .workaround = "O2,disable=fold"};
+  const FailureInfo back = loadCorpusCase(saveFailure(dir.path(), "S.T", tc, info)).info;
+  EXPECT_EQ(back.property, info.property);
+  EXPECT_EQ(back.oracle, info.oracle);
+  EXPECT_EQ(back.backend, info.backend);
+  EXPECT_EQ(back.engineLibrary, info.engineLibrary);
+  EXPECT_EQ(back.configuration, info.configuration);
+  EXPECT_EQ(back.kind, info.kind);
+  EXPECT_EQ(back.message, info.message);
+  EXPECT_EQ(back.maxAbsError, info.maxAbsError);
+  EXPECT_EQ(back.maxRelError, info.maxRelError);
+  EXPECT_EQ(back.tolerance.rtol, info.tolerance.rtol);
+  EXPECT_EQ(back.tolerance.atol, info.tolerance.atol);
+  EXPECT_EQ(back.estimatedError, info.estimatedError);
+  EXPECT_EQ(back.signal, info.signal);
+  ASSERT_TRUE(back.divergence);
+  EXPECT_EQ(back.divergence->describe(), info.divergence->describe());
+  EXPECT_EQ(back.differingOutputs, info.differingOutputs);
+  EXPECT_EQ(back.ops, info.ops);
+  EXPECT_EQ(back.pattern, info.pattern);
+  EXPECT_EQ(back.casesRun, info.casesRun);
+  EXPECT_EQ(back.secondsRun, info.secondsRun);
+  EXPECT_EQ(back.nodesBefore, info.nodesBefore);
+  EXPECT_EQ(back.nodesAfter, info.nodesAfter);
+  EXPECT_EQ(back.shrinkSteps, info.shrinkSteps);
+  EXPECT_EQ(back.shrinkSeconds, info.shrinkSeconds);
+  EXPECT_EQ(back.triage, info.triage);
+  EXPECT_EQ(back.knownFailures, info.knownFailures);
+  ASSERT_TRUE(back.culprit);
+  EXPECT_EQ(back.culprit->needed, info.culprit->needed);
+  EXPECT_EQ(back.culprit->workaround, info.culprit->workaround);
+}
+
 TEST(Corpus, ReplayCommandsNameTheOracleAndThePlugIn) {
   testing::TempDir dir("corpus_replay");
   FailureInfo info;
@@ -184,6 +247,14 @@ TEST(Corpus, APatternIsSavedOnceAndAClaimWithoutItsCaseIsTakenOver) {
   EXPECT_TRUE(fs::exists(c.dir / "model.onnx"));
   EXPECT_EQ(savePatternOnce(dir.path(), "S.T", first, info).dir, c.dir)
       << "the claim now names the case that took it over";
+  // A campaign's workers: the case first in case order takes the place of the one saved first.
+  const fs::path replaced = replacePatternCase(dir.path(), "S.T", first, info, c.dir);
+  EXPECT_FALSE(fs::exists(c.dir));
+  EXPECT_EQ(replaced.filename(), contentHash(first));
+  EXPECT_EQ(loadCorpus(dir.path()).size(), 1u);
+  const SavedPattern d = savePatternOnce(dir.path(), "S.T", second, info);
+  EXPECT_FALSE(d.isNew);
+  EXPECT_EQ(d.dir, replaced) << "the claim names the case that replaced the other";
 }
 
 TEST(Corpus, ACaseAnotherProcessPutInPlaceFirstIsNotMadeTwice) {

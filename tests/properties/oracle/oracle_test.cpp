@@ -28,7 +28,7 @@ TEST(Oracles, AnUnknownNameListsTheRegisteredOnesAndEntriesNeedAProperty) {
     FAIL() << "no error";
   } catch (const Error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("unknown oracle 'nosuch' (registered: "), std::string::npos) << what;
+    EXPECT_NE(what.find("unknown oracle 'nosuch' (known: "), std::string::npos) << what;
     EXPECT_NE(what.find("baseline"), std::string::npos) << what;
   }
   OracleRegistry r;
