@@ -224,9 +224,13 @@ std::vector<Finding> mergeFindings(std::vector<Finding> all, const CampaignOptio
     Finding& f = out[k];
     if (!savedBy[k]) continue;  // in the corpus before, or not saved
     f.fromCorpus = false;
-    f.dir = savedBy[k]->filename() == contentHash(f.minimized)
-                ? *savedBy[k]
-                : replacePatternCase(o.corpus, o.property, f.minimized, f.info, *savedBy[k]);
+    f.dir = *savedBy[k];
+    if (savedBy[k]->filename() == contentHash(f.minimized)) continue;
+    try {
+      f.dir = replacePatternCase(o.corpus, o.property, f.minimized, f.info, *savedBy[k]);
+    } catch (const Error& e) {  // the pattern stays saved, by the other worker's case
+      f.saveError = e.what();
+    }
   }
   return out;
 }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <set>
 #include <string_view>
 
@@ -26,56 +25,44 @@ std::vector<std::string>& pluginFolders() {
 
 constexpr std::string_view kPluginPrefix = "libnncheck-engine-", kPluginSuffix = ".so";
 
-// Every built-in engine's plug-in in the folders, by engine name; the first folder wins.
-std::map<std::string, std::string> pluginFiles() {
-  std::map<std::string, std::string> out;
+// The engines whose plug-ins are in the folders, by name.
+std::vector<std::string> pluginEngines() {
+  std::set<std::string> out;
   for (const std::string& folder : pluginFolders()) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
       const std::string file = entry.path().filename().string();
       if (file.size() > kPluginPrefix.size() + kPluginSuffix.size() &&
           file.starts_with(kPluginPrefix) && file.ends_with(kPluginSuffix))
-        out.emplace(file.substr(kPluginPrefix.size(),
-                                file.size() - kPluginPrefix.size() - kPluginSuffix.size()),
-                    entry.path().string());
+        out.insert(file.substr(kPluginPrefix.size(),
+                               file.size() - kPluginPrefix.size() - kPluginSuffix.size()));
     }
   }
-  return out;
+  return {out.begin(), out.end()};
 }
 
-// Loads a built-in engine's plug-in. Unlike loadEngineLibrary, its engines record no library:
-// they are part of nncheck, and a replay names them by --backend alone.
-void loadPlugin(const std::string& engine, const std::string& path) {
-  static std::set<std::string> loaded;
-  if (loaded.count(path)) return;
-  if (!::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-    const char* why = ::dlerror();
-    throw Error("engine '" + engine + "': its plug-in " + path +
-                " does not load: " + (why ? why : "unknown error"));
-  }
-  loaded.insert(path);
-}
-
+// Loads a built-in engine's plug-in from the first folder that has it (loading one twice is
+// the loader's no-op). Unlike loadEngineLibrary, its engines record no library: they are part
+// of nncheck, and a replay names them by --backend alone.
 bool loadPluginOf(const std::string& engine) {
   if (engine.find('/') != std::string::npos) return false;  // a name, never a path
   for (const std::string& folder : pluginFolders()) {
-    const std::filesystem::path path = std::filesystem::path(folder) / enginePluginFileName(engine);
+    const std::string path =
+        (std::filesystem::path(folder) / enginePluginFileName(engine)).string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) continue;
-    loadPlugin(engine, path.string());
+    if (!::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+      const char* why = ::dlerror();
+      throw Error("engine '" + engine + "': its plug-in " + path +
+                  " does not load: " + (why ? why : "unknown error"));
+    }
     const std::vector<std::string> registered = engines().names();
     if (!std::binary_search(registered.begin(), registered.end(), engine))
-      throw Error("engine '" + engine + "': its plug-in " + path.string() +
+      throw Error("engine '" + engine + "': its plug-in " + path +
                   " registers no engine of that name");
     return true;
   }
   return false;
-}
-
-std::vector<std::string> pluginEngines() {
-  std::vector<std::string> out;
-  for (const auto& [engine, path] : pluginFiles()) out.push_back(engine);
-  return out;
 }
 }  // namespace
 

@@ -262,7 +262,8 @@ void addFuzzCommand(CLI::App& app) {
                 "keep op weights fixed (by default ops the engine rejects lose weight)");
   cmd->add_flag("--fail-on-new", o->failOnNew, "exit 1 when a new failure is found");
   cmd->add_option("--max-findings", o->maxFindings,
-                  "stop once this many distinct failures are found (0: no limit)")
+                  "stop once this many distinct failures are found (0: no limit; with --jobs, each "
+                  "worker stops at its own count)")
       ->capture_default_str();
   cmd->add_flag("--no-coverage", o->noCoverage,
                 "generate every case afresh even when the engine is compiled with "
