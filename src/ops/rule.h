@@ -288,24 +288,29 @@ void requireUnidirectional(Rule<I>& r, size_t from, const std::vector<I>& to,
   }
 }
 
-// a * b of dims, shape values or size attributes: exact for z3; past int64 (a malformed model's
-// shape) a ShapeError rather than overflow.
+// The int64 result of a checked operation on dims or shape values, or past int64 (a malformed
+// model's shape) a ShapeError naming it: "the product 4 * 2^62 of dims ... overflows int64".
+inline int64_t withinInt64(bool overflowed, int64_t result, const char* what, int64_t a,
+                           const char* op, int64_t b) {
+  if (overflowed)
+    throw ShapeError(std::string("the ") + what + " " + std::to_string(a) + " " + op + " " +
+                     std::to_string(b) + " of dims or shape values overflows int64");
+  return result;
+}
+
+// a * b of dims, shape values or size attributes: exact for z3, checked for int64.
 inline int64_t imul(int64_t a, int64_t b) {
   int64_t p = 0;
-  if (__builtin_mul_overflow(a, b, &p))
-    throw ShapeError("the product " + std::to_string(a) + " * " + std::to_string(b) +
-                     " of dims or shape values overflows int64");
-  return p;
+  const bool overflowed = __builtin_mul_overflow(a, b, &p);  // before p is read
+  return withinInt64(overflowed, p, "product", a, "*", b);
 }
 inline z3::expr imul(const z3::expr& a, const z3::expr& b) { return a * b; }
 
 // a + b of dims and shape values (a Pad's pads), likewise.
 inline int64_t iadd(int64_t a, int64_t b) {
   int64_t s = 0;
-  if (__builtin_add_overflow(a, b, &s))
-    throw ShapeError("the sum " + std::to_string(a) + " + " + std::to_string(b) +
-                     " of dims or shape values overflows int64");
-  return s;
+  const bool overflowed = __builtin_add_overflow(a, b, &s);  // before s is read
+  return withinInt64(overflowed, s, "sum", a, "+", b);
 }
 inline z3::expr iadd(const z3::expr& a, const z3::expr& b) { return a + b; }
 
