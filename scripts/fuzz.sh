@@ -2,7 +2,8 @@
 # Builds the libFuzzer harnesses of fuzz/ in the sanitized build (scripts/configure-sanitized.sh)
 # in build-sanitize/ (or $NNCHECK_FUZZ_BUILD_DIR) and runs them, as many at once as there are
 # cores, each for NNCHECK_FUZZ_SECONDS (default 60) under a 2 GB RSS limit, seeded from ONNX's
-# node tests and the checked-in corpora. Exits non-zero if any harness found a crash, leak,
+# node tests, the checked-in corpora and fuzz/seeds (sparse initializers, and tensors that keep
+# their data in files). Exits non-zero if any harness found a crash, leak,
 # timeout or out-of-memory; its reproducer is left in build-sanitize/fuzz-<harness>/.
 # NNCHECK_FUZZ_RUNS=N runs each harness for N executions instead (no time limit). The seed is
 # NNCHECK_FUZZ_SEED (default 1, so that CI's smoke run is the same run each time; 0 picks one).
@@ -15,7 +16,7 @@ seconds=${NNCHECK_FUZZ_SECONDS:-60}
 budget=(-max_total_time="$seconds")
 [ -z "${NNCHECK_FUZZ_RUNS:-}" ] || budget=(-runs="$NNCHECK_FUZZ_RUNS")
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(model_loader tensor_loader model_roundtrip metadata corpus_folder)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(model_loader tensor_loader model_roundtrip metadata corpus_folder file_reference)
 "$root/scripts/install-deps.sh"
 "$root/scripts/configure-sanitized.sh" "$build"
 targets=()
@@ -25,7 +26,7 @@ cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 seeds=()
 node=/usr/share/libonnx-testdata/data/node
 [ -d "$node" ] && seeds+=("$node")
-seeds+=("$root/examples")
+seeds+=("$root/examples" "$root/fuzz/seeds")
 
 # One harness: its final statistics into fuzz-<harness>/log; its exit status is the verdict.
 run_one() {

@@ -22,6 +22,7 @@ packages=(
   libtorch-dev
   libmlir-19-dev mlir-19-tools llvm-19-dev
   libonnx-testdata
+  procps
 )
 # Node.js and npm for the ort engine, unless the machine has them from elsewhere (NodeSource).
 command -v node >/dev/null || packages+=(nodejs)

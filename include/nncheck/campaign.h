@@ -78,6 +78,14 @@ struct CampaignOptions {
   // tested (a compiler's optimizing levels, not only its first); else all run on the first.
   // Either way a failure is triaged across all.
   bool roundRobin = false;
+  // Asked between cases: true ends the campaign as its time box would, after the case in
+  // progress (and what follows its failure), with the summary of what ran (nncheck fuzz asks
+  // whether Ctrl-C was pressed). With jobs, each worker is asked to stop the same way.
+  std::function<bool()> stop{};
+  // Check that each engine works here before the first case (nncheck/probe.h,
+  // checkEngineSetUp): a broken set-up is a SetUpError, never a finding. runCampaignJobs checks
+  // once, then its workers skip it.
+  bool checkSetUp = true;
   // With both functions set, each finding that fails in a configuration with optimizations
   // (Backend::optimizations) gets its culprit: the optimizations it needs, and the workaround.
   EngineWithout engineWithout{};
@@ -120,6 +128,10 @@ struct CampaignStats {
   // variant applied each. Empty when the oracle compares no variants.
   std::map<std::string, int64_t> rewriteCases;
   std::vector<Finding> findings;  // distinct patterns, in the order found
+  bool interrupted = false;       // CampaignOptions::stop ended it before its budget
+  // runCampaignJobs: the workers whose results were lost (killed, failed), each named with why
+  // and its cases by its last report; the counts and findings above are the others'.
+  std::vector<std::string> lostWorkers;
   // Saved cases of the corpus that could not be read (each message names the file): skipped.
   std::vector<std::string> unreadableCorpusCases;
   int newFindings() const;
@@ -144,9 +156,11 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
 // worker reached, and the functions never reached as the first worker reports them. `progress`
 // runs in this process only, with the workers' latest counts summed (each finding known by its
 // pattern alone), and not before every worker is forked, so it may start threads. Each worker
-// stops at o.maxFindings of its own. jobs = 1 is runCampaign. The engines must not have started
-// processes or threads yet (each worker starts its own). Throws nncheck::Error naming a worker
-// that fails (a worker is killed with this process).
+// stops at o.maxFindings of its own, and when o.stop says so here. jobs = 1 is runCampaign. The
+// engines must not have started processes or threads yet (each worker starts its own). Workers
+// hand back their results over pipes, needing no file. A worker that is killed or fails is
+// named in CampaignStats::lostWorkers and the others' results stand; throws nncheck::Error when
+// every worker is lost (a worker is killed with this process).
 CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
                               int jobs,
                               const std::function<void(const CampaignStats&)>& progress = {});

@@ -76,8 +76,10 @@ struct CorpusCheckOptions {
 // computes its saved outputs (a case saved without outputs, which the reference does not
 // compute, is not checked so); and on each engine, in each configuration the case recorded an
 // outcome for (its triage, or the configuration it failed in), its oracle gives the outcome
-// recorded. Throws nncheck::Error for a missing corpus, an unknown oracle, or an oracle that
-// needs the baseline when none is given.
+// recorded. A case whose oracle is unknown, or needs the baseline when none is given, is reported
+// as not loading, and the others are checked. Throws nncheck::Error for a missing corpus or an
+// unknown o.oracle, and nncheck::SetUpError when an engine does not work here at all
+// (checkEngineSetUp) before any case is checked.
 CorpusCheck checkCorpus(const std::filesystem::path& corpus, const CorpusCheckOptions& o = {});
 
 }  // namespace nncheck

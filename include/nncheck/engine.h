@@ -51,6 +51,9 @@ struct EngineInfo {
   std::function<std::string(const std::string& configuration,
                             const std::vector<std::string>& disabled)>
       withDisabled{};
+  // How to install what the engine needs at run time, for the error that says it does not work
+  // here (nncheck::SetUpError): "./scripts/install-deps.sh". Empty: nothing to say.
+  std::string install{};
 };
 
 class EngineRegistry : public Registry<EngineInfo> {

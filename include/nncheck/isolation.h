@@ -42,11 +42,19 @@ struct RunOutcome {
 enum class Isolation { ForkPerRun, Persistent };
 
 // Runs a backend in a forked child with a time limit. The child's outputs come back through a
-// socket as TensorProtos; a signal is a Crash, running past the limit a Hang (the child is
+// socket as raw tensors; a signal is a Crash, running past the limit a Hang (the child is
 // killed), an exception an Error. Fresh children are forked by a small helper process forked
 // at the first run (so this process forks once, not once per run): they see the backend as it
 // was then; later changes to it in this process reach only a persistent worker's replacement.
 // Copies share the helper and the worker.
+//
+// What an engine may reach is bounded: every process it runs in works in an empty folder of its
+// own under the system's temporary folder, removed when the process is gone, and outside the
+// terminal's process group (Ctrl-C stops the caller, not the engine); the memory its processes
+// hold, and what a run's reply may carry, stay within memoryLimit() (nncheck/reference.h,
+// --memory-limit): past it the run is killed and Unsupported ("memory"), a case skipped rather
+// than the machine's memory exhausted. run() refuses a model that refers to a file
+// (refuseFileReferences, nncheck/onnx_io.h) with nncheck::Error.
 class Isolated {
  public:
   Isolated(Backend& backend, std::chrono::milliseconds timeout,
@@ -56,11 +64,13 @@ class Isolated {
   std::chrono::milliseconds timeout() const { return timeout_; }
   Isolation mode() const { return worker_ ? Isolation::Persistent : Isolation::ForkPerRun; }
 
-  class Server;  // a child serving runs: the worker, the spawner; copies of an Isolated share it
+  class Server;    // a child serving runs: the worker, the spawner; copies of an Isolated share it
+  struct Folders;  // where the engine's processes work; copies share them
 
  private:
   Backend& backend_;
   std::chrono::milliseconds timeout_;
+  std::shared_ptr<Folders> folders_;
   std::shared_ptr<Server> spawner_;
   std::shared_ptr<Server> worker_;
 };

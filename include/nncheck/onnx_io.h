@@ -18,8 +18,14 @@
 
 namespace nncheck {
 
-// Parse bytes; `origin` names the source in errors (a file path, "memory").
+// Parse bytes; `origin` names the source in errors (a file path, "memory"). A model that refers
+// to a file anywhere (external data of a tensor: dense or sparse initializers, attribute tensors,
+// nested graphs, functions) is refused with an error naming the tensor.
 Model parseModel(const std::string& bytes, std::string_view origin);
+// Throws nncheck::Error naming the first tensor of `model` that keeps its data in a file (what
+// the IR holds as protobuf bytes may: sparse initializers, opaque attributes, functions). Every
+// model handed to an engine is checked so (nncheck::Isolated::run): none refers to a file.
+void refuseFileReferences(const Model& model, std::string_view origin);
 std::string serializeModel(const Model& model);
 Tensor parseTensor(const std::string& bytes, std::string_view origin, std::string* name = nullptr);
 std::string serializeTensor(const Tensor& tensor, const std::string& name);

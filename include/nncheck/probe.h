@@ -41,6 +41,15 @@ std::vector<ProbeRow> probe(const Isolated& engine, const Capabilities& base,
 // The base with the ops the engine ran at least once, weighted by their accepted share.
 Capabilities capabilitiesFromProbe(const Capabilities& base, const std::vector<ProbeRow>& rows);
 
+// Whether the engine works here at all: a one-node model any engine computes (Relu on float32,
+// else the first op and dtype its capabilities take) must not end in an error, a crash or a
+// hang. Throws nncheck::SetUpError with what the engine said when it does (a runtime that is not
+// installed, a worker program that exits): otherwise every case would fail that way and be
+// saved as a finding. An engine that rejects the model or computes it wrongly passes: that is
+// its behaviour, judged case by case. Campaigns, reduce and corpus checks call it before any
+// case; check() when a property fails, before anything is saved.
+void checkEngineSetUp(const Isolated& engine);
+
 // The table as C++ initializer rows, {"Abs", 1.0}, for a backend to compile in.
 std::string probeTableSource(const std::vector<ProbeRow>& rows, const std::string& engine,
                              const ProbeOptions& options);

@@ -100,6 +100,8 @@ class EngineScope {
   ~EngineScope();
   EngineScope(const EngineScope&) = delete;
   EngineScope& operator=(const EngineScope&) = delete;
+  // The engines isolated in this scope so far, in the order first used.
+  std::vector<Isolated> isolated() const;
 
  private:
   friend Isolated isolatedInScope(Backend& engine);

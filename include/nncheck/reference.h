@@ -7,7 +7,7 @@
 // Every node is checked by its op's shape rule before its kernel runs, so a malformed model
 // fails with a message naming the node, the op and the shapes. Ops, dtypes or attribute values
 // outside the op library throw nncheck::Unsupported, and so does a run that would hold more
-// memory than its limit (referenceMemoryLimit()) or take longer than its time limit
+// memory than its limit (memoryLimit()) or take longer than its time limit
 // (referenceTimeLimit()).
 #pragma once
 
@@ -24,6 +24,11 @@ namespace nncheck {
 // Runs `model` on `inputs` (one per graph input that is not an initializer) and returns the
 // graph outputs by name.
 TensorMap runReference(const Model& model, const TensorMap& inputs);
+
+// Throws nncheck::Error naming the input when `inputs` are not the model's graph inputs (less its
+// initializers) of their declared dtypes and static shapes: what runReference checks first, and
+// what a case must pass before any engine is judged on it.
+void checkInputs(const Model& model, const TensorMap& inputs);
 
 // Like runReference, and also returns every intermediate value (for localization).
 TensorMap runReferenceAllValues(const Model& model, const TensorMap& inputs);
@@ -44,15 +49,17 @@ TensorMap runReferencePerturbed(const Model& model, const TensorMap& inputs, uin
 std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>& inputs,
                                      int64_t opset = 14);
 
-// The memory one run may hold in tensors: its inputs, initializers and every value computed so
-// far (4 GiB unless set). A node whose outputs would take the run past it throws
-// Unsupported("memory") naming the node, before anything is allocated, so a tiny model asking
-// for gigabytes is a case the reference does not compute rather than an out-of-memory kill. No
-// single tensor exceeds kMaxTensorBytes whatever the limit.
-inline constexpr int64_t kDefaultReferenceMemoryLimit = int64_t{4} << 30;
-int64_t referenceMemoryLimit();
+// The memory one run may hold (4 GiB unless set), of the reference and of an isolated engine
+// alike. The reference's run counts its tensors: its inputs, initializers and every value
+// computed so far; a node whose outputs would take the run past it throws Unsupported("memory")
+// naming the node, before anything is allocated, so a tiny model asking for gigabytes is a case
+// the reference does not compute rather than an out-of-memory kill. No single tensor exceeds
+// kMaxTensorBytes whatever the limit. An engine's run counts what its processes hold, and what
+// its reply carries (nncheck/isolation.h): past it, the run is killed and Unsupported too.
+inline constexpr int64_t kDefaultMemoryLimit = int64_t{4} << 30;
+int64_t memoryLimit();
 // Sets the limit for every run that starts afterwards, in every thread; returns the previous one.
-int64_t setReferenceMemoryLimit(int64_t bytes);
+int64_t setMemoryLimit(int64_t bytes);
 
 // The time one run may take (60 s unless set). A valid model can loop for hours (two nested
 // Loops of 100,000 trips) or multiply 8192x8192 matrices; past the limit the run stops at the

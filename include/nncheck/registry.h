@@ -33,12 +33,24 @@ class Registry {
       : kind_(std::move(kind)), hint_(std::move(hint)), validate_(validate) {}
 
   // Throws nncheck::Error when the name is taken or missing, or `validate` refuses the entry.
-  void add(Info info) {
+  // `library`: the shared library registering it (empty: nncheck or the program itself). A name
+  // is registered once: a second registration, from anywhere, is an error naming both origins,
+  // and so is a library's entry taking the name of one that loads on demand (a built-in
+  // engine's plug-in), which would otherwise stand in for it unseen.
+  void add(Info info, const std::string& library = "") {
     if (info.name.empty()) throw Error(kind_ + " registry: an " + kind_ + " has no name");
     if (validate_) validate_(info);
-    if (entries_.count(info.name)) throw Error(kind_ + " '" + info.name + "' is registered twice");
     const std::string name = info.name;
+    if (entries_.count(name))
+      throw Error(kind_ + " '" + name + "' is registered twice: " + origin(this->library(name)) +
+                  ", then " + origin(library));
+    if (!library.empty() && onDemand_.list)
+      if (const auto builtIn = onDemand_.list(); builtIn.count(name))
+        throw Error(kind_ + " '" + name + "' of " + library + " takes the name of nncheck's " +
+                    "built-in " + kind_ + " (" + builtIn.at(name) +
+                    "); a library may not replace it: give yours a name of its own");
     entries_.emplace(name, std::move(info));
+    if (!library.empty()) libraries_[name] = library;
   }
 
   // Throws nncheck::Error naming the entry and the known ones when it is unknown.
@@ -74,7 +86,7 @@ class Registry {
   std::vector<std::string> available() const {
     std::vector<std::string> out = names();
     if (onDemand_.list)
-      for (const std::string& n : onDemand_.list())
+      for (const auto& [n, file] : onDemand_.list())
         if (!entries_.count(n)) out.push_back(n);
     std::sort(out.begin(), out.end());
     return out;
@@ -82,10 +94,10 @@ class Registry {
 
   // Entries kept outside the process until asked for (the built-in engines' plug-ins): `load`
   // loads the one of a name that is not registered yet and says whether there was one; `list`
-  // names them all without loading any.
+  // names them all, with the file each comes from, without loading any.
   struct OnDemand {
     std::function<bool(const std::string& name)> load;
-    std::function<std::vector<std::string>()> list;
+    std::function<std::map<std::string, std::string>()> list;
   };
   void setOnDemand(OnDemand onDemand) { onDemand_ = std::move(onDemand); }
 
@@ -95,10 +107,7 @@ class Registry {
   void addAtStartup(Info (*describe)()) noexcept {
     ++detail::pluginRegistrations();
     try {
-      Info info = describe();
-      const std::string name = info.name;
-      add(std::move(info));
-      if (!detail::loadingLibrary().empty()) libraries_[name] = detail::loadingLibrary();
+      add(describe(), detail::loadingLibrary());
     } catch (const std::exception& e) {
       try {
         startupErrors_.push_back(e.what());
@@ -108,6 +117,9 @@ class Registry {
   }
 
  private:
+  static std::string origin(const std::string& library) {
+    return library.empty() ? "by nncheck or this program" : "by " + library;
+  }
   void throwStartupErrors() const {
     if (startupErrors_.empty()) return;
     std::string all;

@@ -18,6 +18,7 @@
 #include "core/hash.h"
 #include "nncheck/error.h"
 #include "nncheck/gtest.h"
+#include "nncheck/probe.h"
 
 namespace nncheck {
 namespace {
@@ -409,6 +410,19 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
     rc::detail::printResultMessage(result, os);
     ADD_FAILURE_AT(where.file, where.line) << "nncheck: " << test << ": " << os.str();
     return;
+  }
+  // An engine that does not work here at all (its runtime missing, its worker exiting) fails
+  // every case alike: said so, and nothing is shrunk or saved.
+  if (const Outcome kind = s.firstFailure->outcome;
+      kind == Outcome::Error || kind == Outcome::Crash || kind == Outcome::Hang) {
+    try {
+      for (const Isolated& engine : engines.isolated()) checkEngineSetUp(engine);
+    } catch (const SetUpError& e) {
+      ADD_FAILURE_AT(where.file, where.line)
+          << "nncheck: " << test << ": " << e.what() << "\nnothing was saved (the case ended in "
+          << s.firstFailure->message << ")";
+      return;
+    }
   }
   // What follows the failure, as in campaigns (nncheck/after_failure.h): the shrunk case judged
   // again on engines of its own, not on workers the failure may have damaged.

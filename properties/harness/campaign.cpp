@@ -10,6 +10,7 @@
 #include "nncheck/error.h"
 #include "nncheck/localize.h"
 #include "nncheck/oracle.h"
+#include "nncheck/probe.h"
 #include "nncheck/tolerance.h"
 #include "nncheck/variants.h"
 
@@ -179,6 +180,7 @@ std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, co
   if (engines.empty() || !engines.front().backend) throw Error("reduce: no engine to run against");
   const Judging judging(o, engines);
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  if (o.checkSetUp) checkEngineSetUp(freshes.front());
   TestCase tc = given;
   // A case saved without rewrites (a hand-made one, another oracle's finding) gets them from its
   // seed, as the generator would have drawn them.
@@ -246,6 +248,11 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   };
   for (size_t e = 0; e < workers.size(); ++e) startWorker(e);
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  if (o.checkSetUp) {
+    for (size_t e = 0; e < engines.size(); ++e)
+      checkEngineSetUp(e < workers.size() ? *workers[e] : freshes[e]);
+    if (const Isolated* baseline = judging.baseline(false)) checkEngineSetUp(*baseline);
+  }
   {
     std::set<std::string> all;
     for (size_t e = 0; e < workers.size(); ++e)
@@ -271,6 +278,10 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
 
   // Case i of the whole seed space, this shard's slice of it.
   for (int64_t i = o.shardIndex;; i += o.shardCount) {
+    if (o.stop && o.stop()) {
+      stats.interrupted = true;
+      break;
+    }
     if (o.maxCases > 0 ? i >= o.maxCases : elapsed() >= o.seconds) break;
     if (o.maxCases > 0 && elapsed() >= o.seconds) break;
     if (o.maxFindings > 0 && static_cast<int64_t>(stats.findings.size()) >= o.maxFindings) break;

@@ -22,6 +22,7 @@
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/probe.h"
 
 namespace nncheck {
 namespace {
@@ -94,19 +95,31 @@ CampaignStats progressSums(const std::vector<json>& latest) {
   return s;
 }
 
-// --- what a worker hands back at its end: a folder, stats.json and a case per finding ---
+// --- what a worker hands back at its end: its counts and maps, and each finding whole (its
+// record as nncheck.json holds it, its model and inputs), sent over its pipe, so that no file
+// is needed (a full TMPDIR cost a campaign its summary) and none is left behind ---
 
-void writeResults(const fs::path& dir, const CampaignStats& s) {
+json::binary_t binary(const std::string& bytes) {
+  return json::binary_t(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+}
+
+std::string bytesOf(const json& j) {
+  const json::binary_t& b = j.get_binary();
+  return std::string(b.begin(), b.end());
+}
+
+json resultsOf(const CampaignStats& s) {
   json timeline = json::array();
   for (const CampaignSample& t : s.timeline)
     timeline.push_back({t.seconds, t.cases, t.passed, t.unsupported, t.nonfinite, t.failures});
   json findings = json::array();
-  for (size_t k = 0; k < s.findings.size(); ++k) {
-    const Finding& f = s.findings[k];
-    const std::string folder = "finding-" + std::to_string(k);
-    fs::create_directories(dir / folder);
-    writeCaseRecord(dir / folder, f.minimized, f.info);
-    findings.push_back({{"folder", folder},
+  for (const Finding& f : s.findings) {
+    json inputs = json::array();
+    for (const auto& [name, t] : f.minimized.inputs)
+      inputs.push_back({name, binary(serializeTensor(t, name))});
+    findings.push_back({{"record", caseRecordText(f.minimized, f.info)},
+                        {"model", binary(serializeModel(f.minimized.model))},
+                        {"inputs", inputs},
                         {"dir", f.dir.string()},
                         {"from_corpus", f.fromCorpus},
                         {"hits", f.hits},
@@ -116,6 +129,7 @@ void writeResults(const fs::path& dir, const CampaignStats& s) {
   j.update(json{
       {"unconfirmed", s.unconfirmed},
       {"repeats", s.repeats},
+      {"interrupted", s.interrupted},
       {"rejected_ops", s.rejectedOps},
       {"op_cases", s.opCases},
       {"timeline", timeline},
@@ -128,16 +142,16 @@ void writeResults(const fs::path& dir, const CampaignStats& s) {
       {"rewrite_cases", s.rewriteCases},
       {"unreadable_corpus_cases", s.unreadableCorpusCases},
       {"findings", findings}});
-  writeFileAtomic(dir / "stats.json", jsonText(j));
+  return j;
 }
 
-// A worker's counts added into `into`; its timeline and findings are returned apart, to merge.
-void readResults(const fs::path& dir, CampaignStats& into, std::vector<CampaignSample>& timeline,
-                 std::vector<Finding>& findings) {
-  const json j = json::parse(readFile(dir / "stats.json"));
+// A worker's results added into `into`; its timeline and findings are returned apart, to merge.
+void addResults(const json& j, const std::string& worker, CampaignStats& into,
+                std::vector<CampaignSample>& timeline, std::vector<Finding>& findings) {
   addCaseCounts(j, into);
   into.unconfirmed += j["unconfirmed"].get<int64_t>();
   into.repeats += j["repeats"].get<int64_t>();
+  into.interrupted = into.interrupted || j["interrupted"].get<bool>();
   addCounts(j["rejected_ops"], into.rejectedOps);
   addCounts(j["op_cases"], into.opCases);
   addCounts(j["optimization_cases"], into.optimizationCases);
@@ -160,10 +174,15 @@ void readResults(const fs::path& dir, CampaignStats& into, std::vector<CampaignS
         into.unreadableCorpusCases.end())
       into.unreadableCorpusCases.push_back(file);
   for (const auto& f : j["findings"]) {
-    const CorpusCase saved = loadCorpusCase(dir / f["folder"].get<std::string>());
+    const std::string origin = worker + "'s finding " + std::to_string(findings.size() + 1);
+    CorpusCase saved;
+    readCaseMetadata(f["record"].get<std::string>(), origin, saved);
     Finding finding;
     finding.info = saved.info;
-    finding.minimized = saved.testCase;
+    finding.minimized = saved.testCase;  // its seed and rewrites
+    finding.minimized.model = parseModel(bytesOf(f["model"]), origin);
+    for (const auto& in : f["inputs"])
+      finding.minimized.inputs[in[0].get<std::string>()] = parseTensor(bytesOf(in[1]), origin);
     finding.dir = f["dir"].get<std::string>();
     finding.fromCorpus = f["from_corpus"].get<bool>();
     finding.hits = f["hits"].get<int>();
@@ -235,27 +254,63 @@ std::vector<Finding> mergeFindings(std::vector<Finding> all, const CampaignOptio
   return out;
 }
 
-void writeAll(int fd, const std::string& text) {
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the campaign that merges is gone: nothing to report to
-    done += static_cast<size_t>(n);
-  }
+// --- the pipe from a worker: framed messages, a u64 length then a kind and its payload ---
+
+constexpr char kProgress = 'P', kResults = 'R', kFailed = 'F';
+
+// Writes a message; false when the campaign that merges is gone (nothing to report to).
+bool sendMessage(int fd, char kind, const std::string& payload) {
+  std::string head(8, '\0');
+  const uint64_t n = payload.size() + 1;
+  std::memcpy(head.data(), &n, 8);
+  head += kind;
+  for (const std::string* part : {static_cast<const std::string*>(&head), &payload})
+    for (size_t done = 0; done < part->size();) {
+      const ssize_t k = ::write(fd, part->data() + done, part->size() - done);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) return false;
+      done += static_cast<size_t>(k);
+    }
+  return true;
 }
 
-[[noreturn]] void runWorker(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
-                            int fd, const fs::path& dir) {
+// The whole messages at the front of `buffer`, taken out of it.
+std::vector<std::string> takeMessages(std::string& buffer) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (uint64_t n; buffer.size() - at >= 8;) {
+    std::memcpy(&n, buffer.data() + at, 8);
+    if (n == 0 || buffer.size() - at - 8 < n) break;
+    out.push_back(buffer.substr(at + 8, n));
+    at += 8 + n;
+  }
+  buffer.erase(0, at);
+  return out;
+}
+
+// Whether the campaign that forked this worker asked it to stop (closed its end of the pipe,
+// or is gone).
+bool stopAsked(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1;
+}
+
+[[noreturn]] void runWorker(const std::vector<CampaignEngine>& engines, CampaignOptions o, int fd,
+                            int stopFd) {
   int status = 0;
+  const std::function<bool()> stop = o.stop;
+  o.stop = [&] { return stopAsked(stopFd) || (stop && stop()); };
   try {
-    const CampaignStats s =
-        runCampaign(engines, o, [&](const CampaignStats& now) { writeAll(fd, progressLine(now)); });
-    writeResults(dir, s);
+    const CampaignStats s = runCampaign(engines, o, [&](const CampaignStats& now) {
+      sendMessage(fd, kProgress, progressLine(now));
+    });
+    if (!sendMessage(fd, kResults, [&] {
+          const std::vector<uint8_t> cbor = json::to_cbor(resultsOf(s));
+          return std::string(cbor.begin(), cbor.end());
+        }()))
+      status = 1;
   } catch (const std::exception& e) {
-    try {
-      writeFileAtomic(dir / "error.txt", e.what());
-    } catch (...) {
-    }
+    sendMessage(fd, kFailed, e.what());
     status = 1;
   }
   ::close(fd);
@@ -268,13 +323,16 @@ struct Worker {
   int fd = -1;
   std::string buffer;
   int status = 0;
+  std::optional<json> results;
+  std::string failure;  // what it said when its campaign failed
 };
 
 // Kills and reaps the workers still running when the merging campaign leaves early.
 struct Workers {
   std::vector<Worker> list;
-  fs::path results;
+  int stopFd = -1;  // the write end of the pipe whose closing asks the workers to stop
   ~Workers() {
+    if (stopFd >= 0) ::close(stopFd);
     for (Worker& w : list) {
       if (w.fd >= 0) ::close(w.fd);
       if (w.pid > 0) {
@@ -282,22 +340,25 @@ struct Workers {
         ::waitpid(w.pid, nullptr, 0);
       }
     }
-    std::error_code ec;
-    if (!results.empty()) fs::remove_all(results, ec);
   }
 };
 
-// The results folders of campaigns killed before they removed them (nncheck-jobs-<pid>-*, their
-// pid gone).
-void sweepResultsOfKilledCampaigns() {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
-    const std::string name = e.path().filename().string();
-    if (!name.starts_with("nncheck-jobs-")) continue;
-    const long pid = std::strtol(name.c_str() + 13, nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-      fs::remove_all(e.path(), ec);
-  }
+// Why worker j (from 1) of `jobs` brought back no results, and what it had done by its last
+// report.
+std::string lostWorker(size_t j, int jobs, const Worker& w, const json& latest) {
+  std::string why;
+  if (WIFSIGNALED(w.status))
+    why = std::string("was killed by signal ") + std::to_string(WTERMSIG(w.status)) + " (" +
+          strsignal(WTERMSIG(w.status)) + ")";
+  else if (!w.failure.empty())
+    why = "failed: " + w.failure;
+  else
+    why = "ended without its results (exit status " +
+          std::to_string(WIFEXITED(w.status) ? WEXITSTATUS(w.status) : -1) + ")";
+  const int64_t cases = latest.is_null() ? 0 : latest["cases"].get<int64_t>();
+  return "worker " + std::to_string(j) + " of " + std::to_string(jobs) + " " + why + " after " +
+         std::to_string(cases) + " cases; its counts are not in the summary, and the findings it " +
+         "saved are in the corpus";
 }
 
 }  // namespace
@@ -307,32 +368,35 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
   if (jobs < 1 || jobs > 1024)
     throw Error("campaign: " + std::to_string(jobs) + " jobs: expected 1 to 1024");
   if (jobs == 1) return runCampaign(engines, o, progress);
-  checkCampaign(engines, o);  // once, here, rather than once in each worker
+  // Once, here, rather than once in each worker: a broken set-up is this process's error.
+  checkCampaign(engines, o);
+  if (o.checkSetUp) {
+    for (const CampaignEngine& e : engines) checkEngineSetUp(isolated(*e.backend, o.timeout));
+    if (o.baseline.backend) checkEngineSetUp(isolated(*o.baseline.backend, o.timeout));
+  }
   Workers workers;
-  sweepResultsOfKilledCampaigns();
-  std::string folder =
-      (fs::temp_directory_path() / ("nncheck-jobs-" + std::to_string(::getpid()) + "-XXXXXX"))
-          .string();
-  if (!::mkdtemp(folder.data()))
-    throw Error("campaign: cannot make a folder for its workers in " +
-                fs::temp_directory_path().string() + ": " + std::strerror(errno));
-  workers.results = folder;
+  int stopPipe[2];
+  if (::pipe2(stopPipe, O_CLOEXEC) != 0)
+    throw Error("campaign: pipe: " + std::string(std::strerror(errno)));
+  workers.stopFd = stopPipe[1];
   std::fflush(nullptr);  // what is buffered is written once, not once per worker
   const pid_t parent = ::getpid();
   for (int j = 0; j < jobs; ++j) {
-    const fs::path dir = workers.results / ("job-" + std::to_string(j));
-    fs::create_directory(dir);
     int pipeEnds[2];
-    if (::pipe2(pipeEnds, O_CLOEXEC) != 0)
+    if (::pipe2(pipeEnds, O_CLOEXEC) != 0) {
+      ::close(stopPipe[0]);
       throw Error("campaign: pipe: " + std::string(std::strerror(errno)));
+    }
     // The shard's cases i taken in turn: worker j runs those with i / shardCount mod jobs = j.
     CampaignOptions oj = o;
+    oj.checkSetUp = false;
     oj.shardIndex = o.shardIndex + j * o.shardCount;
     oj.shardCount = o.shardCount * jobs;
     const pid_t pid = ::fork();
     if (pid < 0) {
       ::close(pipeEnds[0]);
       ::close(pipeEnds[1]);
+      ::close(stopPipe[0]);
       throw Error("campaign: cannot start worker " + std::to_string(j + 1) + ": " +
                   std::strerror(errno));
     }
@@ -340,18 +404,27 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a worker never outlives the campaign it is part of
       if (::getppid() != parent) ::_exit(1);
       ::close(pipeEnds[0]);
+      ::close(workers.stopFd);
+      workers.stopFd = -1;
       for (const Worker& w : workers.list) ::close(w.fd);
       workers.list.clear();
-      workers.results.clear();
-      runWorker(engines, oj, pipeEnds[1], dir);
+      runWorker(engines, oj, pipeEnds[1], stopPipe[0]);
     }
     ::close(pipeEnds[1]);
-    workers.list.push_back({pid, pipeEnds[0], {}, 0});
+    Worker started;
+    started.pid = pid;
+    started.fd = pipeEnds[0];
+    workers.list.push_back(std::move(started));
   }
+  ::close(stopPipe[0]);
 
-  // Progress: the workers' latest counts, summed, as they come.
+  // Progress: the workers' latest counts, summed, as they come; then each one's results.
   std::vector<json> latest(workers.list.size());
   for (size_t open = workers.list.size(); open > 0;) {
+    if (workers.stopFd >= 0 && o.stop && o.stop()) {
+      ::close(workers.stopFd);  // each worker stops after its case in progress, and reports
+      workers.stopFd = -1;
+    }
     std::vector<pollfd> fds;
     std::vector<size_t> which;
     for (size_t j = 0; j < workers.list.size(); ++j)
@@ -359,7 +432,7 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
         fds.push_back({workers.list[j].fd, POLLIN, 0});
         which.push_back(j);
       }
-    if (::poll(fds.data(), fds.size(), 500) < 0 && errno != EINTR)
+    if (::poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR)
       throw Error("campaign: poll: " + std::string(std::strerror(errno)));
     bool heard = false;
     for (size_t k = 0; k < fds.size(); ++k) {
@@ -375,15 +448,20 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
         continue;
       }
       w.buffer.append(buf, static_cast<size_t>(n));
-      for (size_t end; (end = w.buffer.find('\n')) != std::string::npos;) {
+      for (const std::string& m : takeMessages(w.buffer)) {
+        const std::string payload = m.substr(1);
         try {
-          latest[which[k]] = json::parse(w.buffer.substr(0, end));
+          if (m[0] == kProgress) {
+            latest[which[k]] = json::parse(payload);
+            heard = true;
+          } else if (m[0] == kResults) {
+            w.results = json::from_cbor(payload);
+          } else if (m[0] == kFailed) {
+            w.failure = payload;
+          }
         } catch (const json::exception& e) {
-          throw Error("campaign: worker " + std::to_string(which[k] + 1) +
-                      " reported what is not its progress: " + e.what());
+          w.failure = "it reported what is not a campaign's: " + std::string(e.what());
         }
-        w.buffer.erase(0, end + 1);
-        heard = true;
       }
     }
     if (heard && progress) progress(progressSums(latest));
@@ -393,35 +471,31 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
     w.pid = -1;
   }
 
+  // The workers that brought back their results are merged; one that did not (killed, failed)
+  // is named, and the others' summary stands.
   CampaignStats merged;
   std::vector<std::vector<CampaignSample>> timelines;
   std::vector<Finding> findings;
-  std::string failed;
   for (size_t j = 0; j < workers.list.size(); ++j) {
-    const fs::path dir = workers.results / ("job-" + std::to_string(j));
-    const int status = workers.list[j].status;
-    std::string why;
-    if (WIFSIGNALED(status))
-      why = std::string("was killed by signal ") + strsignal(WTERMSIG(status));
-    else if (fs::exists(dir / "error.txt"))
-      why = readFile(dir / "error.txt");
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !fs::exists(dir / "stats.json"))
-      why = "ended without its results";
-    if (!why.empty()) {
-      failed += (failed.empty() ? "" : "; ") +
-                ("worker " + std::to_string(j + 1) + " of " + std::to_string(jobs) + ": " + why);
-      continue;
+    Worker& w = workers.list[j];
+    const std::string name = "worker " + std::to_string(j + 1);
+    if (w.results) {
+      timelines.emplace_back();
+      try {
+        addResults(*w.results, name, merged, timelines.back(), findings);
+        continue;
+      } catch (const std::exception& e) {
+        timelines.pop_back();
+        w.failure = "its results do not read: " + std::string(e.what());
+      }
     }
-    timelines.emplace_back();
-    try {
-      readResults(dir, merged, timelines.back(), findings);
-    } catch (const json::exception& e) {
-      throw Error("campaign: worker " + std::to_string(j + 1) + "'s results in " + dir.string() +
-                  ": " + e.what());
-    }
+    merged.lostWorkers.push_back(lostWorker(j + 1, jobs, w, latest[j]));
   }
-  if (!failed.empty())
-    throw Error("campaign: " + failed + " (what the workers saved is in the corpus)");
+  if (timelines.empty()) {
+    std::string all;
+    for (const std::string& lost : merged.lostWorkers) all += (all.empty() ? "" : "; ") + lost;
+    throw Error("campaign: every worker was lost: " + all);
+  }
   std::sort(merged.optimizations.begin(), merged.optimizations.end());
   merged.optimizations.erase(std::unique(merged.optimizations.begin(), merged.optimizations.end()),
                              merged.optimizations.end());

@@ -29,10 +29,13 @@ Model loadSoundCaseModel(const std::filesystem::path& caseDir, std::string* upgr
 bool publishCase(const std::filesystem::path& dir,
                  const std::function<void(const std::filesystem::path&)>& fill);
 
+// The text of nncheck.json for the case (its one writer); readCaseMetadata reads it back whole
+// (CorpusCase::info). How `fuzz --jobs` workers hand back their findings, too.
+std::string caseRecordText(const TestCase& tc, const FailureInfo& info);
+
 // Writes the case into `dir` in the backend-test layout with `expected` as its outputs (none:
 // no outputs), and its record as nncheck.json; returns the record's text. loadCorpusCase reads
-// it all back (CorpusCase::info is the record whole). Not atomic: what publishCase fills, and
-// how `fuzz --jobs` workers hand back their findings.
+// it all back (CorpusCase::info is the record whole). Not atomic: what publishCase fills.
 std::string writeCaseRecord(const std::filesystem::path& dir, const TestCase& tc,
                             const FailureInfo& info, const TensorMap& expected = {});
 

@@ -77,6 +77,13 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
       TestDataSet data = loadTestDataSet(model, set);
       if (data.outputs.empty())
         throw Error(set.string() + ": has no output_*.pb files to compare with");
+      // Inputs the model does not declare are no test of anything: an engine given them would be
+      // blamed for what the case got wrong.
+      try {
+        checkInputs(model, data.inputs);
+      } catch (const Error& e) {
+        throw Unsupported("inputs", set.filename().string() + ": no test: " + e.what());
+      }
       TensorMap got = options.engine ? runOn(*options.engine, TestCase{model, data.inputs})
                                      : runReference(model, data.inputs);
       for (size_t i = 0; i < model.graph.outputs.size(); ++i) {

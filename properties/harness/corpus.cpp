@@ -45,8 +45,9 @@ std::map<std::string, std::string> outcomeNames(const std::map<std::string, Outc
   return out;
 }
 
-// The one writer of nncheck.json.
-std::string caseMetadataText(const TestCase& tc, const FailureInfo& info) {
+}  // namespace
+
+std::string caseRecordText(const TestCase& tc, const FailureInfo& info) {
   nlohmann::ordered_json j;
   j["seed"] = tc.seed;
   j["property"] = info.property;
@@ -100,12 +101,10 @@ std::string caseMetadataText(const TestCase& tc, const FailureInfo& info) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-}  // namespace
-
 std::string writeCaseRecord(const fs::path& dir, const TestCase& tc, const FailureInfo& info,
                             const TensorMap& expected) {
   saveBackendTestCase(dir, tc.model, tc.inputs, expected);
-  std::string text = caseMetadataText(tc, info);
+  std::string text = caseRecordText(tc, info);
   writeFileAtomic(dir / "nncheck.json", text);
   return text;
 }
@@ -180,7 +179,7 @@ std::string replayCommand(const CorpusCase& c, const std::string& engine) {
 
 CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info) {
   CorpusCase c;
-  readCaseMetadata(caseMetadataText(tc, info), "nncheck.json", c);
+  readCaseMetadata(caseRecordText(tc, info), "nncheck.json", c);
   c.testCase = tc;
   return c;
 }
@@ -386,12 +385,23 @@ bool publishCase(const fs::path& dir, const std::function<void(const fs::path&)>
     fs::remove_all(tmp, ec);
     throw;
   }
-  fs::rename(tmp, dir, ec);
-  if (ec) {
-    std::error_code removeError;
-    fs::remove_all(tmp, removeError);
-    if (isCaseFolder(dir)) return false;  // another process put the same case there first
-    throw Error(dir.string() + ": cannot move the case into place: " + ec.message());
+  // Another process saving the same case (a campaign of the same seed on this corpus) may have
+  // put it there first, or be removing it as a duplicate of its pattern: a folder there that is
+  // no case is one being removed (or made), so the rename is tried again while it goes.
+  // (Judged once per attempt: the other process may remove its copy right after it is seen.)
+  constexpr int kTries = 200;  // 5 ms apart: a second for the other process's remove_all
+  for (int attempt = 1;; ++attempt) {
+    fs::rename(tmp, dir, ec);
+    if (!ec) break;
+    const bool taken = ec == std::errc::directory_not_empty || ec == std::errc::file_exists;
+    const bool sameCaseThere = taken && isCaseFolder(dir);
+    if (sameCaseThere || !taken || attempt == kTries) {
+      std::error_code removeError;
+      fs::remove_all(tmp, removeError);
+      if (sameCaseThere) return false;  // another process put the same case there first
+      throw Error(dir.string() + ": cannot move the case into place: " + ec.message());
+    }
+    ::usleep(5000);
   }
   syncPath(dir.parent_path());  // the case's name reaches the disk too
   return true;

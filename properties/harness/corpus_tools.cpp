@@ -9,6 +9,7 @@
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/oracle.h"
+#include "nncheck/probe.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;
@@ -156,6 +157,8 @@ CorpusCheck checkCorpus(const fs::path& corpus, const CorpusCheckOptions& o) {
     isolatedEngines.push_back(isolated(*e.backend, o.timeout));
   std::optional<Isolated> baseline;
   if (o.baseline.backend) baseline.emplace(*o.baseline.backend, o.timeout);
+  for (const Isolated& e : isolatedEngines) checkEngineSetUp(e);
+  if (baseline) checkEngineSetUp(*baseline);
   CorpusCheck out;
   CaseScan scan = scanBackendTestCases(corpus);
   out.leftOut = std::move(scan.leftOut);
@@ -173,19 +176,29 @@ CorpusCheck checkCorpus(const fs::path& corpus, const CorpusCheckOptions& o) {
       check.detail = std::string("does not load: ") + e.what();
       ++out.broken;
     }
+    // The oracle that judges it: a case naming one no library registered, or one this engine
+    // cannot serve, is reported and counted as not loading, and the other cases still run.
+    const OracleInfo* oracle = nullptr;
+    const std::string ranOn = c ? campaignEngine(c->property) : "";
+    const bool otherEngine = !ranOn.empty() && !o.engineName.empty() && ranOn != o.engineName;
+    if (c) try {
+        oracle = &oracles().at(o.oracle.empty() ? c->oracle : o.oracle);
+        if (oracle->needsBaseline && !baseline && !o.engines.empty() && !otherEngine)
+          throw Error("judged by the oracle '" + oracle->name +
+                      "', which needs the engine's baseline configuration, and the engine names "
+                      "none");
+      } catch (const Error& e) {
+        check.ok = false;
+        check.detail = (dir / "nncheck.json").string() + ": cannot be judged: " + e.what();
+        ++out.broken;
+        c.reset();
+      }
     if (c) {
-      const OracleInfo& oracle = oracles().at(o.oracle.empty() ? c->oracle : o.oracle);
       const CaseResult reference = runTestCase(dir);
       const bool savedWithoutOutputs =
           reference.outcome == Outcome::Unsupported && c->oracle != "reference";
       if (reference.outcome != Outcome::Pass && !savedWithoutOutputs)
         differs("the reference no longer computes the saved outputs: " + reference.message);
-      const std::string ranOn = campaignEngine(c->property);
-      const bool otherEngine = !ranOn.empty() && !o.engineName.empty() && ranOn != o.engineName;
-      if (oracle.needsBaseline && !baseline && !o.engines.empty() && !otherEngine)
-        throw Error(dir.string() + ": judged by the oracle '" + oracle.name +
-                    "', which needs the engine's baseline configuration, and the engine names "
-                    "none");
       auto recordedAt = [&](const std::string& config) -> std::optional<Outcome> {
         if (auto t = c->triage.find(config); t != c->triage.end()) return t->second;
         if (config == c->configuration && c->kind) return *c->kind;
@@ -202,7 +215,7 @@ CorpusCheck checkCorpus(const fs::path& corpus, const CorpusCheckOptions& o) {
         const std::optional<Outcome> recorded = recordedAt(config);
         if (!recorded && !check.unrecorded) continue;
         const Verdict v =
-            judgeWith(oracle, {isolatedEngines[e], baseline ? &*baseline : nullptr}, c->testCase);
+            judgeWith(*oracle, {isolatedEngines[e], baseline ? &*baseline : nullptr}, c->testCase);
         const std::string at =
             " at " + (config.empty() ? std::string("its configuration") : config);
         if (!recorded)

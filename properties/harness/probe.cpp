@@ -1,7 +1,10 @@
 #include "nncheck/probe.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <sstream>
+#include <string_view>
 
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
@@ -10,6 +13,10 @@
 #include "nncheck/tolerance.h"
 
 namespace nncheck {
+namespace {
+// Ops any engine computes, for the check that it works at all, in order of preference.
+constexpr std::array<std::string_view, 5> kPlainOps = {"Relu", "Identity", "Abs", "Neg", "Add"};
+}  // namespace
 
 int ProbeRow::count(Outcome o) const {
   auto it = outcomes.find(o);
@@ -58,6 +65,32 @@ std::vector<ProbeRow> probe(const Isolated& engine, const Capabilities& base,
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+void checkEngineSetUp(const Isolated& engine) {
+  GeneratorConfig cfg = configFor(engine.backend().capabilities(), 1);
+  cfg.constantShare = cfg.blockShare = 0;
+  cfg.rewrites = 0;
+  if (std::find(cfg.dtypes.begin(), cfg.dtypes.end(), DType::Float32) != cfg.dtypes.end())
+    cfg.dtypes = {DType::Float32};
+  const std::vector<std::string> usable = usableOps(cfg);
+  if (usable.empty()) return;  // nothing to try it on: the campaign will say so itself
+  const auto plain = std::find_if(kPlainOps.begin(), kPlainOps.end(), [&](std::string_view op) {
+    return std::find(usable.begin(), usable.end(), op) != usable.end();
+  });
+  cfg.ops = {plain != kPlainOps.end() ? std::string(*plain) : usable.front()};
+  TestCase tc;
+  try {
+    tc = makeTestCase(cfg, 1);
+  } catch (const Error&) {
+    return;  // no one-node model of it under these capabilities
+  }
+  const RunOutcome r = engine.run(tc.model, tc.inputs);
+  if (r.kind != Outcome::Error && r.kind != Outcome::Crash && r.kind != Outcome::Hang) return;
+  const Node& node = tc.model.graph.nodes.front();
+  throw SetUpError("engine " + engine.backend().name() + " does not work here: a one-node " +
+                   node.opType + " model ended in " + std::string(outcomeName(r.kind)) + ": " +
+                   r.message);
 }
 
 Capabilities capabilitiesFromProbe(const Capabilities& base, const std::vector<ProbeRow>& rows) {

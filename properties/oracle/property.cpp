@@ -36,6 +36,7 @@ void sortedOnce(std::vector<T>& v) {
 // name keep a worker of one engine from serving another.
 struct EngineScope::Engines {
   std::map<std::tuple<const Backend*, std::string, std::string>, Isolated> isolated;
+  std::vector<Isolated> inOrder;
 };
 
 EngineScope::EngineScope() : engines_(std::make_unique<Engines>()), outer_(innermostScope) {
@@ -49,10 +50,14 @@ Isolated isolatedInScope(Backend& engine) {
   auto& engines = innermostScope->engines_->isolated;
   const auto key = std::make_tuple(&engine, std::string(typeid(engine).name()), engine.name());
   auto it = engines.find(key);
-  if (it == engines.end())
+  if (it == engines.end()) {
     it = engines.emplace(key, isolated(engine, defaultTimeout(), Isolation::Persistent)).first;
+    innermostScope->engines_->inOrder.push_back(it->second);
+  }
   return it->second;
 }
+
+std::vector<Isolated> EngineScope::isolated() const { return engines_->inOrder; }
 
 Verdict judge(const Property& property, const TestCase& tc) {
   Verdict v;

@@ -1,5 +1,6 @@
-// Process isolation. A child process runs the backend; its report travels back as
-// length-prefixed records (a status byte, then the outputs as TensorProtos or the message).
+// Process isolation. A child process runs the backend; its report travels back as one framed
+// message (a u64 length, then a status byte and length-prefixed records), its tensors as raw
+// bytes sent straight from the engine's outputs and read into the outputs here.
 #include "nncheck/isolation.h"
 
 #include <fcntl.h>
@@ -13,28 +14,40 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "backends/coverage.h"
+#include "core/deadline.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
 
 namespace nncheck {
 namespace {
 
+namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// The spawner's own work around a run (fork, wait) past the run's time limit.
+constexpr std::chrono::seconds kSpawnerGrace{5};
+// How often a run that takes long is looked at for the memory its processes hold.
+constexpr std::chrono::milliseconds kMemoryPoll{100};
 
 // A report's first byte. The engine's process writes Ok, Error or Unsupported; Crash and Hang
 // come from whoever watched it die (the spawner, or this process).
-// The spawner's own work around a run (fork, wait) past the run's time limit.
-constexpr std::chrono::seconds kSpawnerGrace{5};
-
 constexpr char kOk = 'O', kError = 'E', kUnsupported = 'U', kCrash = 'C', kHang = 'H';
 
+// --- framing ---
+
 // Writes everything; false when the other side is gone (no SIGPIPE: sockets, MSG_NOSIGNAL).
-bool sendAll(int fd, const std::string& bytes) {
+bool sendAll(int fd, std::string_view bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
@@ -45,125 +58,399 @@ bool sendAll(int fd, const std::string& bytes) {
   return true;
 }
 
-void putRecord(std::string& out, const std::string& s) {
-  uint64_t n = s.size();
-  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+void putU64(std::string& out, uint64_t n) { out.append(reinterpret_cast<const char*>(&n), 8); }
+
+void putRecord(std::string& out, std::string_view s) {
+  putU64(out, s.size());
   out += s;
 }
 
-bool getRecord(const std::string& in, size_t& pos, std::string& s) {
-  uint64_t n = 0;
-  if (pos + sizeof n > in.size()) return false;
-  std::memcpy(&n, in.data() + pos, sizeof n);
-  pos += sizeof n;
-  if (pos + n > in.size()) return false;
-  s.assign(in, pos, n);
-  pos += n;
-  return true;
+// A message sent in pieces, never joined: small parts it owns, and views of large buffers (the
+// engine's output tensors) that outlive it. So a 512 MiB output is never copied to be sent.
+class Message {
+ public:
+  void own(std::string s) {
+    owned_.push_back(std::move(s));
+    parts_.emplace_back(owned_.back());
+  }
+  void view(const void* data, size_t n) { parts_.emplace_back(static_cast<const char*>(data), n); }
+  uint64_t size() const {
+    uint64_t n = 0;
+    for (std::string_view p : parts_) n += p.size();
+    return n;
+  }
+  // Its length, then its parts; false when the other side is gone.
+  bool send(int fd) const {
+    std::string head;
+    putU64(head, size());
+    if (!sendAll(fd, head)) return false;
+    for (std::string_view p : parts_)
+      if (!sendAll(fd, p)) return false;
+    return true;
+  }
+
+ private:
+  std::deque<std::string> owned_;  // (a deque: appending moves none, so views stay valid)
+  std::vector<std::string_view> parts_;
+};
+
+bool sendFramed(int fd, std::string body) {
+  Message m;
+  m.own(std::move(body));
+  return m.send(fd);
 }
 
-// Runs the backend and encodes what happened: the status, the coverage features the run
-// reached (backends/coverage.h; none when the engine is not instrumented), then the outputs or
-// the message.
-std::string runAndReport(Backend& backend, const Model& model, const TensorMap& inputs) {
+// Reads length-prefixed fields of a body, with bounds checks.
+struct BodyReader {
+  std::string_view body;
+  size_t at = 0;
+  std::string_view take(size_t n) {
+    if (n > body.size() - at)
+      throw Error("isolated run: a report from the engine's process is cut short");
+    std::string_view s = body.substr(at, n);
+    at += n;
+    return s;
+  }
+  template <class T>
+  T get() {
+    T v;
+    std::memcpy(&v, take(sizeof(T)).data(), sizeof(T));
+    return v;
+  }
+  std::string_view record() { return take(get<uint64_t>()); }
+  bool done() const { return at == body.size(); }
+};
+
+// --- tensors on the wire: the name, i32 ONNX dtype, u32 rank, i64 dims, then u64 byte count and
+// the raw little-endian bytes (a string tensor: each element a record) ---
+
+void putTensor(Message& m, const std::string& name, const Tensor& t) {
+  std::string head;
+  putRecord(head, name);
+  const int32_t dtype = static_cast<int32_t>(t.dtype());
+  const uint32_t rank = static_cast<uint32_t>(t.shape().size());
+  head.append(reinterpret_cast<const char*>(&dtype), 4);
+  head.append(reinterpret_cast<const char*>(&rank), 4);
+  for (int64_t d : t.shape()) head.append(reinterpret_cast<const char*>(&d), 8);
+  if (t.dtype() == DType::String) {
+    for (const std::string& s : t.strings()) putRecord(head, s);
+    m.own(std::move(head));
+    return;
+  }
+  putU64(head, t.bytes().size());
+  m.own(std::move(head));
+  m.view(t.bytes().data(), t.bytes().size());
+}
+
+Tensor takeTensor(BodyReader& r, std::string& name) {
+  name = std::string(r.record());
+  const int32_t code = r.get<int32_t>();
+  if (!isKnownDType(code) || code == 0)
+    throw Error("isolated run: output '" + name + "' has an unknown data type " +
+                std::to_string(code));
+  const uint32_t rank = r.get<uint32_t>();
+  if (rank > 64)
+    throw Error("isolated run: output '" + name + "' has rank " + std::to_string(rank));
+  Shape shape;
+  for (uint32_t i = 0; i < rank; ++i) {
+    shape.push_back(r.get<int64_t>());
+    if (shape.back() < 0) throw Error("isolated run: output '" + name + "' has a negative dim");
+  }
+  const DType dtype = static_cast<DType>(code);
+  // Checked before anything is allocated: the elements must fit in what the body still holds.
+  const int64_t count = elementCount(shape);
+  if (count > static_cast<int64_t>(r.body.size() - r.at))
+    throw Error("isolated run: output '" + name + "' claims " + std::to_string(count) +
+                " elements, more than its report holds");
+  Tensor t(dtype, shape);
+  if (dtype == DType::String) {
+    for (std::string& s : t.strings()) s = std::string(r.record());
+    return t;
+  }
+  const uint64_t n = r.get<uint64_t>();
+  if (n != t.bytes().size())
+    throw Error("isolated run: output '" + name + "' holds " + std::to_string(n) + " bytes for " +
+                shapeToString(shape) + " of " + std::string(dtypeName(dtype)));
+  if (n) std::memcpy(t.bytes().data(), r.take(n).data(), n);
+  return t;
+}
+
+// --- what a run did: the engine's process writes it, the watcher reads it ---
+
+// The status, the coverage features the run reached (backends/coverage.h; none when the engine
+// is not instrumented), the optimizations that changed the model, then the outputs or the
+// message. The outputs are held here until sent.
+struct RunReport {
   char status = kOk;
-  std::string rest;
+  std::vector<uint32_t> features;
+  std::string applied;  // one name per line
+  TensorMap outputs;
+  std::string message;
+
+  bool send(int fd) const {
+    Message m;
+    std::string head(1, status);
+    putRecord(head, std::string_view(reinterpret_cast<const char*>(features.data()),
+                                     features.size() * sizeof(uint32_t)));
+    putRecord(head, applied);
+    if (status != kOk) putRecord(head, message);
+    m.own(std::move(head));
+    if (status == kOk)
+      for (const auto& [name, t] : outputs) putTensor(m, name, t);
+    return m.send(fd);
+  }
+};
+
+RunReport runAndReport(Backend& backend, const Model& model, const TensorMap& inputs) {
+  RunReport r;
   coverage::reset();
   try {
-    TensorMap out = backend.run(model, inputs);
-    for (const auto& [name, t] : out) {
-      putRecord(rest, name);
-      putRecord(rest, serializeTensor(t, name));
-    }
+    r.outputs = backend.run(model, inputs);
   } catch (const Unsupported& e) {
-    status = kUnsupported;
-    rest.clear();
-    putRecord(rest, e.what());
+    r.status = kUnsupported;
+    r.message = e.what();
   } catch (const std::exception& e) {
-    status = kError;
-    rest.clear();
-    putRecord(rest, e.what());
+    r.status = kError;
+    r.message = e.what();
   } catch (...) {
-    status = kError;
-    rest.clear();
-    putRecord(rest, "unknown exception");
+    r.status = kError;
+    r.message = "unknown exception";
   }
-  const std::vector<uint32_t> features = coverage::collect();
-  std::string report(1, status);
-  std::string bytes(features.size() * sizeof(uint32_t), '\0');
-  if (!features.empty()) std::memcpy(bytes.data(), features.data(), bytes.size());
-  putRecord(report, bytes);
-  std::string applied;
+  if (r.status != kOk) r.outputs.clear();
+  r.features = coverage::collect();
   try {
-    for (const std::string& name : backend.optimizationsApplied()) applied += name + '\n';
+    for (const std::string& name : backend.optimizationsApplied()) r.applied += name + '\n';
   } catch (...) {  // the engine cannot tell: nothing known
-    applied.clear();
+    r.applied.clear();
   }
-  putRecord(report, applied);
-  return report + rest;
+  return r;
 }
 
-void decodeReport(const std::string& report, RunOutcome& r) {
-  size_t pos = 1;
-  if (report[0] == kOk || report[0] == kError || report[0] == kUnsupported) {
-    std::string features;
-    if (!getRecord(report, pos, features) || features.size() % sizeof(uint32_t) != 0)
+// A report the watcher writes for an engine it stopped or saw die: a status with no coverage,
+// no optimizations and the message (a crash's signal first).
+std::string watcherReport(char status, const std::string& message, int signal = 0) {
+  std::string report(1, status);
+  if (status == kCrash) {
+    putRecord(report, std::to_string(signal));
+  } else if (status != kHang) {
+    putRecord(report, "");  // no coverage: the run was cut short
+    putRecord(report, "");  // and no optimizations known
+  }
+  putRecord(report, message);
+  return report;
+}
+
+void decodeReport(std::string_view report, RunOutcome& r) {
+  if (report.empty()) throw Error("isolated run: an empty report from the engine's process");
+  BodyReader in{report, 1};
+  const char status = report[0];
+  if (status == kOk || status == kError || status == kUnsupported) {
+    const std::string_view features = in.record();
+    if (features.size() % sizeof(uint32_t) != 0)
       throw Error("isolated run: truncated coverage in the report from the engine's process");
     r.coverage.resize(features.size() / sizeof(uint32_t));
     if (!features.empty())  // (memcpy from an empty vector's null data is undefined)
       std::memcpy(r.coverage.data(), features.data(), features.size());
-    std::string applied;
-    if (!getRecord(report, pos, applied))
-      throw Error("isolated run: truncated optimizations in the report from the engine's process");
+    const std::string_view applied = in.record();
     for (size_t from = 0; from < applied.size();) {
       const size_t to = applied.find('\n', from);
-      r.optimizations.push_back(applied.substr(from, to - from));
-      from = to == std::string::npos ? applied.size() : to + 1;
+      r.optimizations.emplace_back(applied.substr(from, to - from));
+      from = to == std::string_view::npos ? applied.size() : to + 1;
     }
     coverage::addOptimizationFeatures(r.optimizations, r.coverage);
   }
-  if (report[0] == kError || report[0] == kUnsupported || report[0] == kHang) {
-    r.kind = report[0] == kError         ? Outcome::Error
-             : report[0] == kUnsupported ? Outcome::Unsupported
-                                         : Outcome::Hang;
-    if (!getRecord(report, pos, r.message)) r.message = "(truncated error message)";
-    return;
-  }
-  if (report[0] == kCrash) {
-    std::string signal;
-    r.kind = Outcome::Crash;
-    if (!getRecord(report, pos, signal) || !getRecord(report, pos, r.message))
-      throw Error("isolated run: truncated crash report");
-    r.signal = std::atoi(signal.c_str());
-    return;
-  }
-  std::string name, bytes;
-  while (pos < report.size()) {
-    if (!getRecord(report, pos, name) || !getRecord(report, pos, bytes))
-      throw Error("isolated run: truncated report from the engine's process");
-    r.outputs[name] = parseTensor(bytes, "output '" + name + "' of the isolated engine");
+  switch (status) {
+    case kOk:
+      while (!in.done()) {
+        std::string name;
+        Tensor t = takeTensor(in, name);
+        r.outputs[name] = std::move(t);
+      }
+      return;
+    case kError:
+    case kUnsupported:
+    case kHang:
+      r.kind = status == kError  ? Outcome::Error
+               : status == kHang ? Outcome::Hang
+                                 : Outcome::Unsupported;
+      r.message = std::string(in.record());
+      return;
+    case kCrash:
+      r.kind = Outcome::Crash;
+      r.signal = std::atoi(std::string(in.record()).c_str());
+      r.message = std::string(in.record());
+      return;
+    default:
+      throw Error("isolated run: a report of unknown status from the engine's process");
   }
 }
 
-// Reads until `done(buffer)` says a whole message is in, EOF, or the deadline. Returns false on
-// timeout.
-template <class Done>
-bool readUntil(int fd, Clock::time_point deadline, std::string& buffer, Done done) {
-  char buf[65536];
-  while (!done(buffer)) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) return false;
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return true;  // EOF: the child is done or dead
-    buffer.append(buf, static_cast<size_t>(n));
+// --- the memory an engine's processes hold ---
+
+// Bytes `pid` and its descendants hold of their own (private dirty pages: what they wrote,
+// not the libraries they map nor the pages a fork shares with its parent until written).
+int64_t memoryHeldBy(pid_t pid, int depth = 0) {
+  int64_t bytes = 0;
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream rollup(proc + "/smaps_rollup");
+  for (std::string key; rollup >> key;) {
+    int64_t kib = 0;
+    if (key == "Private_Dirty:" && rollup >> kib) bytes += kib << 10;
+    rollup.ignore(1 << 20, '\n');
   }
-  return true;
+  if (depth >= 8) return bytes;  // an engine's worker's worker is as deep as it goes
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator(proc + "/task", ec)) {
+    std::ifstream children(task.path() / "children");
+    for (pid_t child; children >> child;) bytes += memoryHeldBy(child, depth + 1);
+  }
+  return bytes;
 }
+
+// A run's engine process and the limit its processes must stay within (--memory-limit).
+struct MemoryWatch {
+  pid_t pid;
+  int64_t limit = memoryLimit();
+};
+
+std::string mib(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+std::string overMemoryReport(int64_t held, int64_t limit, const std::string& what) {
+  return watcherReport(kUnsupported, "memory: the engine's processes " + what + " " + mib(held) +
+                                         ", past the memory limit of " + mib(limit) +
+                                         " (--memory-limit); the case is skipped");
+}
+
+// --- reading a framed message by a deadline ---
+
+enum class Ending { Whole, Gone, Late, OverMemory, TooLarge };
+struct Framed {
+  Ending ending = Ending::Whole;
+  std::string body;
+  int64_t bytes = 0;  // OverMemory: what the processes held; TooLarge: what the message claimed
+};
+
+// Reads exactly n bytes into `to` by the deadline; while the wait is long, looks at the watched
+// processes' memory every kMemoryPoll.
+Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline, const MemoryWatch* watch,
+                   int64_t& held) {
+  while (n > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (deadline == Clock::time_point::max()) left = std::chrono::hours(1);
+    if (left.count() <= 0) return Ending::Late;
+    if (watch) left = std::min(left, kMemoryPoll);
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      if (watch && (held = memoryHeldBy(watch->pid)) > watch->limit) return Ending::OverMemory;
+      continue;
+    }
+    const ssize_t k = ::read(fd, to, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return Ending::Gone;  // the other side is done or dead
+    to += k;
+    n -= static_cast<size_t>(k);
+  }
+  return Ending::Whole;
+}
+
+// One framed message, refused unread when it claims more than `maxBytes`.
+Framed readFramed(int fd, Clock::time_point deadline, uint64_t maxBytes,
+                  const MemoryWatch* watch = nullptr) {
+  Framed f;
+  uint64_t n = 0;
+  f.ending = readExactly(fd, reinterpret_cast<char*>(&n), sizeof n, deadline, watch, f.bytes);
+  if (f.ending != Ending::Whole) return f;
+  if (n > maxBytes) {
+    f.ending = Ending::TooLarge;
+    f.bytes = static_cast<int64_t>(std::min<uint64_t>(n, INT64_MAX));
+    return f;
+  }
+  f.body.resize(n);
+  f.ending = readExactly(fd, f.body.data(), n, deadline, watch, f.bytes);
+  if (f.ending != Ending::Whole) f.body.clear();
+  return f;
+}
+
+// What a report from an engine's process may take: the memory its processes may hold.
+uint64_t maxReportBytes() { return static_cast<uint64_t>(memoryLimit()); }
+
+// --- the engine's processes' folders ---
+
+// Every process an engine runs in works in an empty folder of its own, removed once the process
+// is gone, so that nothing a model names by a relative path reaches nncheck's folder or the
+// user's, and nothing an engine leaves there stays. They sit in one folder per Isolated,
+// <TMPDIR>/nncheck-engines-<pid>-XXXXXX (mode 0700), made at its first run and removed with its
+// last copy; one a killed process left is removed by the next that makes one.
+class EngineFolders {
+ public:
+  EngineFolders() = default;
+  EngineFolders(const EngineFolders&) = delete;
+  EngineFolders& operator=(const EngineFolders&) = delete;
+  ~EngineFolders() {
+    std::error_code ec;
+    if (!root_.empty()) fs::remove_all(root_, ec);
+  }
+  const std::string& root() {
+    if (!root_.empty()) return root_;
+    static const bool swept = [] {
+      sweepFoldersOfDeadProcesses();
+      return true;
+    }();
+    (void)swept;
+    const fs::path tmp = fs::temp_directory_path();
+    std::string pattern =
+        (tmp / ("nncheck-engines-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data()))
+      throw Error("isolated run: cannot make a folder for the engine's processes in " +
+                  tmp.string() + ": " + std::strerror(errno));
+    root_ = pattern;
+    return root_;
+  }
+
+ private:
+  static void sweepFoldersOfDeadProcesses() {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(ec), ec)) {
+      const std::string name = e.path().filename().string();
+      if (!name.starts_with("nncheck-engines-")) continue;
+      const long pid = std::strtol(name.c_str() + 16, nullptr, 10);
+      if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+        fs::remove_all(e.path(), ec);
+    }
+  }
+  std::string root_;
+};
+
+// A new empty folder for one engine process, inside `root`.
+std::string newProcessFolder(const std::string& root) {
+  std::string pattern = root + "/process-XXXXXX";
+  if (!::mkdtemp(pattern.data()))
+    throw Error("isolated run: cannot make a folder for the engine's process in " + root + ": " +
+                std::strerror(errno));
+  return pattern;
+}
+
+void removeFolder(const std::string& folder) {
+  std::error_code ec;
+  if (!folder.empty()) fs::remove_all(folder, ec);
+}
+
+// In a freshly forked engine process: into its own folder, and, unless its parent already is,
+// into a process group of its own, so that the terminal's Ctrl-C reaches the campaign (which
+// stops and reports) and not the engine (whose death would be a crash). Only async-signal-safe
+// calls: the process forking it may have threads.
+void becomeEngineProcess(const std::string& folder, bool newGroup) {
+  if (newGroup) ::setpgid(0, 0);
+  if (::chdir(folder.c_str()) != 0) {
+    constexpr char kWhy[] = "nncheck: cannot enter the engine process's folder\n";
+    (void)!::write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+    ::_exit(125);
+  }
+}
+
+// --- a child's death ---
 
 // The tail of what the child wrote to its stderr file: at most `bytes`, trailing blanks dropped.
 std::string stderrTail(int fd, off_t bytes) {
@@ -248,13 +535,6 @@ int waitFor(pid_t pid) {
   return status;
 }
 
-std::string crashReport(int signal, const std::string& message) {
-  std::string report(1, kCrash);
-  putRecord(report, std::to_string(signal));
-  putRecord(report, message);
-  return report;
-}
-
 // The report of a child that died with `status`, having written `err` to its stderr.
 std::string deathReport(int status, const std::string& err) {
   const std::string detail = stderrDetail(err);
@@ -262,19 +542,19 @@ std::string deathReport(int status, const std::string& err) {
     return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   };
   if (WIFSIGNALED(status))
-    return crashReport(WTERMSIG(status), "killed by " + signalText(WTERMSIG(status)) + detail);
+    return watcherReport(kCrash, "killed by " + signalText(WTERMSIG(status)) + detail,
+                         WTERMSIG(status));
   // The same crash in a sanitized build: the signal, not the sanitizer's exit status.
   if (const int signal = signalCaughtBySanitizer(err))
-    return crashReport(signal, signalText(signal) + ", caught by a sanitizer" + detail);
-  return crashReport(0, "the engine exited with status " +
-                            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                            " without a result" + detail);
+    return watcherReport(kCrash, signalText(signal) + ", caught by a sanitizer" + detail, signal);
+  return watcherReport(kCrash, "the engine exited with status " +
+                                   std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                                   " without a result" + detail);
 }
 
 std::string hangReport(std::chrono::milliseconds timeout, const std::string& detail) {
-  std::string report(1, kHang);
-  putRecord(report, "no result within " + std::to_string(timeout.count()) + " ms" + detail);
-  return report;
+  return watcherReport(kHang,
+                       "no result within " + std::to_string(timeout.count()) + " ms" + detail);
 }
 
 pid_t forkOrThrow(int fds[2]) {
@@ -293,34 +573,15 @@ void socketPairOrThrow(int fds[2]) {
     throw Error(std::string("isolated run: socketpair failed: ") + std::strerror(errno));
 }
 
-// A length-prefixed record is all in.
-bool wholeRecord(const std::string& b) {
-  uint64_t n = 0;
-  if (b.size() < sizeof n) return false;
-  std::memcpy(&n, b.data(), sizeof n);
-  return b.size() >= sizeof n + n;
-}
-
-// Reads one length-prefixed record by the deadline; nullopt when the other side is gone or late.
-std::optional<std::string> readRecord(int fd, Clock::time_point deadline) {
-  std::string buffer, record;
-  size_t pos = 0;
-  if (!readUntil(fd, deadline, buffer, wholeRecord) || !getRecord(buffer, pos, record))
-    return std::nullopt;
-  return record;
-}
-
-bool sendRecord(int fd, const std::string& record) {
-  std::string framed;
-  putRecord(framed, record);
-  return sendAll(fd, framed);
-}
-
-// Forks a child of this process that runs the backend once; returns its report, or a crash or
-// hang report with the last lines the child wrote to stderr. `alsoClose`: a descriptor the child
-// must not keep (the spawner's socket, so that the spawner's death is seen at once).
+// Forks a child of this process that runs the backend once, in a folder of its own inside
+// `root`; returns its report, or a crash, hang or memory report with the last lines the child
+// wrote to stderr. `alsoClose`: a descriptor the child must not keep (the spawner's socket, so
+// that the spawner's death is seen at once). `newGroup`: the child leaves this process's group
+// (this process is not the spawner, which left it already).
 std::string runInChild(Backend& backend, const Model& model, const TensorMap& inputs,
-                       std::chrono::milliseconds timeout, int alsoClose) {
+                       std::chrono::milliseconds timeout, int alsoClose, const std::string& root,
+                       bool newGroup) {
+  const std::string folder = newProcessFolder(root);
   int fds[2];
   socketPairOrThrow(fds);
   // The child's stderr (glibc's "corrupted size" and the like) goes into the crash report
@@ -333,30 +594,39 @@ std::string runInChild(Backend& backend, const Model& model, const TensorMap& in
     if (alsoClose >= 0) ::close(alsoClose);
     if (errFd >= 0) ::dup2(errFd, STDERR_FILENO);
     ::close(fds[0]);
-    sendAll(fds[1], runAndReport(backend, model, inputs));
+    becomeEngineProcess(folder, newGroup);
+    runAndReport(backend, model, inputs).send(fds[1]);
     ::close(fds[1]);
     std::_Exit(0);  // no atexit handlers or static destructors of the parent's state
   }
   ::close(fds[1]);
-  std::string report;
-  const bool inTime =
-      readUntil(fds[0], start + timeout, report, [](const std::string&) { return false; });
+  const MemoryWatch watch{pid};
+  Framed f = readFramed(fds[0], start + timeout, maxReportBytes(), &watch);
   ::close(fds[0]);
-  if (!inTime) ::kill(pid, SIGKILL);
+  if (f.ending != Ending::Whole) ::kill(pid, SIGKILL);
   const int status = waitFor(pid);
-  const bool died =
-      WIFSIGNALED(status) || report.empty() || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
-  if (!inTime || died) {
-    const std::string err = errFd >= 0 ? stderrTail(errFd, 64 * 1024) : "";
-    report = inTime ? deathReport(status, err) : hangReport(timeout, stderrDetail(err));
-  }
+  removeFolder(folder);
+  const std::string err = errFd >= 0 ? stderrTail(errFd, 64 * 1024) : "";
   if (errFd >= 0) ::close(errFd);
-  return report;
+  const bool died = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
+  switch (f.ending) {
+    case Ending::Whole:
+      return died ? deathReport(status, err) : std::move(f.body);
+    case Ending::Gone:
+      return deathReport(status, err);
+    case Ending::Late:
+      return hangReport(timeout, stderrDetail(err));
+    case Ending::OverMemory:
+      return overMemoryReport(f.bytes, watch.limit, "held");
+    case Ending::TooLarge:
+      return overMemoryReport(f.bytes, watch.limit, "replied with");
+  }
+  return deathReport(status, err);
 }
 
-// Requests, each one record: 'R' then the model and its inputs as records (run it: the answer
-// is a report), or 'W' (spawner only: start a worker; the answer is its pid, and its socket
-// comes with it as SCM_RIGHTS).
+// Requests, each one framed message: 'R' then the model and its inputs as records (run it: the
+// answer is a report), or 'W' (spawner only: start a worker; the answer is its pid, and its
+// socket comes with it as SCM_RIGHTS).
 constexpr char kRunRequest = 'R', kWorkerRequest = 'W';
 
 std::string runRequest(const Model& model, const TensorMap& inputs) {
@@ -369,50 +639,52 @@ std::string runRequest(const Model& model, const TensorMap& inputs) {
   return request;
 }
 
-// Answers run requests on `fd` with answer(model, inputs) until the other side goes away.
-// `other(request)` answers the rest.
+// Answers run requests on `fd` with answer(model, inputs, fd), which sends the report itself,
+// until the other side goes away. `other(request)` answers the rest.
 template <class Answer, class Other>
 [[noreturn]] void serve(int fd, Answer answer, Other other) {
   // Crashes are re-run in a fresh child, which reports the stderr; here it would only leak.
   if (int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDERR_FILENO);
   for (;;) {
-    std::optional<std::string> request = readRecord(fd, Clock::time_point::max());
-    if (!request || request->empty()) std::_Exit(0);  // the parent is gone
-    if ((*request)[0] != kRunRequest) {
-      other(*request);
+    Framed request = readFramed(fd, Clock::time_point::max(), UINT64_MAX);
+    if (request.ending != Ending::Whole || request.body.empty()) std::_Exit(0);  // parent gone
+    if (request.body[0] != kRunRequest) {
+      other(request.body);
       continue;
     }
-    std::string report;
+    bool sent = false;
     try {
-      size_t at = 1;
-      std::string modelBytes, name, bytes;
-      getRecord(*request, at, modelBytes);
-      Model model = parseModel(modelBytes, "isolated request");
+      BodyReader in{request.body, 1};
+      Model model = parseModel(std::string(in.record()), "isolated request");
       TensorMap inputs;
-      while (getRecord(*request, at, name) && getRecord(*request, at, bytes))
-        inputs[name] = parseTensor(bytes, "isolated request");
-      report = answer(model, inputs);
+      while (!in.done()) {
+        const std::string name(in.record());
+        inputs[name] = parseTensor(std::string(in.record()), "isolated request");
+      }
+      sent = answer(model, inputs, fd);
     } catch (const std::exception& e) {
-      report.assign(1, kError);
-      putRecord(report, "");  // no coverage: the engine did not run
-      putRecord(report, "");  // and no optimizations
-      putRecord(report, std::string("isolated worker: ") + e.what());
+      sent = sendFramed(fd, watcherReport(kError, std::string("isolated worker: ") + e.what()));
     }
-    if (!sendRecord(fd, report)) std::_Exit(0);
+    if (!sent) std::_Exit(0);
   }
 }
 
 [[noreturn]] void serveAsWorker(int fd, Backend& backend) {
   serve(
-      fd, [&](const Model& m, const TensorMap& in) { return runAndReport(backend, m, in); },
+      fd,
+      [&](const Model& m, const TensorMap& in, int to) {
+        return runAndReport(backend, m, in).send(to);
+      },
       [](const std::string&) { std::_Exit(1); });
 }
 
-// A server process, and this process's end of the socket to it.
+// A server process, this process's end of the socket to it, and the folder it works in (its
+// remover's to remove once it is gone).
 struct Child {
   pid_t pid = -1;
   int fd = -1;
   bool ours = true;  // this process waits for it (a worker the spawner started is the spawner's)
+  std::string folder;
 };
 
 // Forks a child of this process running serveOn(its end of the socket).
@@ -426,7 +698,19 @@ Child forkServing(Serve serveOn) {
     serveOn(fds[1]);
   }
   ::close(fds[1]);
-  return {pid, fds[0], true};
+  return {pid, fds[0], true, ""};
+}
+
+// A worker of `backend`, forked here, working in a folder of its own inside `root`.
+Child forkWorker(Backend& backend, const std::string& root, int alsoClose, bool newGroup) {
+  const std::string folder = newProcessFolder(root);
+  Child worker = forkServing([&](int workerFd) {
+    if (alsoClose >= 0) ::close(alsoClose);
+    becomeEngineProcess(folder, newGroup);
+    serveAsWorker(workerFd, backend);
+  });
+  worker.folder = folder;
+  return worker;
 }
 
 // A message of `size` bytes at `data` with room for one descriptor (SCM_RIGHTS).
@@ -444,21 +728,30 @@ struct DescriptorMessage {
 };
 
 // The spawner: forks a fresh child per run request (runInChild), and workers on request. It
-// waits for its children; workers the parent killed are collected between requests.
-[[noreturn]] void serveAsSpawner(int fd, Backend& backend, std::chrono::milliseconds timeout) {
+// waits for its children; workers the parent killed are collected between requests, and their
+// folders removed. It leaves the terminal's process group: its children are engine processes.
+[[noreturn]] void serveAsSpawner(int fd, Backend& backend, std::chrono::milliseconds timeout,
+                                 const std::string& root) {
+  ::setpgid(0, 0);
+  std::map<pid_t, std::string> workerFolders;
+  auto reap = [&] {
+    for (pid_t pid; (pid = ::waitpid(-1, nullptr, WNOHANG)) > 0;)
+      if (auto it = workerFolders.find(pid); it != workerFolders.end()) {
+        removeFolder(it->second);
+        workerFolders.erase(it);
+      }
+  };
   serve(
       fd,
-      [&](const Model& m, const TensorMap& in) {
-        while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-        }
-        return runInChild(backend, m, in, timeout, fd);
+      [&](const Model& m, const TensorMap& in, int to) {
+        reap();
+        return sendFramed(to, runInChild(backend, m, in, timeout, fd, root, false));
       },
       [&](const std::string& request) {
         if (request[0] != kWorkerRequest) std::_Exit(1);
-        Child worker = forkServing([&](int workerFd) {
-          ::close(fd);
-          serveAsWorker(workerFd, backend);
-        });
+        reap();
+        const Child worker = forkWorker(backend, root, fd, false);
+        workerFolders[worker.pid] = worker.folder;
         // The worker's socket travels as ancillary data of the pid's record.
         std::string framed;
         putRecord(framed, std::to_string(worker.pid));
@@ -489,13 +782,13 @@ std::optional<Child> receiveWorker(int fd, Clock::time_point deadline) {
   std::memcpy(&worker.fd, CMSG_DATA(c), sizeof(int));
   worker.ours = false;
   // The pid's record came whole with the descriptor (a short message, one send).
-  std::string buffer(data, static_cast<size_t>(n)), pid;
-  size_t pos = 0;
-  if (!getRecord(buffer, pos, pid)) {
+  BodyReader in{std::string_view(data, static_cast<size_t>(n))};
+  try {
+    worker.pid = static_cast<pid_t>(std::atol(std::string(in.record()).c_str()));
+  } catch (const Error&) {
     ::close(worker.fd);
     return std::nullopt;
   }
-  worker.pid = static_cast<pid_t>(std::atol(pid.c_str()));
   return worker;
 }
 
@@ -508,27 +801,39 @@ std::optional<Child> receiveWorker(int fd, Clock::time_point deadline) {
 // here) that cost campaigns more than the engine's runs did.
 class Isolated::Server {
  public:
-  explicit Server(std::function<Child()> launch) : launch_(std::move(launch)) {}
+  // `watched`: the server runs the engine itself (a worker), so its memory is watched here.
+  Server(std::function<Child()> launch, bool watched)
+      : launch_(std::move(launch)), watched_(watched) {}
   ~Server() { stop(); }
 
   // The answer to a request; nullopt when the server died or did not answer by the deadline (it
-  // is then stopped, and the next request starts a new one).
+  // is then stopped, and the next request starts a new one). A worker past the memory limit is
+  // stopped, and its answer is that report.
   std::optional<std::string> ask(const std::string& request, Clock::time_point deadline) {
     if (child_.pid <= 0) child_ = launch_();
-    std::optional<std::string> answer;
-    if (sendRecord(child_.fd, request)) answer = readRecord(child_.fd, deadline);
-    if (!answer || answer->empty()) {
-      stop();
-      return std::nullopt;
-    }
-    return answer;
+    std::optional<MemoryWatch> watch;
+    if (watched_) watch = MemoryWatch{child_.pid};
+    // A spawner's answer is the report of a child it watched itself, at most that large.
+    const uint64_t most = maxReportBytes() + (watched_ ? 0 : 1 << 20);
+    Framed f;
+    if (sendFramed(child_.fd, request))
+      f = readFramed(child_.fd, deadline, most, watch ? &*watch : nullptr);
+    else
+      f.ending = Ending::Gone;
+    if (f.ending == Ending::Whole && !f.body.empty()) return std::move(f.body);
+    stop();
+    if (f.ending == Ending::OverMemory && watch)
+      return overMemoryReport(f.bytes, watch->limit, "held");
+    if (f.ending == Ending::TooLarge && watch)
+      return overMemoryReport(f.bytes, watch->limit, "replied with");
+    return std::nullopt;
   }
 
   // A worker started by this spawner; nullopt when the spawner cannot.
   std::optional<Child> startWorker(Clock::time_point deadline) {
     if (child_.pid <= 0) child_ = launch_();
     std::optional<Child> worker;
-    if (sendRecord(child_.fd, std::string(1, kWorkerRequest)))
+    if (sendFramed(child_.fd, std::string(1, kWorkerRequest)))
       worker = receiveWorker(child_.fd, deadline);
     if (!worker) stop();
     return worker;
@@ -539,36 +844,49 @@ class Isolated::Server {
     if (child_.pid <= 0) return;
     ::close(child_.fd);
     ::kill(child_.pid, SIGKILL);
-    if (child_.ours) waitFor(child_.pid);
+    if (child_.ours) {
+      waitFor(child_.pid);
+      removeFolder(child_.folder);
+    }
     child_ = {};
   }
 
   std::function<Child()> launch_;
+  bool watched_;
   Child child_;
 };
 
 std::chrono::milliseconds defaultTimeout() {
   if (const char* s = std::getenv("NNCHECK_TIMEOUT")) {
     char* end = nullptr;
-    double secs = std::strtod(s, &end);
-    if (end == s || *end != '\0' || secs <= 0)
-      throw Error(std::string("NNCHECK_TIMEOUT='") + s +
-                  "': expected a positive number of seconds");
-    return std::chrono::milliseconds(static_cast<int64_t>(secs * 1000));
+    const double secs = std::strtod(s, &end);
+    const std::string what = std::string("NNCHECK_TIMEOUT='") + s + "'";
+    if (end == s || *end != '\0') throw Error(what + ": expected a number of seconds");
+    return timeLimitFromSeconds(what, secs);
   }
   return std::chrono::seconds(10);
 }
 
+// The engine processes' folders of one Isolated and its copies (see EngineFolders).
+struct Isolated::Folders : EngineFolders {};
+
 Isolated::Isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode)
-    : backend_(backend), timeout_(timeout) {
-  spawner_ = std::make_shared<Server>([&backend, timeout] {
-    return forkServing([&](int fd) { serveAsSpawner(fd, backend, timeout); });
-  });
+    : backend_(backend), timeout_(timeout), folders_(std::make_shared<Folders>()) {
+  // The servers hold the folders too: they are removed after the last server's processes end.
+  spawner_ = std::make_shared<Server>(
+      [&backend, timeout, folders = folders_] {
+        const std::string root = folders->root();
+        return forkServing([&](int fd) { serveAsSpawner(fd, backend, timeout, root); });
+      },
+      false);
   if (mode == Isolation::Persistent)
-    worker_ = std::make_shared<Server>([spawner = spawner_, &backend] {
-      if (std::optional<Child> w = spawner->startWorker(Clock::now() + kSpawnerGrace)) return *w;
-      return forkServing([&](int fd) { serveAsWorker(fd, backend); });  // no spawner: fork here
-    });
+    worker_ = std::make_shared<Server>(
+        [spawner = spawner_, &backend, folders = folders_] {
+          if (std::optional<Child> w = spawner->startWorker(Clock::now() + kSpawnerGrace))
+            return *w;
+          return forkWorker(backend, folders->root(), -1, true);  // no spawner: forked here
+        },
+        true);
 }
 
 Isolated isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode) {
@@ -576,6 +894,9 @@ Isolated isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation
 }
 
 RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
+  // No model handed to an engine refers to a file, whoever made it. (Not named by the engine:
+  // this process may no longer have the engine its children run, only they do.)
+  refuseFileReferences(model, "isolated run");
   const auto start = Clock::now();
   const std::string request = runRequest(model, inputs);
   std::optional<std::string> report;
@@ -583,7 +904,7 @@ RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
   // No worker, or it died or hung: the case alone, in a fresh child.
   if (!report) report = spawner_->ask(request, Clock::now() + timeout_ + kSpawnerGrace);
   // The spawner died too: a child of this process.
-  if (!report) report = runInChild(backend_, model, inputs, timeout_, -1);
+  if (!report) report = runInChild(backend_, model, inputs, timeout_, -1, folders_->root(), true);
   RunOutcome r;
   decodeReport(*report, r);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();

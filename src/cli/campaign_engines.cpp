@@ -83,36 +83,40 @@ void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o,
 }
 
 void printFinding(size_t i, const Finding& f, const std::string& baseline) {
+  // Everything here may come from a model or a corpus (names, messages, paths): printed through
+  // printable(), so that terminal escapes in them reach no terminal.
+  auto p = [](const std::string& text) { return printable(text); };
   std::printf("%3zu  %-8s %3d -> %-3d %5d  %s\n", i + 1,
               std::string(outcomeName(f.info.kind)).c_str(), f.info.nodesBefore, f.info.nodesAfter,
-              f.hits, f.info.pattern.c_str());
+              f.hits, p(f.info.pattern).c_str());
   if (f.info.casesRun > 0)  // (reduce is given its case)
     std::printf("       found after %lld cases, %.1f s\n", static_cast<long long>(f.info.casesRun),
                 f.info.secondsRun);
   const std::string diverging = f.info.divergence ? f.info.divergence->describe() : "";
   if (!diverging.empty())
     std::printf("       first diverging node: %s\n",
-                diverging.substr(0, diverging.find('\n')).c_str());
-  std::printf("       configurations: %s\n", outcomesByConfiguration(f.info.triage).c_str());
+                p(diverging.substr(0, diverging.find('\n'))).c_str());
+  std::printf("       configurations: %s\n", p(outcomesByConfiguration(f.info.triage)).c_str());
   if (const auto& c = f.info.culprit) {
-    std::printf("       culprit: %s\n", describeCulprit(*c).c_str());
+    std::printf("       culprit: %s\n", p(describeCulprit(*c)).c_str());
     if (c->workaroundPasses && !c->workaround.empty())
-      std::printf("       workaround: --config %s\n", c->workaround.c_str());
+      std::printf("       workaround: --config %s\n", p(c->workaround).c_str());
   }
   if (auto at = f.info.triage.find(baseline); at != f.info.triage.end())
     std::printf(isFailure(at->second)
                     ? "       fails at %s too: the engine's kernels or its adapter, not its "
                       "optimizations\n"
                     : "       passes at %s: a bug of the optimizing configurations\n",
-                baseline.c_str());
+                p(baseline).c_str());
   if (f.fromCorpus)
-    std::printf("       already in the corpus%s%s\n", f.dir.empty() ? "" : ": ", f.dir.c_str());
+    std::printf("       already in the corpus%s%s\n", f.dir.empty() ? "" : ": ",
+                p(f.dir.string()).c_str());
   else if (!f.dir.empty())
-    std::printf("       saved: %s\n", f.dir.c_str());
+    std::printf("       saved: %s\n", p(f.dir.string()).c_str());
   if (!f.dir.empty()) {
     CorpusCase saved = corpusRecord(f.minimized, f.info);
     saved.dir = f.dir;
-    std::printf("       replay: %s\n", replayCommand(saved).c_str());
+    std::printf("       replay: %s\n", p(replayCommand(saved)).c_str());
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
+#include "cli/engines.h"
+#include "core/deadline.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/corpus.h"
 #include "nncheck/corpus_tools.h"
@@ -63,13 +65,13 @@ int check(const CheckOptions& o) {
   CampaignEngines engines;
   std::chrono::milliseconds timeout;
   try {
-    timeout = secondsOption("--timeout", o.engine.timeout);
+    timeout = timeLimitFromSeconds("--timeout", o.engine.timeout);
     if (!o.withEngine && !o.engine.selection.libraries.empty())
       throw Error("--engine-lib: name the engine to check with --backend");
     if (o.withEngine)
       engines = makeCampaignEngines(o.engine, /*anyOracle=*/o.engine.oracle.empty());
   } catch (const Error& e) {
-    std::cerr << "nncheck corpus check: error: " << e.what() << "\n";
+    std::cerr << "nncheck corpus check: error: " << printable(e.what()) << "\n";
     return 2;
   }
   CorpusCheck r;
@@ -91,8 +93,10 @@ int check(const CheckOptions& o) {
                                                         "saved outputs"
                                                       : printable(c.detail).c_str());
                      }});
+  } catch (const SetUpError& e) {
+    return reportSetUpError("corpus check", e, o.engine.selection.backend);
   } catch (const Error& e) {
-    std::cerr << "nncheck corpus check: error: " << e.what() << "\n";
+    std::cerr << "nncheck corpus check: error: " << printable(e.what()) << "\n";
     return 2;
   }
   sayLeftOut("corpus check", r.leftOut);
@@ -117,7 +121,7 @@ int merge(const MergeOptions& o) {
   try {
     r = mergeCorpora(from, o.into);
   } catch (const Error& e) {
-    std::cerr << "nncheck corpus merge: error: " << e.what() << "\n";
+    std::cerr << "nncheck corpus merge: error: " << printable(e.what()) << "\n";
     return 2;
   }
   sayLeftOut("corpus merge", r.skipped);

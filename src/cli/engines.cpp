@@ -55,11 +55,18 @@ std::vector<std::string> engineConfigurations(const EngineSelection& s) {
   }
 }
 
-std::chrono::milliseconds secondsOption(const std::string& option, double seconds) {
-  constexpr double kWeek = 7 * 24 * 3600;
-  if (!(seconds > 0 && seconds <= kWeek))
-    throw Error(option + ": expected a positive number of seconds, at most a week (604800)");
-  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+int reportSetUpError(const std::string& command, const SetUpError& e, const std::string& backend) {
+  std::cerr << "nncheck " << command << ": error: " << printable(e.what()) << "\n";
+  std::string install;
+  try {
+    install = engines().at(backend).install;
+  } catch (const Error&) {  // an engine of no registered name says nothing more
+  }
+  if (!install.empty())
+    std::cerr << "nncheck " << command << ": install what it needs with " << printable(install)
+              << "\n";
+  std::cerr << "nncheck " << command << ": nothing was run or saved\n";
+  return 2;
 }
 
 void addEnginesCommand(CLI::App& app) {
@@ -78,20 +85,21 @@ void addEnginesCommand(CLI::App& app) {
       for (const std::string& name : engines().available()) {
         try {
           const EngineInfo& e = engines().at(name);
-          std::printf("%-12s %s\n", name.c_str(), e.description.c_str());
+          std::printf("%-12s %s\n", printable(name).c_str(), printable(e.description).c_str());
           std::string configs;
           for (const std::string& c : engines().configurations(name))
             if (!c.empty()) configs += (configs.empty() ? "" : "  ") + c;
-          if (!configs.empty()) std::printf("%-12s configurations here: %s\n", "", configs.c_str());
+          if (!configs.empty())
+            std::printf("%-12s configurations here: %s\n", "", printable(configs).c_str());
         } catch (const Error& e) {
           std::fflush(stdout);
-          std::cerr << "nncheck engines: error: " << e.what() << "\n";
+          std::cerr << "nncheck engines: error: " << printable(e.what()) << "\n";
           status = 2;
         }
       }
       setExitCode(status);
     } catch (const Error& e) {
-      std::cerr << "nncheck engines: error: " << e.what() << "\n";
+      std::cerr << "nncheck engines: error: " << printable(e.what()) << "\n";
       setExitCode(2);
     }
   });
@@ -116,7 +124,7 @@ void addOraclesCommand(CLI::App& app) {
       }
       setExitCode(0);
     } catch (const Error& e) {
-      std::cerr << "nncheck oracles: error: " << e.what() << "\n";
+      std::cerr << "nncheck oracles: error: " << printable(e.what()) << "\n";
       setExitCode(2);
     }
   });

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nncheck/backend.h"
+#include "nncheck/error.h"
 
 namespace nncheck::cli {
 
@@ -33,8 +34,9 @@ std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string&
 // an engine without configurations. Loads the libraries like makeEngine.
 std::vector<std::string> engineConfigurations(const EngineSelection& s);
 
-// Parses a non-negative number of seconds for a time limit; throws naming the option.
-std::chrono::milliseconds secondsOption(const std::string& option, double seconds);
+// Says that the engine does not work here (what it said, and how to install what it needs,
+// EngineInfo::install) on stderr, for `nncheck <command>`; returns the exit status, 2.
+int reportSetUpError(const std::string& command, const SetUpError& e, const std::string& backend);
 
 // nncheck engines: the registered engines, their configurations and descriptions.
 void addEnginesCommand(CLI::App& app);

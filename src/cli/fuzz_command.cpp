@@ -12,8 +12,10 @@
 #include "cli/commands.h"
 #include "cli/engines.h"
 #include "cli/generation_options.h"
+#include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "cli/shard.h"
+#include "core/deadline.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -93,7 +95,7 @@ int fuzz(const FuzzOptions& o) {
     c.engineWithout = engines.without;
     if (!o.engine.oracle.empty()) c.oracle = o.engine.oracle;
     c.baseline = engines.baselineEngine;
-    c.timeout = secondsOption("--timeout", o.engine.timeout);
+    c.timeout = timeLimitFromSeconds("--timeout", o.engine.timeout);
     if (!(o.seconds > 0)) throw Error("--seconds: expected a positive number");
     if (o.cases < 0) throw Error("--cases: expected a non-negative number");
     if (o.maxFindings < 0) throw Error("--max-findings: expected a non-negative number");
@@ -114,7 +116,7 @@ int fuzz(const FuzzOptions& o) {
     c.generator = configFor(engines.list.front().backend->capabilities(), o.nodes);
     applyGenerationOptions(o.generation, c.generator);
   } catch (const Error& e) {
-    std::cerr << "nncheck fuzz: error: " << e.what() << "\n";
+    std::cerr << "nncheck fuzz: error: " << printable(e.what()) << "\n";
     return 2;
   }
   c.seed = o.seed;
@@ -147,6 +149,9 @@ int fuzz(const FuzzOptions& o) {
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
                jobs, jobs == 1 ? "" : "s", o.corpus.c_str());
+  // Ctrl-C or SIGTERM: the campaign stops after its case in progress and reports what ran.
+  const StopOnSignals signals;
+  c.stop = [] { return stopRequested(); };
   CampaignStats s;
   {
     // Started at the first report, after the workers are forked: no thread is forked with them.
@@ -157,15 +162,19 @@ int fuzz(const FuzzOptions& o) {
           progress.emplace(tty, o.progressEvery > 0 ? o.progressEvery : tty ? 1.0 : 10.0);
         progress->update(now);
       });
+    } catch (const SetUpError& e) {
+      if (progress) progress->stop();
+      return reportSetUpError("fuzz", e, o.engine.selection.backend);
     } catch (const Error& e) {
       if (progress) progress->stop();
-      std::cerr << "nncheck fuzz: error: " << e.what() << "\n";
+      std::cerr << "nncheck fuzz: error: " << printable(e.what()) << "\n";
       return 1;
     }
   }
-  std::printf("\ncampaign: %lld cases in %.1f s (%.0f cases/s; shrinking %.1f s)\n",
+  std::printf("\ncampaign: %lld cases in %.1f s (%.0f cases/s; shrinking %.1f s)%s\n",
               static_cast<long long>(s.cases), s.seconds, s.cases / std::max(s.seconds, 1e-9),
-              s.shrinkSeconds);
+              s.shrinkSeconds,
+              s.interrupted || stopRequested() ? "; interrupted: what ran before the stop" : "");
   std::printf("  passed %lld, unsupported %lld, nonfinite (skipped) %lld",
               static_cast<long long>(s.passed), static_cast<long long>(s.unsupported),
               static_cast<long long>(s.nonfinite));
@@ -224,14 +233,21 @@ int fuzz(const FuzzOptions& o) {
   printCulpritGroups(s.findings);
   if (!o.report.empty()) {
     try {
-      writeReport(o.report, campaignReport(s, reportSettings(o, c, configs, jobs),
-                                           o.engine.selection.backend));
+      auto settings = reportSettings(o, c, configs, jobs);
+      if (s.interrupted || stopRequested())
+        settings.emplace_back("stopped", "interrupted before its budget; what ran is reported");
+      for (const std::string& lost : s.lostWorkers) settings.emplace_back("lost", lost);
+      writeReport(o.report, campaignReport(s, settings, o.engine.selection.backend));
     } catch (const Error& e) {
-      std::cerr << "nncheck fuzz: error: the report: " << e.what() << "\n";
+      std::cerr << "nncheck fuzz: error: the report: " << printable(e.what()) << "\n";
       return 1;
     }
     std::printf("\nreport: %s\n", o.report.c_str());
   }
+  for (const std::string& lost : s.lostWorkers)
+    std::cerr << "nncheck fuzz: error: " << printable(lost) << "\n";
+  if (stopRequested()) return 128 + stopSignal();
+  if (!s.lostWorkers.empty()) return 1;
   return o.failOnNew && s.newFindings() > 0 ? 1 : 0;
 }
 

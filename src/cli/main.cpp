@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "core/deadline.h"
 #include "nncheck/engine.h"
 #include "nncheck/reference.h"
 
@@ -29,16 +30,16 @@ int main(int argc, char** argv) {
   // Options of the program as a whole, accepted after any subcommand too.
   app.fallthrough();
   app.add_option_function<int64_t>(
-         "--memory-limit", [](int64_t mib) { nncheck::setReferenceMemoryLimit(mib << 20); },
-         "MiB the reference interpreter may hold in one run; a case needing more is skipped as "
-         "unsupported (default " +
-             std::to_string(nncheck::kDefaultReferenceMemoryLimit >> 20) + ")")
+         "--memory-limit", [](int64_t mib) { nncheck::setMemoryLimit(mib << 20); },
+         "MiB one run may hold, of the reference interpreter or of an engine's processes (and "
+         "its reply); a case needing more is skipped as unsupported (default " +
+             std::to_string(nncheck::kDefaultMemoryLimit >> 20) + ")")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
       ->option_text("MIB");
   app.add_option_function<double>(
          "--reference-timeout",
          [](double s) {
-           nncheck::setReferenceTimeLimit(nncheck::cli::secondsOption("--reference-timeout", s));
+           nncheck::setReferenceTimeLimit(nncheck::timeLimitFromSeconds("--reference-timeout", s));
          },
          "seconds one run of the reference interpreter may take; a case needing longer is "
          "skipped as unsupported (default " +

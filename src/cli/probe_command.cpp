@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "core/deadline.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -27,7 +28,7 @@ int run(const ProbeCliOptions& o) {
   std::chrono::milliseconds timeout;
   try {
     engine = makeEngine(o.engine, o.config);
-    timeout = secondsOption("--timeout", o.timeout);
+    timeout = timeLimitFromSeconds("--timeout", o.timeout);
     if (o.probe.perOp < 1) throw Error("--per-op: expected a positive number of models");
     if (!o.writeTable.empty()) checkOutputFile(o.writeTable);  // now, not after the probe
   } catch (const Error& e) {

@@ -6,6 +6,8 @@
 
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
+#include "cli/engines.h"
+#include "core/deadline.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 
@@ -26,7 +28,8 @@ int reduce(const ReduceOptions& o) {
   try {
     const CorpusCase saved = loadCorpusCase(o.caseDir);
     if (!saved.upgraded.empty())
-      std::fprintf(stderr, "nncheck reduce: %s: %s\n", o.caseDir.c_str(), saved.upgraded.c_str());
+      std::fprintf(stderr, "nncheck reduce: %s: %s\n", printable(o.caseDir).c_str(),
+                   printable(saved.upgraded).c_str());
     // A saved failure is judged by the oracle it failed against, unless --oracle says.
     CampaignEngineOptions options = o.engine;
     if (options.oracle.empty()) options.oracle = saved.oracle;
@@ -34,7 +37,7 @@ int reduce(const ReduceOptions& o) {
     c.oracle = options.oracle;
     c.baseline = engines.baselineEngine;
     c.engineWithout = engines.without;
-    c.timeout = secondsOption("--timeout", o.engine.timeout);
+    c.timeout = timeLimitFromSeconds("--timeout", o.engine.timeout);
     tc = saved.testCase;
     // A saved failure reduces on the configuration it failed in, unless --config says.
     if (o.engine.configs.empty()) {
@@ -44,7 +47,7 @@ int reduce(const ReduceOptions& o) {
       if (it != engines.list.end()) std::rotate(engines.list.begin(), it, it + 1);
     }
   } catch (const Error& e) {
-    std::cerr << "nncheck reduce: error: " << e.what() << "\n";
+    std::cerr << "nncheck reduce: error: " << printable(e.what()) << "\n";
     return 2;
   }
   c.corpus = o.corpus;
@@ -53,18 +56,20 @@ int reduce(const ReduceOptions& o) {
   try {
     std::optional<Finding> f = reduceCase(engines.list, tc, c);
     if (!f) {
-      std::cerr << "nncheck reduce: " << o.caseDir << " does not fail on "
-                << engines.list.front().backend->name() << ": nothing to reduce\n";
+      std::cerr << "nncheck reduce: " << printable(o.caseDir) << " does not fail on "
+                << printable(engines.list.front().backend->name()) << ": nothing to reduce\n";
       return 1;
     }
     std::printf("%s, shrunk from %d to %d nodes in %d steps (%.2f s)\n",
                 std::string(outcomeName(f->info.kind)).c_str(), f->info.nodesBefore,
                 f->info.nodesAfter, f->info.shrinkSteps, f->info.shrinkSeconds);
-    std::printf("%s\n", f->info.message.c_str());
+    std::printf("%s\n", printable(f->info.message).c_str());
     printFinding(0, *f, engines.baseline);
     std::printf("model:\n%s", modelToText(f->minimized.model).c_str());
+  } catch (const SetUpError& e) {
+    return reportSetUpError("reduce", e, o.engine.selection.backend);
   } catch (const Error& e) {
-    std::cerr << "nncheck reduce: error: " << e.what() << "\n";
+    std::cerr << "nncheck reduce: error: " << printable(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -6,8 +6,10 @@
 
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "core/deadline.h"
 #include "nncheck/conformance.h"
 #include "nncheck/error.h"
+#include "nncheck/probe.h"
 #include "nncheck/test_case.h"
 
 namespace nncheck::cli {
@@ -60,10 +62,14 @@ int run(const RunOptions& o) {
   try {
     if (o.engine.backend != "reference" || !o.config.empty() || !o.engine.libraries.empty()) {
       engine = makeEngine(o.engine, o.config);
-      isolatedEngine.emplace(*engine, secondsOption("--timeout", o.timeout), Isolation::Persistent);
+      isolatedEngine.emplace(*engine, timeLimitFromSeconds("--timeout", o.timeout),
+                             Isolation::Persistent);
+      checkEngineSetUp(*isolatedEngine);
     }
+  } catch (const SetUpError& e) {
+    return reportSetUpError("run", e, o.engine.backend);
   } catch (const Error& e) {
-    std::cerr << "nncheck run: error: " << e.what() << "\n";
+    std::cerr << "nncheck run: error: " << printable(e.what()) << "\n";
     return 2;
   }
   std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
@@ -95,7 +101,7 @@ int run(const RunOptions& o) {
   try {
     report = runConformance(paths, options);
   } catch (const Error& e) {
-    std::cerr << "nncheck run: error: " << e.what() << "\n";
+    std::cerr << "nncheck run: error: " << printable(e.what()) << "\n";
     return 2;
   }
   sayLeftOut("run", report.leftOut);

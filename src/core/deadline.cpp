@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include "nncheck/error.h"
+
 namespace nncheck {
 namespace {
 
@@ -33,6 +35,14 @@ void pollDeadline(int64_t work) {
   workSinceClock = 0;
   const Deadline* d = innermost->earliest_;
   if (Deadline::Clock::now() >= d->at_) throw DeadlineExceeded{d, {}};
+}
+
+std::chrono::milliseconds timeLimitFromSeconds(const std::string& what, double seconds) {
+  constexpr double kWeek = 7 * 24 * 3600;
+  // Written so that NaN fails too; 1 ms is the least a limit may be (1e-9 s would be 0 ms).
+  if (!(seconds >= 0.001 && seconds <= kWeek))
+    throw Error(what + ": expected a number of seconds from 0.001 to 604800 (a week)");
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
 }  // namespace nncheck

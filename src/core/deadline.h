@@ -49,4 +49,10 @@ struct DeadlineExceeded {
 // inner loops and a long step is checked at once.
 void pollDeadline(int64_t work = 1);
 
+// A time limit given in seconds by a person (an option, an environment variable), as a duration:
+// from 1 ms to one week. NaN, infinities, 0, negatives and anything that rounds to 0 ms throw
+// nncheck::Error naming `what` ("--timeout", "NNCHECK_TIMEOUT='nan'").
+//   std::chrono::milliseconds t = timeLimitFromSeconds("--timeout", 2.5);   // 2500 ms
+std::chrono::milliseconds timeLimitFromSeconds(const std::string& what, double seconds);
+
 }  // namespace nncheck

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -324,7 +325,77 @@ onnx::GraphProto graphToProto(const Graph& g) {
   return p;
 }
 
+// The first tensor at or below `m` whose data lives in a file (a TensorProto with
+// data_location EXTERNAL or external_data entries), described with the fields that lead to it
+// from `path`: sparse initializers, attribute tensors (dense, sparse, lists), nested graphs,
+// functions and training information alike, since protobuf's reflection walks every message
+// field there is. An engine handed such a model reads the file, relative to its working folder.
+std::optional<std::string> fileReferenceIn(const google::protobuf::Message& m,
+                                           const std::string& path) {
+  if (m.GetDescriptor() == onnx::TensorProto::descriptor()) {
+    const auto& t = static_cast<const onnx::TensorProto&>(m);
+    if (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0) {
+      std::string location;
+      for (const auto& kv : t.external_data())
+        if (kv.key() == "location") location = kv.value();
+      return "tensor '" + t.name() + "' (" + path + ") keeps its data in " +
+             (location.empty() ? std::string("an external file") : "the file '" + location + "'");
+    }
+  }
+  const google::protobuf::Reflection* r = m.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  r->ListFields(m, &fields);
+  for (const google::protobuf::FieldDescriptor* f : fields) {
+    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (!f->is_repeated()) {
+      if (auto found = fileReferenceIn(r->GetMessage(m, f), path + "." + f->name())) return found;
+      continue;
+    }
+    for (int i = 0; i < r->FieldSize(m, f); ++i)
+      if (auto found = fileReferenceIn(r->GetRepeatedMessage(m, f, i),
+                                       path + "." + f->name() + "[" + std::to_string(i) + "]"))
+        return found;
+  }
+  return std::nullopt;
+}
+
+// What the IR keeps as protobuf bytes (model.opaque: functions and training information;
+// graph.opaque: sparse initializers; opaque attributes: sparse tensors, tensor and graph lists),
+// walked for file references; its own tensors hold their data.
+template <class Proto>
+std::optional<std::string> fileReferenceInBytes(const std::string& bytes, const std::string& path) {
+  if (bytes.empty()) return std::nullopt;
+  Proto p;
+  if (!p.ParseFromString(bytes)) return std::nullopt;  // nothing that parses reaches an engine
+  return fileReferenceIn(p, path);
+}
+
+std::optional<std::string> fileReferenceIn(const Graph& g, const std::string& path) {
+  if (auto found = fileReferenceInBytes<onnx::GraphProto>(g.opaque, path)) return found;
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    for (const Attribute& a : g.nodes[n].attributes) {
+      const std::string at = path + ".node[" + std::to_string(n) + "].attribute '" + a.name + "'";
+      if (a.kind == Attribute::Kind::Opaque)
+        if (auto found = fileReferenceInBytes<onnx::AttributeProto>(a.opaque, at)) return found;
+      for (const Graph& sub : a.graphs)
+        if (auto found = fileReferenceIn(sub, at)) return found;
+    }
+  return std::nullopt;
+}
+
+std::string refusedFileReference(std::string_view origin, const std::string& reference) {
+  return std::string(origin) + ": " + reference +
+         "; nncheck takes no model that refers to files (an engine would read them from "
+         "wherever it runs), so keep every tensor's data inside the model";
+}
+
 }  // namespace
+
+void refuseFileReferences(const Model& model, std::string_view origin) {
+  std::optional<std::string> found = fileReferenceInBytes<onnx::ModelProto>(model.opaque, "model");
+  if (!found) found = fileReferenceIn(model.graph, "graph");
+  if (found) throw Error(refusedFileReference(origin, *found));
+}
 
 Tensor tensorFromProto(const onnx::TensorProto& p, std::string_view origin) {
   const std::string where(origin);
@@ -434,6 +505,10 @@ Model parseModel(const std::string& bytes, std::string_view origin) {
   if (!p.has_graph() || p.ir_version() == 0 || !p.GetReflection()->GetUnknownFields(p).empty())
     throw Error(std::string(origin) +
                 ": not an ONNX model (no graph or ir_version, or unknown fields)");
+  // Before anything else reads it: a dense initializer's reference would be refused below too,
+  // but one in a sparse initializer, an attribute or a function would pass through untouched.
+  if (const std::optional<std::string> found = fileReferenceIn(p, "model"))
+    throw Error(refusedFileReference(origin, *found));
   try {
     return modelFromProto(p);
   } catch (const Error& e) {

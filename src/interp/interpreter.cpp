@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 
 #include "core/rng.h"
@@ -95,7 +96,7 @@ std::vector<const Tensor*> nodeInputs(const Node& node, size_t index, const Tens
   return ins;
 }
 
-std::atomic<int64_t> memoryLimit{kDefaultReferenceMemoryLimit};
+std::atomic<int64_t> memoryLimitBytes{kDefaultMemoryLimit};
 std::atomic<int64_t> timeLimitMs{kDefaultReferenceTimeLimit.count()};
 
 std::string mib(int64_t bytes) {
@@ -117,7 +118,7 @@ void checkMemory(const Node& node, size_t index, int64_t held,
                                       mib(kMaxTensorBytes) + " per tensor");
     needed += bytes;
   }
-  const int64_t limit = memoryLimit.load();
+  const int64_t limit = memoryLimitBytes.load();
   if (held + needed > limit)
     throw Unsupported("memory", node.label(index) + ": its outputs need " + mib(needed) +
                                     " on top of the " + mib(held) +
@@ -255,6 +256,19 @@ std::vector<Tensor> runSubgraph(const Graph& g, int64_t opset, const TensorMap& 
 
 }  // namespace
 
+void checkInputs(const Model& model, const TensorMap& inputs) {
+  const std::vector<const ValueInfo*> feeds = model.graph.feedInputs();
+  for (const ValueInfo* in : feeds) {
+    auto it = inputs.find(in->name);
+    if (it == inputs.end()) throw Error("input '" + in->name + "' was not given");
+    checkFeed(*in, it->second);
+  }
+  for (const auto& [name, t] : inputs)
+    if (std::none_of(feeds.begin(), feeds.end(),
+                     [&](const ValueInfo* v) { return v->name == name; }))
+      throw Error("'" + name + "' is given but is not a graph input");
+}
+
 namespace {
 
 TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
@@ -262,17 +276,10 @@ TensorMap run(const Model& model, const TensorMap& inputs, bool keepAll,
   checkStructure(model);
   const Graph& g = model.graph;
   const int64_t opset = model.defaultOpset();
+  checkInputs(model, inputs);
   HeldValues values;
   for (const Initializer& init : g.initializers) values.set(init.name, init.value);
-  for (const ValueInfo* in : g.feedInputs()) {
-    auto it = inputs.find(in->name);
-    if (it == inputs.end()) throw Error("input '" + in->name + "' was not given");
-    checkFeed(*in, it->second);
-    values.set(in->name, it->second);
-  }
-  for (const auto& [name, t] : inputs)
-    if (!values.find(name) || g.initializer(name))
-      throw Error("'" + name + "' is given but is not a graph input");
+  for (const ValueInfo* in : g.feedInputs()) values.set(in->name, inputs.at(in->name));
 
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
@@ -376,12 +383,11 @@ std::vector<Tensor> runReferenceNode(const Node& node, const std::vector<Tensor>
   return underReferenceTimeLimit([&] { return runNode(node, 0, opset, values); });
 }
 
-int64_t referenceMemoryLimit() { return memoryLimit.load(); }
+int64_t memoryLimit() { return memoryLimitBytes.load(); }
 
-int64_t setReferenceMemoryLimit(int64_t bytes) {
-  if (bytes <= 0)
-    throw Error("the reference's memory limit must be positive, not " + std::to_string(bytes));
-  return memoryLimit.exchange(bytes);
+int64_t setMemoryLimit(int64_t bytes) {
+  if (bytes <= 0) throw Error("the memory limit must be positive, not " + std::to_string(bytes));
+  return memoryLimitBytes.exchange(bytes);
 }
 
 std::chrono::milliseconds referenceTimeLimit() {

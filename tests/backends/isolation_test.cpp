@@ -5,8 +5,12 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "core/onnx_proto.h"
 #include "nncheck/compare.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
@@ -213,6 +217,148 @@ TEST(Isolated, TimeoutComesFromTheEnvironment) {
   EXPECT_THROW(defaultTimeout(), Error);
   ::unsetenv("NNCHECK_TIMEOUT");
   EXPECT_EQ(defaultTimeout(), 10s);
+}
+
+// Issue 46, item 4: NaN, infinities and numbers that overflow or round to 0 ms were taken (in the
+// gtest harness every run then "hung: no result within -9223372036854775808 ms").
+TEST(Isolated, ATimeoutThatIsNoSoundTimeLimitIsRefusedNamingTheVariable) {
+  for (const char* bad : {"nan", "inf", "-inf", "1e308", "1e-9", "0", "-2", "700000"}) {
+    ::setenv("NNCHECK_TIMEOUT", bad, 1);
+    try {
+      defaultTimeout();
+      ADD_FAILURE() << "NNCHECK_TIMEOUT=" << bad << " was taken";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("NNCHECK_TIMEOUT='") + bad + "'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  ::setenv("NNCHECK_TIMEOUT", "0.001", 1);
+  EXPECT_EQ(defaultTimeout(), 1ms);
+  ::unsetenv("NNCHECK_TIMEOUT");
+}
+
+// --- Issue 46, items 1 and 6: what an engine's processes may reach ---
+
+// An engine that reports where it runs: its working folder, what that holds, and the files a
+// relative path there would read.
+struct FolderReporter : Backend {
+  std::string name() const override { return "folder reporter"; }
+  TensorMap run(const Model&, const TensorMap&) override {
+    namespace fs = std::filesystem;
+    const fs::path here = fs::current_path();
+    int64_t entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(here)) ++entries;
+    std::ofstream(here / "left-behind.txt") << "an engine's temporary file";
+    Tensor folder(DType::String, {});
+    folder.strings()[0] = here.string();
+    return {{"folder", folder}, {"entries", Tensor::scalar<int64_t>(entries)}};
+  }
+};
+
+// Before, an engine ran in nncheck's working folder: a model whose tensor named ./secret.txt
+// as its data read that file. Each engine process now works in an empty folder of its own,
+// under the temporary folder, which goes with the process.
+TEST_P(IsolatedIn, TheEngineWorksInAnEmptyFolderOfItsOwnThatGoesWithIt) {
+  namespace fs = std::filesystem;
+  FolderReporter engine;
+  std::set<std::string> folders;
+  {
+    Isolated isolatedEngine = isolated(engine, 5s, GetParam());
+    for (int i = 0; i < 2; ++i) {
+      RunOutcome r = isolatedEngine.run(smallModel(), {});
+      ASSERT_EQ(r.kind, Outcome::Pass) << r.message;
+      const std::string folder = r.outputs.at("folder").strings()[0];
+      folders.insert(folder);
+      EXPECT_NE(fs::path(folder), fs::current_path());
+      EXPECT_EQ(fs::path(folder).parent_path().parent_path(), fs::temp_directory_path()) << folder;
+      // A persistent worker keeps its folder, and what it wrote there, until it ends.
+      EXPECT_EQ(r.outputs.at("entries").toInt64(0), GetParam() == Isolation::Persistent ? i : 0)
+          << folder;
+    }
+    if (GetParam() == Isolation::ForkPerRun) {
+      EXPECT_EQ(folders.size(), 2u) << "each fresh process has a folder of its own";
+      for (const std::string& folder : folders) EXPECT_FALSE(fs::exists(folder)) << folder;
+    }
+  }
+  for (const std::string& folder : folders) {
+    EXPECT_FALSE(fs::exists(folder)) << folder;
+    EXPECT_FALSE(fs::exists(fs::path(folder).parent_path())) << folder;
+  }
+}
+
+// Whoever made the model (a user's code, not a file): one whose sparse initializer keeps its
+// data in ./secret.txt is refused before any engine process sees it.
+TEST(Isolated, AModelThatRefersToAFileNeverReachesTheEngine) {
+  ProcessReporter engine;
+  Model m = smallModel();
+  onnx::GraphProto rest;
+  onnx::TensorProto* values = rest.add_sparse_initializer()->mutable_values();
+  values->set_name("sparse_w");
+  values->set_data_type(onnx::TensorProto::FLOAT);
+  values->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = values->add_external_data();
+  location->set_key("location");
+  location->set_value("secret.txt");
+  m.graph.opaque = rest.SerializeAsString();
+  for (Isolation mode : {Isolation::ForkPerRun, Isolation::Persistent}) {
+    try {
+      isolated(engine, 5s, mode).run(m, {});
+      ADD_FAILURE() << "the model reached the engine";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("tensor 'sparse_w'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("secret.txt"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// An engine that holds `mib` MiB of its own (written, so it is resident) for a while, or
+// returns an output of that size.
+struct MemoryHungry : Backend {
+  int64_t mib;
+  bool inOutput;
+  MemoryHungry(int64_t m, bool output) : mib(m), inOutput(output) {}
+  std::string name() const override { return "memory hungry"; }
+  TensorMap run(const Model&, const TensorMap&) override {
+    Tensor big(DType::Float32, {mib << 18});
+    std::memset(big.bytes().data(), 1, big.bytes().size());
+    if (inOutput) return {{"big", big}};
+    ::usleep(600'000);  // held past a look at the engine's memory
+    return {{"small", Tensor::scalar<int64_t>(big.bytes()[7])}};
+  }
+};
+
+// Before, --memory-limit bounded the reference alone: an engine (ORT and nncheck each copying its
+// 512 MiB output) peaked at 3.7 GB. Past the limit, a run is killed and skipped as unsupported.
+TEST_P(IsolatedIn, AnEngineHoldingMoreThanTheMemoryLimitIsStoppedAndSkipped) {
+  const int64_t before = setMemoryLimit(int64_t{96} << 20);
+  MemoryHungry holding(256, false), fits(16, false);
+  RunOutcome over = isolated(holding, 10s, GetParam()).run(smallModel(), {});
+  RunOutcome under = isolated(fits, 10s, GetParam()).run(smallModel(), {});
+  setMemoryLimit(before);
+  EXPECT_EQ(over.kind, Outcome::Unsupported) << over.message;
+  EXPECT_NE(over.message.find("memory: the engine's processes held"), std::string::npos)
+      << over.message;
+  EXPECT_NE(over.message.find("past the memory limit of 96 MiB"), std::string::npos)
+      << over.message;
+  EXPECT_EQ(under.kind, Outcome::Pass) << under.message;
+}
+
+// What a reply may carry is bounded before anything is allocated for it.
+TEST_P(IsolatedIn, AReplyLargerThanTheMemoryLimitIsRefusedUnread) {
+  const int64_t before = setMemoryLimit(int64_t{48} << 20);
+  MemoryHungry replying(64, true), fits(16, true);
+  RunOutcome over = isolated(replying, 10s, GetParam()).run(smallModel(), {});
+  RunOutcome under = isolated(fits, 10s, GetParam()).run(smallModel(), {});
+  setMemoryLimit(before);
+  EXPECT_EQ(over.kind, Outcome::Unsupported) << over.message;
+  // (Refused as it arrives: "replied with 64 MiB"; or, when the watcher looked while the engine
+  // filled its output, for what it held.)
+  EXPECT_NE(over.message.find("MiB, past the memory limit of 48 MiB"), std::string::npos)
+      << over.message;
+  ASSERT_EQ(under.kind, Outcome::Pass) << under.message;
+  EXPECT_EQ(under.outputs.at("big").bytes().size(), size_t{16} << 20);
+  EXPECT_EQ(under.outputs.at("big").bytes().back(), 1);
 }
 
 }  // namespace

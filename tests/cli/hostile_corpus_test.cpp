@@ -131,6 +131,24 @@ TEST_F(HostileCorpus, CheckWithoutABackendSaysSoAndItsHelpShowsNoDefaultEngine) 
   EXPECT_NE(lib.output.find("--backend"), std::string::npos) << lib.output;
 }
 
+// Issue 46, item 10: one case naming an oracle no library registered stopped `corpus check`
+// (rc 2) before any case ran, and the error did not name the case.
+TEST_F(HostileCorpus, ACaseNamingAnUnknownOracleIsNamedAndTheOthersAreChecked) {
+  FailureInfo strange;
+  strange.oracle = "nosuch";
+  const fs::path bad = save(1, strange);
+  save(2);
+  auto o = runCli("corpus check " + corpus_.string());
+  EXPECT_EQ(o.status, 1) << o.output;
+  EXPECT_NE(o.output.find((bad / "nncheck.json").string() +
+                          ": cannot be judged: unknown oracle 'nosuch'"),
+            std::string::npos)
+      << o.output;
+  EXPECT_NE(o.output.find("2 cases: 1 as recorded, 0 behave otherwise, 1 do not load"),
+            std::string::npos)
+      << o.output;
+}
+
 TEST_F(HostileCorpus, AReportOfUnreadableCasesSaysSoAndFails) {
   // Before, `report` exited 0 when every case was unreadable.
   const fs::path c = save(1);

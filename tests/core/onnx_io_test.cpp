@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 
 #include "core/onnx_proto.h"
 #include "nncheck/error.h"
@@ -112,6 +113,168 @@ TEST_F(MalformedFiles, SavesAreAtomicAndLeaveNoTemporaryFile) {
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
   EXPECT_EQ(files, 1);
   expectErrorMentioning([&] { saveTensor(t, "x", dir_ / "no_such_dir" / "x.pb"); }, "no_such_dir");
+}
+
+// --- Issue 46, item 1: no model refers to a file ---
+
+// A tensor whose data lives in `location`, as ONNX's external data format writes it.
+void refersTo(onnx::TensorProto* t, const std::string& name, const std::string& location) {
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(4);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* kv = t->add_external_data();
+  kv->set_key("location");
+  kv->set_value(location);
+  auto* length = t->add_external_data();
+  length->set_key("length");
+  length->set_value("16");
+}
+
+// Relu(x) with an initializer: a model nncheck takes, before each place gets a file reference.
+onnx::ModelProto plainModel() {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {4})};
+  m.graph.initializers = {{"w", Tensor::fromVector<float>({4}, {1, 2, 3, 4}), ""}};
+  m.graph.nodes = {Node::make("Add", {"x", "w"}, {"y"}, "add")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {4})};
+  return modelToProto(m);
+}
+
+// Before, external data was refused in dense initializers only: a sparse initializer's went to
+// the engine untouched, and ORT read ./secret.txt for it, one byte per case.
+TEST(OnnxIo, AFileReferenceAnywhereInAModelIsRefusedNamingTheTensor) {
+  struct Place {
+    std::string what, tensor;
+    std::function<void(onnx::ModelProto&)> plant;
+  };
+  const std::vector<Place> places = {
+      {"a dense initializer", "w",
+       [](onnx::ModelProto& p) {
+         refersTo(p.mutable_graph()->mutable_initializer(0), "w", "secret.txt");
+       }},
+      {"a sparse initializer's values", "sparse_w",
+       [](onnx::ModelProto& p) {
+         auto* s = p.mutable_graph()->add_sparse_initializer();
+         refersTo(s->mutable_values(), "sparse_w", "secret.txt");
+         s->add_dims(4);
+       }},
+      {"a sparse initializer's indices", "sparse_w_indices",
+       [](onnx::ModelProto& p) {
+         auto* s = p.mutable_graph()->add_sparse_initializer();
+         s->mutable_values()->set_name("sparse_w");
+         s->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+         refersTo(s->mutable_indices(), "sparse_w_indices", "secret.txt");
+       }},
+      {"a Constant's tensor attribute", "c",
+       [](onnx::ModelProto& p) {
+         auto* n = p.mutable_graph()->add_node();
+         n->set_op_type("Constant");
+         n->add_output("c");
+         auto* a = n->add_attribute();
+         a->set_name("value");
+         a->set_type(onnx::AttributeProto::TENSOR);
+         refersTo(a->mutable_t(), "c", "secret.txt");
+       }},
+      {"a Constant's sparse tensor attribute", "sv",
+       [](onnx::ModelProto& p) {
+         auto* n = p.mutable_graph()->add_node();
+         n->set_op_type("Constant");
+         n->add_output("c");
+         auto* a = n->add_attribute();
+         a->set_name("sparse_value");
+         a->set_type(onnx::AttributeProto::SPARSE_TENSOR);
+         refersTo(a->mutable_sparse_tensor()->mutable_values(), "sv", "secret.txt");
+       }},
+      {"a list of tensors attribute", "listed",
+       [](onnx::ModelProto& p) {
+         auto* a = p.mutable_graph()->mutable_node(0)->add_attribute();
+         a->set_name("custom");
+         a->set_type(onnx::AttributeProto::TENSORS);
+         refersTo(a->add_tensors(), "listed", "secret.txt");
+       }},
+      {"a nested graph's initializer", "inner",
+       [](onnx::ModelProto& p) {
+         auto* n = p.mutable_graph()->add_node();
+         n->set_op_type("If");
+         auto* a = n->add_attribute();
+         a->set_name("then_branch");
+         a->set_type(onnx::AttributeProto::GRAPH);
+         refersTo(a->mutable_g()->add_initializer(), "inner", "../secret.txt");
+       }},
+      {"a list of graphs attribute", "deep",
+       [](onnx::ModelProto& p) {
+         auto* a = p.mutable_graph()->mutable_node(0)->add_attribute();
+         a->set_name("bodies");
+         a->set_type(onnx::AttributeProto::GRAPHS);
+         refersTo(a->add_graphs()->add_initializer(), "deep", "/etc/secret.txt");
+       }},
+      {"a function's node", "in_function",
+       [](onnx::ModelProto& p) {
+         auto* f = p.add_functions();
+         f->set_name("F");
+         f->set_domain("custom");
+         auto* a = f->add_node()->add_attribute();
+         a->set_name("value");
+         a->set_type(onnx::AttributeProto::TENSOR);
+         refersTo(a->mutable_t(), "in_function", "secret.txt");
+       }},
+      {"training information", "trained",
+       [](onnx::ModelProto& p) {
+         refersTo(p.add_training_info()->mutable_initialization()->add_initializer(), "trained",
+                  "secret.txt");
+       }},
+  };
+  for (const Place& place : places) {
+    onnx::ModelProto p = plainModel();
+    place.plant(p);
+    try {
+      parseModel(p.SerializeAsString(), "hostile.onnx");
+      ADD_FAILURE() << place.what << ": the file reference was taken";
+    } catch (const Error& e) {
+      const std::string said = e.what();
+      EXPECT_NE(said.find("hostile.onnx: tensor '" + place.tensor + "'"), std::string::npos)
+          << place.what << ": " << said;
+      EXPECT_NE(said.find("secret.txt"), std::string::npos) << place.what << ": " << said;
+      EXPECT_NE(said.find("takes no model that refers to files"), std::string::npos) << said;
+    }
+  }
+  EXPECT_NO_THROW(parseModel(plainModel().SerializeAsString(), "plain.onnx"));
+}
+
+// A model made in memory holds what the IR keeps as protobuf bytes (sparse initializers, opaque
+// attributes, functions): checked before any engine gets it.
+TEST(OnnxIo, AModelMadeInMemoryThatRefersToAFileIsRefused) {
+  Model m = parseModel(plainModel().SerializeAsString(), "plain.onnx");
+  EXPECT_NO_THROW(refuseFileReferences(m, "isolated run"));
+  onnx::GraphProto rest;
+  refersTo(rest.add_sparse_initializer()->mutable_values(), "sparse_w", "secret.txt");
+  Model sparse = m;
+  sparse.graph.opaque = rest.SerializeAsString();
+  try {
+    refuseFileReferences(sparse, "isolated run");
+    ADD_FAILURE() << "a sparse initializer's file reference was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("isolated run: tensor 'sparse_w' (graph.sparse_initializer"),
+        std::string::npos)
+        << e.what();
+  }
+  // In a body: an If whose branch keeps such a sparse initializer.
+  Model nested = m;
+  Graph branch;
+  branch.name = "then";
+  branch.opaque = rest.SerializeAsString();
+  Attribute a;
+  a.name = "then_branch";
+  a.kind = Attribute::Kind::Graph;
+  a.graphs = {branch};
+  Node n = Node::make("If", {"x"}, {"z"}, "if");
+  n.attributes = {a};
+  nested.graph.nodes.push_back(n);
+  EXPECT_THROW(refuseFileReferences(nested, "isolated run"), Error);
 }
 
 }  // namespace

@@ -96,8 +96,8 @@ TEST(Interpreter, ARunPastItsMemoryLimitIsUnsupportedBeforeAllocatingNamingTheNo
   m.graph.outputs = {ValueInfo::tensor("c", DType::Float32, {8, 8})};
   const TensorMap in = {{"x", Tensor(DType::Float32, {8, 8})}};
   ASSERT_NO_THROW(runReference(m, in));
-  const int64_t before = setReferenceMemoryLimit(1000);
-  EXPECT_EQ(referenceMemoryLimit(), 1000);
+  const int64_t before = setMemoryLimit(1000);
+  EXPECT_EQ(memoryLimit(), 1000);
   try {
     runReference(m, in);
     ADD_FAILURE() << "no error";
@@ -106,10 +106,10 @@ TEST(Interpreter, ARunPastItsMemoryLimitIsUnsupportedBeforeAllocatingNamingTheNo
     EXPECT_NE(what.find("third"), std::string::npos) << what;
     EXPECT_NE(what.find("1000 bytes per run"), std::string::npos) << what;
   }
-  setReferenceMemoryLimit(before);
+  setMemoryLimit(before);
   EXPECT_NO_THROW(runReference(m, in));
-  EXPECT_THROW(setReferenceMemoryLimit(0), Error);
-  EXPECT_EQ(referenceMemoryLimit(), before);
+  EXPECT_THROW(setMemoryLimit(0), Error);
+  EXPECT_EQ(memoryLimit(), before);
 }
 
 // Sets the reference's time limit for a scope.

@@ -222,7 +222,9 @@ NNCHECK_REGISTER_ENGINE(mlir) {
              }
              c.disabled = mergeNames(c.disabled, loopPasses);
              return Config::parse(c.key()).key();  // checked: each a pass of its loops
-           }},
+           },
+       .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libmlir-19-dev and "
+                  "llvm-19-dev)"},
       &configurations);
 }
 

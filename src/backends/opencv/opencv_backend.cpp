@@ -154,7 +154,8 @@ NNCHECK_REGISTER_ENGINE(opencv) {
                c.fusion = false;
              }
              return c.key();
-           }},
+           },
+       .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libopencv-dnn-dev)"},
       &configurations);
 }
 

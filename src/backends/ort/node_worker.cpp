@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "nncheck/error.h"
+#include "nncheck/reference.h"
 
 namespace nncheck::ort {
 namespace {
@@ -174,6 +175,13 @@ std::string NodeWorker::call(const std::string& request, std::string& log) {
   uint32_t length = 0;
   if (!readAll(fromWorker_, head, 4)) died("before replying");
   std::memcpy(&length, head, 4);
+  // Bounded before it is allocated: a reply past the memory limit is a case skipped.
+  if (length > memoryLimit()) {
+    stop();
+    throw Unsupported("memory", "ort: the worker's reply holds " + std::to_string(length >> 20) +
+                                    " MiB, past the memory limit of " +
+                                    std::to_string(memoryLimit() >> 20) + " MiB (--memory-limit)");
+  }
   std::string reply(length, '\0');
   if (!readAll(fromWorker_, reply.data(), reply.size())) died("while replying");
   log = readLog();

@@ -131,13 +131,15 @@ struct ReplyReader {
     at += sizeof(T);
     return v;
   }
-  std::string bytes() {
+  // A length-prefixed field, in place: an output's bytes are copied once, into its tensor.
+  std::string_view view() {
     const uint32_t n = get<uint32_t>();
     need(n);
-    std::string out = s.substr(at, n);
+    const std::string_view out(s.data() + at, n);
     at += n;
     return out;
   }
+  std::string bytes() { return std::string(view()); }
 };
 
 // What a request asks of the worker besides running the model at the configuration.
@@ -188,7 +190,7 @@ Tensor decodeTensor(ReplyReader& r, std::string& name) {
   if (rank > 64) throw Error("ort: output '" + name + "' has rank " + std::to_string(rank));
   Shape shape;
   for (uint32_t i = 0; i < rank; ++i) shape.push_back(r.get<int64_t>());
-  const std::string data = r.bytes();
+  const std::string_view data = r.view();
   int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0 || (d > 0 && count > (int64_t{1} << 40) / d))
@@ -371,7 +373,10 @@ NNCHECK_REGISTER_ENGINE(ort) {
              Config c = Config::parse(config);
              c.disabled = mergeNames(c.disabled, names);
              return c.key();
-           }},
+           },
+       .install = "scripts/install-deps.sh of nncheck's source tree (Node.js from Debian, and "
+                  "onnxruntime-node as its lock file pins it, from the npm registry into "
+                  "$NNCHECK_ORT_DIR, by default ~/.cache/nncheck/onnxruntime-node)"},
       &configurations);
 }
 

@@ -107,9 +107,12 @@ function writeTensor(parts, name, t) {
   parts.push(...bytes(Buffer.from(d.buffer, d.byteOffset, d.byteLength)));
 }
 
+// The parts are written one by one, never joined: an output of hundreds of MiB is not copied.
 function reply(status, parts) {
-  const body = Buffer.concat([Buffer.from([status]), ...parts]);
-  writeAll(Buffer.concat([u32(body.length), body]));
+  const head = Buffer.from([status]);
+  writeAll(u32(head.length + parts.reduce((n, p) => n + p.length, 0)));
+  writeAll(head);
+  for (const p of parts) writeAll(p);
 }
 
 function failure(status, e) { reply(status, bytes(Buffer.from(String(e && e.message || e), 'utf8'))); }

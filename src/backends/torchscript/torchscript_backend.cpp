@@ -223,7 +223,8 @@ NNCHECK_REGISTER_ENGINE(torchscript) {
       {.name = "torch",
        .description = "PyTorch 1.13 TorchScript (libtorch); configurations "
                       "level=eager|script|freeze|optimize|nnc",
-       .baseline = "level=eager"},
+       .baseline = "level=eager",
+       .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libtorch-dev)"},
       &configurations);
 }
 

@@ -168,6 +168,27 @@ TEST_F(Glue, AHangIsSavedAsAHang) {
   for (const auto& [name, t] : saved.inputs) EXPECT_EQ(t.size(), 1) << modelToText(saved.model);
 }
 
+// Issue 46, item 5: an engine whose set-up is broken (its runtime not installed) fails every
+// case alike. Before, check() shrank and saved that as the engine's bug; now the test fails
+// saying the engine does not work here, and nothing is saved.
+TEST_F(Glue, AnEngineThatDoesNotWorkHereFailsTheTestAndNothingIsSaved) {
+  struct NotInstalled : Backend {
+    std::string name() const override { return "not-installed"; }
+    TensorMap run(const Model&, const TensorMap&) override {
+      throw Error("cannot load libruntime.so.3: no such file");
+    }
+  } engine;
+  auto failures = failuresOf(gen::testCase(config({"Relu", "Add"}, {})),
+                             [&](const TestCase& tc) { assertMatchesReference(engine, tc); });
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("engine not-installed does not work here: a one-node Relu model "
+                             "ended in error: cannot load libruntime.so.3"),
+            std::string::npos)
+      << failures[0];
+  EXPECT_NE(failures[0].find("nothing was saved"), std::string::npos) << failures[0];
+  EXPECT_TRUE(loadCorpus(corpus_).empty());
+}
+
 TEST_F(Glue, TheReferencePassesAndNothingIsSaved) {
   ::setenv("NNCHECK_CASES", "30", 1);
   auto failures = failuresOf(gen::testCase(GeneratorConfig{}), matchesReference(reference(), true));
@@ -183,7 +204,11 @@ TEST_F(Glue, TheEnvironmentIsValidatedBeforeAnythingRuns) {
   int runs = 0;
   const Property counted = [&runs](const TestCase&) { ++runs; };
   for (const auto& [variable, value, said] : std::vector<std::array<std::string, 3>>{
-           {"NNCHECK_TIMEOUT", "abc", "NNCHECK_TIMEOUT='abc': expected a positive number"},
+           {"NNCHECK_TIMEOUT", "abc", "NNCHECK_TIMEOUT='abc': expected a number of seconds"},
+           // Before, these were taken, and every run "hung" and was saved as a hang.
+           {"NNCHECK_TIMEOUT", "nan", "NNCHECK_TIMEOUT='nan': expected a number of seconds from"},
+           {"NNCHECK_TIMEOUT", "1e-9", "NNCHECK_TIMEOUT='1e-9': expected a number of seconds"},
+           {"NNCHECK_TIMEOUT", "1e308", "NNCHECK_TIMEOUT='1e308': expected a number of seconds"},
            {"NNCHECK_CASES", "0", "NNCHECK_CASES='0': expected a positive whole number"},
            {"NNCHECK_CASES", "2.5", "NNCHECK_CASES='2.5': expected a positive whole number"},
            {"NNCHECK_SEED", "-3", "NNCHECK_SEED='-3': expected a whole number"},

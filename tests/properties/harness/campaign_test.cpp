@@ -527,10 +527,11 @@ TEST_F(Campaign, AWorkerThatFailsIsNamed) {
     runCampaignJobs({{"fusion=on", &fused}}, o, 2);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("worker 1 of 2: unknown oracle 'nosuch'"),
+    EXPECT_NE(std::string(e.what()).find("every worker was lost: worker 1 of 2 failed: unknown "
+                                         "oracle 'nosuch'"),
               std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("worker 2 of 2: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("worker 2 of 2 failed: "), std::string::npos) << e.what();
   }
   o.oracle = "reference";
   EXPECT_THROW(runCampaignJobs({{"fusion=on", &fused}}, o, 0), Error);

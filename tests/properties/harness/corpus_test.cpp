@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "doubles.h"
 #include "harness/case_files.h"
@@ -35,6 +37,30 @@ pid_t deadPid() {
   if (pid == 0) ::_exit(0);
   ::waitpid(pid, nullptr, 0);
   return pid;
+}
+
+// Issue 46, item 2: two campaigns of one seed on one corpus. One removed its copy of a case as
+// a duplicate of its pattern while the other renamed the same case into place; the rename met
+// the half-removed folder ("Directory not empty") and that campaign ended without its summary.
+TEST(Corpus, ACaseIsSavedWhileAnotherProcessRemovesItsFolder) {
+  testing::TempDir tmp("publish_race");
+  const fs::path dir = tmp.path() / "fuzz" / "0123456789abcdef";
+  std::thread remover;
+  const bool made = publishCase(dir, [&](const fs::path& staging) {
+    fs::create_directories(staging / "test_data_set_0");
+    std::ofstream(staging / "model.onnx") << "the case";
+    // The other process's copy, half removed: its model gone, a data set still there.
+    fs::create_directories(dir / "test_data_set_0");
+    std::ofstream(dir / "test_data_set_0" / "input_0.pb") << "the other copy";
+    remover = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      fs::remove_all(dir);
+    });
+  });
+  remover.join();
+  EXPECT_TRUE(made);
+  EXPECT_TRUE(isCaseFolder(dir));
+  EXPECT_FALSE(fs::exists(dir / "test_data_set_0" / "input_0.pb"));
 }
 
 TEST(Corpus, NamesThatAreNotUtf8AreSaved) {

@@ -1,0 +1,183 @@
+// nncheck fuzz under what careless users and machines do to it (issue 46, the third hostile
+// probe): an engine whose set-up does not work, two campaigns of one seed on one corpus, a
+// worker killed, Ctrl-C, a full temporary folder. Driven by the tests' optimizing double as a
+// plug-in (tests/backends/plugins), so that no engine's install is needed.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "cli/cli_runner.h"
+#include "nncheck/corpus.h"
+#include "test_util.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::runCommand;
+
+bool has(const std::string& output, const std::string& needle) {
+  return output.find(needle) != std::string::npos;
+}
+
+// `nncheck <command> --engine-lib <the double> --backend buggy-double <args>`.
+std::string onDouble(const std::string& command, const std::string& args) {
+  std::string line = NNCHECK_CLI;
+  line += " " + command + " --engine-lib ";
+  line += NNCHECK_TEST_PLUGINS;
+  line += "/libbuggy_double.so --backend buggy-double " + args;
+  return line;
+}
+
+class FuzzRobustness : public ::testing::Test {
+ protected:
+  testing::TempDir tmp_{"fuzz_robustness"};
+  fs::path corpus_ = tmp_.path() / "corpus";
+};
+
+// Before, a broken set-up (onnxruntime-node missing, NNCHECK_NODE naming a program that exits)
+// made every case an engine error: `fuzz` saved them as findings and exited 0.
+TEST_F(FuzzRobustness, AnEngineThatDoesNotWorkHereStopsTheRunAndSavesNothing) {
+  for (const std::string jobs : {"1", "2"}) {
+    auto o = runCommand(onDouble(
+        "fuzz", "--config broken --cases 50 --jobs " + jobs + " --corpus " + corpus_.string()));
+    EXPECT_EQ(o.status, 2) << o.output;
+    EXPECT_TRUE(has(o.output,
+                    "nncheck fuzz: error: engine buggy-double (broken) does not work "
+                    "here: a one-node Relu model ended in error: buggy-double: cannot "
+                    "load its runtime"))
+        << o.output;
+    EXPECT_TRUE(has(o.output, "install what it needs with the tests' build")) << o.output;
+    EXPECT_FALSE(fs::exists(corpus_)) << "nothing is saved\n" << o.output;
+  }
+  // The commands that replay cases stop alike, before any case.
+  auto run = runCommand(
+      onDouble("run", "--config broken " + testing::nodeTestDir().string() + "/test_relu"));
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_TRUE(has(run.output, "nncheck run: error: engine buggy-double (broken) does not work"))
+      << run.output;
+  auto check = runCommand(
+      onDouble("corpus check", "--config broken " NNCHECK_SOURCE_DIR "/examples/opencv/corpus"));
+  EXPECT_EQ(check.status, 2) << check.output;
+  EXPECT_TRUE(has(check.output, "does not work here")) << check.output;
+}
+
+// Before, one of two campaigns of one seed on one corpus died with "cannot move the case into
+// place: Directory not empty" (rc 1) and its summary was lost.
+TEST_F(FuzzRobustness, TwoCampaignsOfOneSeedOnOneCorpusBothEndWithTheirSummaries) {
+  for (const std::string jobs : {"1", "2"}) {
+    const std::string fuzz = onDouble("fuzz", "--config bugs --cases 300 --seed 3 --jobs " + jobs +
+                                                  " --corpus " + corpus_.string());
+    testing::CliOutcome first;
+    std::thread other([&] { first = runCommand(fuzz); });
+    testing::CliOutcome second = runCommand(fuzz);
+    other.join();
+    for (const testing::CliOutcome* o : {&first, &second}) {
+      EXPECT_EQ(o->status, 0) << "--jobs " << jobs << "\n" << o->output;
+      EXPECT_TRUE(has(o->output, "distinct failures:")) << o->output;
+    }
+  }
+  std::map<std::string, int> folders;
+  for (const CorpusCase& c : loadCorpus(corpus_ / "fuzz-buggy-double")) ++folders[c.pattern];
+  ASSERT_FALSE(folders.empty());
+  for (const auto& [pattern, n] : folders) EXPECT_EQ(n, 1) << pattern;
+}
+
+// A shell line that starts `command` in a session of its own (as a terminal starts a job), waits
+// until it has forked its `workers`, runs `then` with $p its pid, and prints its exit status.
+std::string whileRunning(const std::string& command, int workers, const std::string& then) {
+  return "setsid " + command + " > " + "out.txt 2>&1 & p=$!; " +
+         "for i in $(seq 200); do [ $(pgrep -P $p | wc -l) -ge " + std::to_string(workers) +
+         " ] && break; sleep 0.05; done; sleep 1; " + then +
+         "; wait $p; echo \"exit=$?\"; cat out.txt";
+}
+
+// Before, one --jobs worker killed (as the OOM killer would) cost the whole summary and report,
+// the healthy workers' results with it.
+TEST_F(FuzzRobustness, AKilledWorkerIsNamedAndTheOthersResultsAreReported) {
+  const std::string fuzz = onDouble("fuzz", "--config fixed --seconds 6 --jobs 2 --corpus " +
+                                                corpus_.string() + " --report report.html");
+  auto o = runCommand("cd " + tmp_.path().string() + " || exit 1; " +
+                      whileRunning(fuzz, 2, "kill -KILL $(pgrep -P $p | head -1)"));
+  EXPECT_TRUE(has(o.output, "exit=1")) << o.output;
+  EXPECT_TRUE(has(o.output, "of 2 was killed by signal 9 (Killed) after")) << o.output;
+  EXPECT_TRUE(has(o.output, "\ncampaign: ")) << "the other worker's summary\n" << o.output;
+  EXPECT_TRUE(has(o.output, "report: report.html")) << o.output;
+  EXPECT_TRUE(fs::exists(tmp_.path() / "report.html"));
+}
+
+// Before, Ctrl-C ended `fuzz` without a summary or a report (rc 130), and with --jobs left
+// /tmp/nncheck-jobs-* behind. Now it stops after the case in progress, reports what ran and
+// leaves nothing in the temporary folder; the engines, outside the terminal's process group,
+// never see the signal (their deaths would be crashes).
+TEST_F(FuzzRobustness, CtrlCStopsTheCampaignWithItsSummaryAndReportAndLeavesNothing) {
+  for (const std::string jobs : {"1", "2"}) {
+    const fs::path tmpdir = tmp_.path() / ("tmp" + jobs);
+    fs::create_directories(tmpdir);
+    const std::string fuzz =
+        onDouble("fuzz", "--config bugs --seconds 120 --jobs " + jobs + " --corpus " +
+                             corpus_.string() + " --report report" + jobs + ".html");
+    const auto start = std::chrono::steady_clock::now();
+    // To the whole process group, as a terminal's Ctrl-C.
+    auto o =
+        runCommand("cd " + tmp_.path().string() + " || exit 1; export TMPDIR=" + tmpdir.string() +
+                   "; " + whileRunning(fuzz, jobs == "1" ? 0 : 2, "kill -INT -$p"));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(has(o.output, "exit=130")) << o.output;
+    EXPECT_LT(seconds, 60) << o.output;
+    EXPECT_TRUE(has(o.output, "stopping after the case in progress")) << o.output;
+    EXPECT_TRUE(has(o.output, "interrupted: what ran before the stop")) << o.output;
+    EXPECT_TRUE(has(o.output, "report: report" + jobs + ".html")) << o.output;
+    EXPECT_FALSE(has(o.output, "crash")) << "an engine saw the signal\n" << o.output;
+    EXPECT_TRUE(fs::exists(tmp_.path() / ("report" + jobs + ".html")));
+    EXPECT_TRUE(fs::is_empty(tmpdir)) << "left behind in " << tmpdir;
+  }
+}
+
+// Before, with TMPDIR on a full disk every case ran, then "worker N of M: ended without its
+// results" came with no reason and the summary was lost: the workers handed their results
+// back through files there. Needs a small file system of its own (a user namespace's tmpfs).
+TEST_F(FuzzRobustness, AFullTemporaryFolderCostsNoSummary) {
+  const fs::path full = tmp_.path() / "full";
+  fs::create_directories(full);
+  const std::string fuzz =
+      onDouble("fuzz", "--config fixed --cases 60 --jobs 2 --corpus " + corpus_.string());
+  auto o =
+      runCommand("unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs " + full.string() +
+                 " || exit 77; dd if=/dev/zero of=" + full.string() +
+                 "/filler bs=4k count=64 2>/dev/null; TMPDIR=" + full.string() + " " + fuzz + "'");
+  if (o.status == 77 || has(o.output, "unshare: "))
+    GTEST_SKIP() << "no user namespace to mount a small file system in: " << o.output;
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_TRUE(has(o.output, "campaign: 60 cases")) << o.output;
+}
+
+#ifdef NNCHECK_HAS_ORT_ENGINE
+// The probe's own examples on ONNX Runtime: Node.js that exits at once, or crashes, or
+// onnxruntime-node missing. Each stops with exit 2 and the install command; nothing is saved.
+TEST_F(FuzzRobustness, ABrokenOrtSetUpStopsTheCampaign) {
+  const fs::path crashing = tmp_.path() / "crashing-node";
+  { std::ofstream(crashing) << "#!/bin/sh\nkill -SEGV $$\n"; }
+  fs::permissions(crashing, fs::perms::owner_all);
+  for (const auto& [environment, said] : std::vector<std::pair<std::string, std::string>>{
+           {"NNCHECK_NODE=/bin/false", "the Node.js worker exited with status 1"},
+           {"NNCHECK_NODE=" + crashing.string(), "ended in crash"},
+           {"NNCHECK_ORT_NODE_MODULES=" + tmp_.path().string(), "cannot load onnxruntime-node"}}) {
+    auto o = runCommand(environment + " " + NNCHECK_CLI +
+                        " fuzz --backend ort --cases 30 --corpus " + corpus_.string());
+    EXPECT_EQ(o.status, 2) << environment << "\n" << o.output;
+    EXPECT_TRUE(has(o.output, "does not work here")) << environment << "\n" << o.output;
+    EXPECT_TRUE(has(o.output, said)) << environment << "\n" << o.output;
+    EXPECT_TRUE(has(o.output, "install what it needs with scripts/install-deps.sh")) << o.output;
+    EXPECT_FALSE(fs::exists(corpus_)) << environment << "\n" << o.output;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace nncheck
