@@ -30,19 +30,20 @@ std::string serializeModel(const Model& model);
 Tensor parseTensor(const std::string& bytes, std::string_view origin, std::string* name = nullptr);
 std::string serializeTensor(const Tensor& tensor, const std::string& name);
 
-// File forms. Loads throw nncheck::Error naming the path; saves are atomic.
-Model loadModel(const std::filesystem::path& path);
-void saveModel(const Model& model, const std::filesystem::path& path);
-Tensor loadTensor(const std::filesystem::path& path, std::string* name = nullptr);
-void saveTensor(const Tensor& tensor, const std::string& name, const std::filesystem::path& path);
-
-// The largest file nncheck reads (2 GiB, protobuf's own limit for one message).
-inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;
-
 // Whether a read follows a symbolic link at the path's last component. The files inside a case
 // folder are read with Refuse: a corpus from elsewhere (a CI artifact, a shared volume) must not
 // make nncheck copy or print what a link in it points to (notes.txt -> /etc/shadow).
 enum class Links { Follow, Refuse };
+
+// File forms. Loads throw nncheck::Error naming the path; saves are atomic.
+Model loadModel(const std::filesystem::path& path);
+void saveModel(const Model& model, const std::filesystem::path& path);
+Tensor loadTensor(const std::filesystem::path& path, std::string* name = nullptr,
+                  Links links = Links::Follow);
+void saveTensor(const Tensor& tensor, const std::string& name, const std::filesystem::path& path);
+
+// The largest file nncheck reads (2 GiB, protobuf's own limit for one message).
+inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;
 
 // Reads a whole regular file of at most `maxBytes`; throws nncheck::Error naming the path and
 // what is wrong (missing, a folder, a FIFO or device, a link when links are refused, too large,

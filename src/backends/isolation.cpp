@@ -100,16 +100,135 @@ bool sendFramed(int fd, std::string body) {
   return m.send(fd);
 }
 
-// Reads length-prefixed fields of a body, with bounds checks.
-struct BodyReader {
-  std::string_view body;
-  size_t at = 0;
+// --- the memory an engine's processes hold ---
+
+// Bytes `pid` and its descendants hold of their own (private dirty pages: what they wrote,
+// not the libraries they map nor the pages a fork shares with its parent until written).
+int64_t memoryHeldBy(pid_t pid, int depth = 0) {
+  int64_t bytes = 0;
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream rollup(proc + "/smaps_rollup");
+  for (std::string key; rollup >> key;) {
+    int64_t kib = 0;
+    if (key == "Private_Dirty:" && rollup >> kib) bytes += kib << 10;
+    rollup.ignore(1 << 20, '\n');
+  }
+  if (depth >= 8) return bytes;  // an engine's worker's worker is as deep as it goes
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator(proc + "/task", ec)) {
+    std::ifstream children(task.path() / "children");
+    for (pid_t child; children >> child;) bytes += memoryHeldBy(child, depth + 1);
+  }
+  return bytes;
+}
+
+// A run's engine process and the limit its processes must stay within (--memory-limit).
+struct MemoryWatch {
+  pid_t pid;
+  int64_t limit = memoryLimit();
+};
+
+// What a report from an engine's process may take: the memory its processes may hold.
+uint64_t maxReportBytes() { return static_cast<uint64_t>(memoryLimit()); }
+
+// --- reading by a deadline ---
+
+enum class Ending { Whole, Gone, Late, OverMemory, TooLarge };
+
+// Reads exactly n bytes into `to` by the deadline; while the wait is long, looks at the watched
+// processes' memory every kMemoryPoll. `held`: what they held, when that ended it.
+Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline, const MemoryWatch* watch,
+                   int64_t& held) {
+  while (n > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (deadline == Clock::time_point::max()) left = std::chrono::hours(1);
+    if (left.count() <= 0) return Ending::Late;
+    if (watch) left = std::min(left, kMemoryPoll);
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      if (watch && (held = memoryHeldBy(watch->pid)) > watch->limit) return Ending::OverMemory;
+      continue;
+    }
+    const ssize_t k = ::read(fd, to, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return Ending::Gone;  // the other side is done or dead
+    to += k;
+    n -= static_cast<size_t>(k);
+  }
+  return Ending::Whole;
+}
+
+// A framed message's length, by the deadline; `ending` says when none came whole, or it claims
+// more than `maxBytes` (then `bytes` is the claim).
+struct Length {
+  Ending ending = Ending::Whole;
+  uint64_t value = 0;
+  int64_t bytes = 0;
+};
+Length readLength(int fd, Clock::time_point deadline, uint64_t maxBytes, const MemoryWatch* watch) {
+  Length l;
+  l.ending = readExactly(fd, reinterpret_cast<char*>(&l.value), 8, deadline, watch, l.bytes);
+  if (l.ending == Ending::Whole && l.value > maxBytes) {
+    l.ending = Ending::TooLarge;
+    l.bytes = static_cast<int64_t>(std::min<uint64_t>(l.value, INT64_MAX));
+  }
+  return l;
+}
+
+// One framed message whole: a request, or the report of a child the spawner forwards.
+struct Framed {
+  Ending ending = Ending::Whole;
+  std::string body;
+  int64_t bytes = 0;  // OverMemory: what the processes held; TooLarge: what the message claimed
+};
+Framed readFramed(int fd, Clock::time_point deadline, uint64_t maxBytes,
+                  const MemoryWatch* watch = nullptr) {
+  const Length l = readLength(fd, deadline, maxBytes, watch);
+  Framed f{l.ending, "", l.bytes};
+  if (f.ending != Ending::Whole) return f;
+  f.body.resize(l.value);
+  f.ending = readExactly(fd, f.body.data(), l.value, deadline, watch, f.bytes);
+  if (f.ending != Ending::Whole) f.body.clear();
+  return f;
+}
+
+// A socket that ended before the message it was reading did: thrown by Reader.
+struct CutShort {
+  Ending ending;
+  int64_t bytes;
+};
+
+// The fields of a message, read with bounds checks: from its bytes in memory, or from a socket
+// as it is decoded, so that an output's bytes go straight into its tensor and are never held
+// twice (a report of a 512 MiB output costs 512 MiB here, not twice that).
+class Reader {
+ public:
+  explicit Reader(std::string_view body) : body_(body), left_(body.size()) {}
+  Reader(int fd, uint64_t length, Clock::time_point deadline, const MemoryWatch* watch)
+      : fd_(fd), left_(length), deadline_(deadline), watch_(watch) {}
+
+  // The next n bytes, valid until the next read.
   std::string_view take(size_t n) {
-    if (n > body.size() - at)
-      throw Error("isolated run: a report from the engine's process is cut short");
-    std::string_view s = body.substr(at, n);
-    at += n;
-    return s;
+    claim(n);
+    if (fd_ < 0) {
+      const std::string_view s = body_.substr(body_.size() - left_ - n, n);
+      return s;
+    }
+    scratch_.resize(n);
+    fill(scratch_.data(), n);
+    return scratch_;
+  }
+  // The next n bytes, into `to`.
+  void into(char* to, size_t n) {
+    if (fd_ < 0) {
+      const std::string_view s = take(n);
+      if (n) std::memcpy(to, s.data(), n);
+      return;
+    }
+    claim(n);
+    fill(to, n);
   }
   template <class T>
   T get() {
@@ -118,7 +237,24 @@ struct BodyReader {
     return v;
   }
   std::string_view record() { return take(get<uint64_t>()); }
-  bool done() const { return at == body.size(); }
+  uint64_t left() const { return left_; }
+
+ private:
+  void claim(uint64_t n) {
+    if (n > left_) throw Error("isolated run: a report from the engine's process is cut short");
+    left_ -= n;
+  }
+  void fill(char* to, size_t n) {
+    int64_t held = 0;
+    const Ending e = readExactly(fd_, to, n, deadline_, watch_, held);
+    if (e != Ending::Whole) throw CutShort{e, held};
+  }
+  std::string_view body_;
+  int fd_ = -1;
+  uint64_t left_;
+  Clock::time_point deadline_{};
+  const MemoryWatch* watch_ = nullptr;
+  std::string scratch_;
 };
 
 // --- tensors on the wire: the name, i32 ONNX dtype, u32 rank, i64 dims, then u64 byte count and
@@ -142,7 +278,7 @@ void putTensor(Message& m, const std::string& name, const Tensor& t) {
   m.view(t.bytes().data(), t.bytes().size());
 }
 
-Tensor takeTensor(BodyReader& r, std::string& name) {
+Tensor takeTensor(Reader& r, std::string& name) {
   name = std::string(r.record());
   const int32_t code = r.get<int32_t>();
   if (!isKnownDType(code) || code == 0)
@@ -157,9 +293,9 @@ Tensor takeTensor(BodyReader& r, std::string& name) {
     if (shape.back() < 0) throw Error("isolated run: output '" + name + "' has a negative dim");
   }
   const DType dtype = static_cast<DType>(code);
-  // Checked before anything is allocated: the elements must fit in what the body still holds.
+  // Checked before anything is allocated: the elements must fit in what the report still holds.
   const int64_t count = elementCount(shape);
-  if (count > static_cast<int64_t>(r.body.size() - r.at))
+  if (static_cast<uint64_t>(count) > r.left())
     throw Error("isolated run: output '" + name + "' claims " + std::to_string(count) +
                 " elements, more than its report holds");
   Tensor t(dtype, shape);
@@ -171,7 +307,7 @@ Tensor takeTensor(BodyReader& r, std::string& name) {
   if (n != t.bytes().size())
     throw Error("isolated run: output '" + name + "' holds " + std::to_string(n) + " bytes for " +
                 shapeToString(shape) + " of " + std::string(dtypeName(dtype)));
-  if (n) std::memcpy(t.bytes().data(), r.take(n).data(), n);
+  r.into(reinterpret_cast<char*>(t.bytes().data()), n);
   return t;
 }
 
@@ -240,79 +376,6 @@ std::string watcherReport(char status, const std::string& message, int signal = 
   return report;
 }
 
-void decodeReport(std::string_view report, RunOutcome& r) {
-  if (report.empty()) throw Error("isolated run: an empty report from the engine's process");
-  BodyReader in{report, 1};
-  const char status = report[0];
-  if (status == kOk || status == kError || status == kUnsupported) {
-    const std::string_view features = in.record();
-    if (features.size() % sizeof(uint32_t) != 0)
-      throw Error("isolated run: truncated coverage in the report from the engine's process");
-    r.coverage.resize(features.size() / sizeof(uint32_t));
-    if (!features.empty())  // (memcpy from an empty vector's null data is undefined)
-      std::memcpy(r.coverage.data(), features.data(), features.size());
-    const std::string_view applied = in.record();
-    for (size_t from = 0; from < applied.size();) {
-      const size_t to = applied.find('\n', from);
-      r.optimizations.emplace_back(applied.substr(from, to - from));
-      from = to == std::string_view::npos ? applied.size() : to + 1;
-    }
-    coverage::addOptimizationFeatures(r.optimizations, r.coverage);
-  }
-  switch (status) {
-    case kOk:
-      while (!in.done()) {
-        std::string name;
-        Tensor t = takeTensor(in, name);
-        r.outputs[name] = std::move(t);
-      }
-      return;
-    case kError:
-    case kUnsupported:
-    case kHang:
-      r.kind = status == kError  ? Outcome::Error
-               : status == kHang ? Outcome::Hang
-                                 : Outcome::Unsupported;
-      r.message = std::string(in.record());
-      return;
-    case kCrash:
-      r.kind = Outcome::Crash;
-      r.signal = std::atoi(std::string(in.record()).c_str());
-      r.message = std::string(in.record());
-      return;
-    default:
-      throw Error("isolated run: a report of unknown status from the engine's process");
-  }
-}
-
-// --- the memory an engine's processes hold ---
-
-// Bytes `pid` and its descendants hold of their own (private dirty pages: what they wrote,
-// not the libraries they map nor the pages a fork shares with its parent until written).
-int64_t memoryHeldBy(pid_t pid, int depth = 0) {
-  int64_t bytes = 0;
-  const std::string proc = "/proc/" + std::to_string(pid);
-  std::ifstream rollup(proc + "/smaps_rollup");
-  for (std::string key; rollup >> key;) {
-    int64_t kib = 0;
-    if (key == "Private_Dirty:" && rollup >> kib) bytes += kib << 10;
-    rollup.ignore(1 << 20, '\n');
-  }
-  if (depth >= 8) return bytes;  // an engine's worker's worker is as deep as it goes
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator(proc + "/task", ec)) {
-    std::ifstream children(task.path() / "children");
-    for (pid_t child; children >> child;) bytes += memoryHeldBy(child, depth + 1);
-  }
-  return bytes;
-}
-
-// A run's engine process and the limit its processes must stay within (--memory-limit).
-struct MemoryWatch {
-  pid_t pid;
-  int64_t limit = memoryLimit();
-};
-
 std::string mib(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 std::string overMemoryReport(int64_t held, int64_t limit, const std::string& what) {
@@ -321,60 +384,56 @@ std::string overMemoryReport(int64_t held, int64_t limit, const std::string& wha
                                          " (--memory-limit); the case is skipped");
 }
 
-// --- reading a framed message by a deadline ---
-
-enum class Ending { Whole, Gone, Late, OverMemory, TooLarge };
-struct Framed {
-  Ending ending = Ending::Whole;
-  std::string body;
-  int64_t bytes = 0;  // OverMemory: what the processes held; TooLarge: what the message claimed
-};
-
-// Reads exactly n bytes into `to` by the deadline; while the wait is long, looks at the watched
-// processes' memory every kMemoryPoll.
-Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline, const MemoryWatch* watch,
-                   int64_t& held) {
-  while (n > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (deadline == Clock::time_point::max()) left = std::chrono::hours(1);
-    if (left.count() <= 0) return Ending::Late;
-    if (watch) left = std::min(left, kMemoryPoll);
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      if (watch && (held = memoryHeldBy(watch->pid)) > watch->limit) return Ending::OverMemory;
-      continue;
+RunOutcome decodeReport(Reader& in) {
+  RunOutcome r;
+  const char status = in.get<char>();
+  if (status == kOk || status == kError || status == kUnsupported) {
+    const std::string_view features = in.record();
+    if (features.size() % sizeof(uint32_t) != 0)
+      throw Error("isolated run: truncated coverage in the report from the engine's process");
+    r.coverage.resize(features.size() / sizeof(uint32_t));
+    if (!features.empty())  // (memcpy from an empty vector's null data is undefined)
+      std::memcpy(r.coverage.data(), features.data(), features.size());
+    const std::string applied(in.record());
+    for (size_t from = 0; from < applied.size();) {
+      const size_t to = applied.find('\n', from);
+      r.optimizations.push_back(applied.substr(from, to - from));
+      from = to == std::string::npos ? applied.size() : to + 1;
     }
-    const ssize_t k = ::read(fd, to, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return Ending::Gone;  // the other side is done or dead
-    to += k;
-    n -= static_cast<size_t>(k);
+    coverage::addOptimizationFeatures(r.optimizations, r.coverage);
   }
-  return Ending::Whole;
+  switch (status) {
+    case kOk:
+      while (in.left() > 0) {
+        std::string name;
+        Tensor t = takeTensor(in, name);
+        r.outputs[name] = std::move(t);
+      }
+      return r;
+    case kError:
+    case kUnsupported:
+    case kHang:
+      r.kind = status == kError  ? Outcome::Error
+               : status == kHang ? Outcome::Hang
+                                 : Outcome::Unsupported;
+      r.message = std::string(in.record());
+      return r;
+    case kCrash:
+      r.kind = Outcome::Crash;
+      r.signal = std::atoi(std::string(in.record()).c_str());
+      r.message = std::string(in.record());
+      return r;
+    default:
+      throw Error("isolated run: a report of unknown status from the engine's process");
+  }
 }
 
-// One framed message, refused unread when it claims more than `maxBytes`.
-Framed readFramed(int fd, Clock::time_point deadline, uint64_t maxBytes,
-                  const MemoryWatch* watch = nullptr) {
-  Framed f;
-  uint64_t n = 0;
-  f.ending = readExactly(fd, reinterpret_cast<char*>(&n), sizeof n, deadline, watch, f.bytes);
-  if (f.ending != Ending::Whole) return f;
-  if (n > maxBytes) {
-    f.ending = Ending::TooLarge;
-    f.bytes = static_cast<int64_t>(std::min<uint64_t>(n, INT64_MAX));
-    return f;
-  }
-  f.body.resize(n);
-  f.ending = readExactly(fd, f.body.data(), n, deadline, watch, f.bytes);
-  if (f.ending != Ending::Whole) f.body.clear();
-  return f;
+RunOutcome decodeReport(std::string_view report) {
+  Reader in(report);
+  RunOutcome r = decodeReport(in);
+  if (in.left() > 0) throw Error("isolated run: a report holds bytes past its end");
+  return r;
 }
-
-// What a report from an engine's process may take: the memory its processes may hold.
-uint64_t maxReportBytes() { return static_cast<uint64_t>(memoryLimit()); }
 
 // --- the engine's processes' folders ---
 
@@ -654,10 +713,10 @@ template <class Answer, class Other>
     }
     bool sent = false;
     try {
-      BodyReader in{request.body, 1};
+      Reader in(std::string_view(request.body).substr(1));
       Model model = parseModel(std::string(in.record()), "isolated request");
       TensorMap inputs;
-      while (!in.done()) {
+      while (in.left() > 0) {
         const std::string name(in.record());
         inputs[name] = parseTensor(std::string(in.record()), "isolated request");
       }
@@ -782,7 +841,7 @@ std::optional<Child> receiveWorker(int fd, Clock::time_point deadline) {
   std::memcpy(&worker.fd, CMSG_DATA(c), sizeof(int));
   worker.ours = false;
   // The pid's record came whole with the descriptor (a short message, one send).
-  BodyReader in{std::string_view(data, static_cast<size_t>(n))};
+  Reader in(std::string_view(data, static_cast<size_t>(n)));
   try {
     worker.pid = static_cast<pid_t>(std::atol(std::string(in.record()).c_str()));
   } catch (const Error&) {
@@ -806,26 +865,40 @@ class Isolated::Server {
       : launch_(std::move(launch)), watched_(watched) {}
   ~Server() { stop(); }
 
-  // The answer to a request; nullopt when the server died or did not answer by the deadline (it
-  // is then stopped, and the next request starts a new one). A worker past the memory limit is
-  // stopped, and its answer is that report.
-  std::optional<std::string> ask(const std::string& request, Clock::time_point deadline) {
+  // What the run a request asked for did, read as it arrives; nullopt when the server died or
+  // did not answer by the deadline (it is then stopped, and the next request starts a new one).
+  // A worker past the memory limit is stopped, and the run is skipped for it.
+  std::optional<RunOutcome> ask(const std::string& request, Clock::time_point deadline) {
     if (child_.pid <= 0) child_ = launch_();
     std::optional<MemoryWatch> watch;
     if (watched_) watch = MemoryWatch{child_.pid};
+    const MemoryWatch* watching = watch ? &*watch : nullptr;
     // A spawner's answer is the report of a child it watched itself, at most that large.
     const uint64_t most = maxReportBytes() + (watched_ ? 0 : 1 << 20);
-    Framed f;
-    if (sendFramed(child_.fd, request))
-      f = readFramed(child_.fd, deadline, most, watch ? &*watch : nullptr);
-    else
-      f.ending = Ending::Gone;
-    if (f.ending == Ending::Whole && !f.body.empty()) return std::move(f.body);
+    Length length;
+    length.ending = Ending::Gone;
+    if (sendFramed(child_.fd, request)) length = readLength(child_.fd, deadline, most, watching);
+    Ending ending = length.ending;
+    int64_t bytes = length.bytes;
+    if (ending == Ending::Whole && length.value > 0) {
+      Reader in(child_.fd, length.value, deadline, watching);
+      try {
+        RunOutcome r = decodeReport(in);
+        if (in.left() > 0) throw Error("isolated run: a report holds bytes past its end");
+        return r;
+      } catch (const CutShort& cut) {
+        ending = cut.ending;
+        bytes = cut.bytes;
+      } catch (const Error&) {
+        stop();  // what it sent was not a report: the rest of it must not be read as the next
+        throw;
+      }
+    }
     stop();
-    if (f.ending == Ending::OverMemory && watch)
-      return overMemoryReport(f.bytes, watch->limit, "held");
-    if (f.ending == Ending::TooLarge && watch)
-      return overMemoryReport(f.bytes, watch->limit, "replied with");
+    if (ending == Ending::OverMemory && watch)
+      return decodeReport(overMemoryReport(bytes, watch->limit, "held"));
+    if (ending == Ending::TooLarge && watch)
+      return decodeReport(overMemoryReport(bytes, watch->limit, "replied with"));
     return std::nullopt;
   }
 
@@ -899,16 +972,15 @@ RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
   refuseFileReferences(model, "isolated run");
   const auto start = Clock::now();
   const std::string request = runRequest(model, inputs);
-  std::optional<std::string> report;
-  if (worker_) report = worker_->ask(request, start + timeout_);
+  std::optional<RunOutcome> r;
+  if (worker_) r = worker_->ask(request, start + timeout_);
   // No worker, or it died or hung: the case alone, in a fresh child.
-  if (!report) report = spawner_->ask(request, Clock::now() + timeout_ + kSpawnerGrace);
+  if (!r) r = spawner_->ask(request, Clock::now() + timeout_ + kSpawnerGrace);
   // The spawner died too: a child of this process.
-  if (!report) report = runInChild(backend_, model, inputs, timeout_, -1, folders_->root(), true);
-  RunOutcome r;
-  decodeReport(*report, r);
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return r;
+  if (!r)
+    r = decodeReport(runInChild(backend_, model, inputs, timeout_, -1, folders_->root(), true));
+  r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return std::move(*r);
 }
 
 }  // namespace nncheck

@@ -138,9 +138,7 @@ TestDataSet loadTestDataSet(const Model& model, const fs::path& setDir) {
                 " graph outputs");
   TestDataSet set;
   set.dir = setDir;
-  auto load = [](const fs::path& file) {
-    return parseTensor(readFile(file, Links::Refuse), file.string());
-  };
+  auto load = [](const fs::path& file) { return loadTensor(file, nullptr, Links::Refuse); };
   for (size_t i = 0; i < feeds.size(); ++i)
     set.inputs[feeds[i]->name] = load(numbered(setDir, "input", i));
   for (size_t i = 0; i < outputs; ++i)

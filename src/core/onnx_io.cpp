@@ -1,6 +1,7 @@
 #include "nncheck/onnx_io.h"
 
 #include <fcntl.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -522,15 +523,23 @@ std::string serializeModel(const Model& m) {
   return out;
 }
 
-Tensor parseTensor(const std::string& bytes, std::string_view origin, std::string* name) {
-  onnx::TensorProto p;
-  if (!p.ParseFromString(bytes))
-    throw Error(std::string(origin) + ": cannot parse as an ONNX TensorProto");
+namespace {
+// A TensorProto as parsed from a file or bytes: `parsed` says whether protobuf took it.
+Tensor tensorFromParsed(bool parsed, const onnx::TensorProto& p, std::string_view origin,
+                        std::string* name) {
+  if (!parsed) throw Error(std::string(origin) + ": cannot parse as an ONNX TensorProto");
   // A message of another type usually parses, leaving unknown fields or no data type.
   if (!p.GetReflection()->GetUnknownFields(p).empty() || p.data_type() == 0)
     throw Error(std::string(origin) + ": not an ONNX TensorProto (wrong message type?)");
   if (name) *name = p.name();
   return tensorFromProto(p, origin);
+}
+}  // namespace
+
+Tensor parseTensor(const std::string& bytes, std::string_view origin, std::string* name) {
+  onnx::TensorProto p;
+  const bool parsed = p.ParseFromString(bytes);
+  return tensorFromParsed(parsed, p, origin, name);
 }
 
 std::string serializeTensor(const Tensor& t, const std::string& name) {
@@ -539,40 +548,61 @@ std::string serializeTensor(const Tensor& t, const std::string& name) {
   return out;
 }
 
+namespace {
+
+// A regular file of at most `maxBytes`, opened for reading: what readFile and loadTensor read.
+// Opened first and judged by what was opened (no check-then-open race); O_NONBLOCK so that a
+// FIFO is judged, not waited on.
+class CheckedFile {
+ public:
+  CheckedFile(const std::filesystem::path& path, Links links, int64_t maxBytes) {
+    const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (links == Links::Refuse ? O_NOFOLLOW : 0);
+    fd_ = ::open(path.c_str(), flags);
+    if (fd_ < 0) {
+      const int err = errno;
+      if (err == ENOENT) throw Error(path.string() + ": no such file");
+      if (err == ELOOP && links == Links::Refuse)
+        throw Error(path.string() + ": is a symbolic link, which nncheck does not follow here");
+      throw Error(path.string() + ": cannot open for reading: " + std::strerror(err));
+    }
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0)
+      fail(path.string() + ": cannot read its size: " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) fail(path.string() + ": is a directory, expected a file");
+    if (!S_ISREG(st.st_mode))
+      fail(path.string() + ": not a regular file (a FIFO, a device or a socket)");
+    size_ = st.st_size;
+    if (size_ > maxBytes) {
+      const std::string limit = maxBytes >= (1 << 20) ? std::to_string(maxBytes >> 20) + " MiB"
+                                                      : std::to_string(maxBytes) + " bytes";
+      fail(path.string() + ": " + std::to_string(size_) + " bytes, more than " +
+           (maxBytes == kMaxFileBytes ? "nncheck's limit of " + limit + " per file"
+                                      : "the " + limit + " such a file may take"));
+    }
+  }
+  ~CheckedFile() { ::close(fd_); }
+  CheckedFile(const CheckedFile&) = delete;
+  CheckedFile& operator=(const CheckedFile&) = delete;
+  int fd() const { return fd_; }
+  int64_t size() const { return size_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) {
+    ::close(fd_);
+    throw Error(why);
+  }
+  int fd_ = -1;
+  int64_t size_ = 0;
+};
+
+}  // namespace
+
 std::string readFile(const std::filesystem::path& path, Links links, int64_t maxBytes) {
-  // Opened first and judged by what was opened (no check-then-open race); O_NONBLOCK so that a
-  // FIFO is judged, not waited on.
-  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (links == Links::Refuse ? O_NOFOLLOW : 0);
-  const int fd = ::open(path.c_str(), flags);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) throw Error(path.string() + ": no such file");
-    if (err == ELOOP && links == Links::Refuse)
-      throw Error(path.string() + ": is a symbolic link, which nncheck does not follow here");
-    throw Error(path.string() + ": cannot open for reading: " + std::strerror(err));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0)
-    throw Error(path.string() + ": cannot read its size: " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw Error(path.string() + ": is a directory, expected a file");
-  if (!S_ISREG(st.st_mode))
-    throw Error(path.string() + ": not a regular file (a FIFO, a device or a socket)");
-  const int64_t size = st.st_size;
-  if (size > maxBytes) {
-    const std::string limit = maxBytes >= (1 << 20) ? std::to_string(maxBytes >> 20) + " MiB"
-                                                    : std::to_string(maxBytes) + " bytes";
-    throw Error(path.string() + ": " + std::to_string(size) + " bytes, more than " +
-                (maxBytes == kMaxFileBytes ? "nncheck's limit of " + limit + " per file"
-                                           : "the " + limit + " such a file may take"));
-  }
-  std::string bytes(static_cast<size_t>(size), '\0');
+  const CheckedFile file(path, links, maxBytes);
+  std::string bytes(static_cast<size_t>(file.size()), '\0');
   size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    const ssize_t n = ::read(file.fd(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error(path.string() + ": read error: " + std::strerror(errno));
     if (n == 0) throw Error(path.string() + ": read error: the file shrank while read");
@@ -714,8 +744,14 @@ void saveModel(const Model& m, const std::filesystem::path& path) {
   writeFileAtomic(path, serializeModel(m));
 }
 
-Tensor loadTensor(const std::filesystem::path& path, std::string* name) {
-  return parseTensor(readFile(path), path.string(), name);
+Tensor loadTensor(const std::filesystem::path& path, std::string* name, Links links) {
+  // Parsed as it is read: a large tensor's bytes are held twice (the message, the tensor), not
+  // three times (the file's bytes too).
+  const CheckedFile file(path, links, kMaxFileBytes);
+  google::protobuf::io::FileInputStream in(file.fd());
+  onnx::TensorProto p;
+  const bool parsed = p.ParseFromZeroCopyStream(&in) && in.GetErrno() == 0;
+  return tensorFromParsed(parsed, p, path.string(), name);
 }
 
 void saveTensor(const Tensor& t, const std::string& name, const std::filesystem::path& path) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/cli_runner.h"
+#include "nncheck/backend_test.h"
 #include "nncheck/corpus.h"
 #include "test_util.h"
 
@@ -155,6 +156,38 @@ TEST_F(FuzzRobustness, AFullTemporaryFolderCostsNoSummary) {
     GTEST_SKIP() << "no user namespace to mount a small file system in: " << o.output;
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_TRUE(has(o.output, "campaign: 60 cases")) << o.output;
+}
+
+// Before, `reduce` printed node and value names raw, and the "replay:" line the --engine-lib
+// path, so a case's terminal escapes reached the terminal (`show`, `run` and `corpus check`
+// escaped them already).
+TEST_F(FuzzRobustness, ReducePrintsNoTerminalEscapeFromACaseOrALibraryPath) {
+  // Two Transposes of rank 3 whose merge the double composes in the wrong order, every name an
+  // escape sequence, and the library at a path holding one.
+  const std::string clear = "\x1b[2J", title = "\x1b]0;pwned\x07";
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.inputs = {ValueInfo::tensor(clear + "x", DType::Float32, {2, 3, 4})};
+  m.graph.nodes = {Node::make("Transpose", {clear + "x"}, {title + "t"}, clear + "first"),
+                   Node::make("Transpose", {title + "t"}, {clear + "y"}, title + "second")};
+  m.graph.nodes[0].attributes = {Attribute::ofInts("perm", {1, 0, 2})};
+  m.graph.nodes[1].attributes = {Attribute::ofInts("perm", {0, 2, 1})};
+  m.graph.outputs = {ValueInfo::tensor(clear + "y", DType::Float32, {3, 4, 2})};
+  Tensor x(DType::Float32, {2, 3, 4});
+  for (int64_t i = 0; i < x.size(); ++i) x.span<float>()[static_cast<size_t>(i)] = float(i);
+  const fs::path c = tmp_.path() / "case";
+  saveBackendTestCase(c, m, {{clear + "x", x}}, {});
+  const fs::path library = tmp_.path() / (title + "lib") / "libdouble.so";
+  fs::create_directories(library.parent_path());
+  fs::copy_file(std::string(NNCHECK_TEST_PLUGINS) + "/libbuggy_double.so", library);
+  auto o = runCommand(std::string(NNCHECK_CLI) + " reduce " + c.string() + " --engine-lib '" +
+                      library.string() + "' --backend buggy-double --config bugs --corpus " +
+                      corpus_.string());
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_TRUE(has(o.output, "mismatch")) << o.output;
+  EXPECT_TRUE(has(o.output, "replay: ")) << o.output;
+  EXPECT_EQ(o.output.find('\x1b'), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find('\x07'), std::string::npos) << o.output;
 }
 
 #ifdef NNCHECK_HAS_ORT_ENGINE

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -161,7 +162,7 @@ void NodeWorker::died(const std::string& during) {
               (log.empty() ? "" : ": " + log));
 }
 
-std::string NodeWorker::call(const std::string& request, std::string& log) {
+NodeWorker::Reply NodeWorker::call(const std::string& request, std::string& log) {
   if (pid_ < 0) start();
   const uint32_t n = static_cast<uint32_t>(request.size());
   char head[4];
@@ -175,17 +176,33 @@ std::string NodeWorker::call(const std::string& request, std::string& log) {
   uint32_t length = 0;
   if (!readAll(fromWorker_, head, 4)) died("before replying");
   std::memcpy(&length, head, 4);
-  // Bounded before it is allocated: a reply past the memory limit is a case skipped.
+  // Bounded before anything is allocated for it: a reply past the memory limit is a case skipped.
   if (length > memoryLimit()) {
     stop();
     throw Unsupported("memory", "ort: the worker's reply holds " + std::to_string(length >> 20) +
                                     " MiB, past the memory limit of " +
                                     std::to_string(memoryLimit() >> 20) + " MiB (--memory-limit)");
   }
-  std::string reply(length, '\0');
-  if (!readAll(fromWorker_, reply.data(), reply.size())) died("while replying");
-  log = readLog();
-  return reply;
+  log = readLog();  // complete: the worker logs as it makes and runs the session, before replying
+  return Reply(*this, length);
+}
+
+void NodeWorker::Reply::read(void* to, size_t n) {
+  if (n > left_) throw Error("ort: the worker's reply is cut short");
+  if (!readAll(worker_.fromWorker_, static_cast<char*>(to), n)) worker_.died("while replying");
+  left_ -= n;
+}
+
+NodeWorker::Reply::~Reply() {
+  char sink[65536];
+  while (left_ > 0 && worker_.fromWorker_ >= 0) {
+    const size_t n = std::min(left_, sizeof sink);
+    if (!readAll(worker_.fromWorker_, sink, n)) {
+      worker_.stop();  // gone mid-reply: the next call starts it again
+      return;
+    }
+    left_ -= n;
+  }
 }
 
 }  // namespace nncheck::ort

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,11 +25,30 @@ class NodeWorker {
   NodeWorker(const NodeWorker&) = delete;
   NodeWorker& operator=(const NodeWorker&) = delete;
 
-  // Sends one request and returns the reply; `log` gets what the worker wrote to stderr
-  // meanwhile. Starts the worker on first use. Throws nncheck::Error naming the program when it
-  // cannot start or exits. When a signal killed it (ORT crashed), this process dies of the same
-  // signal, so that isolation reports the engine's crash as such.
-  std::string call(const std::string& request, std::string& log);
+  // A reply being read: its bytes come from the worker's stdout as they are asked for, so an
+  // output's bytes go straight into its tensor, never held twice. What is left unread when it
+  // goes is read and dropped, so the next reply starts where it should.
+  class Reply {
+   public:
+    Reply(NodeWorker& worker, uint32_t length) : worker_(worker), left_(length) {}
+    Reply(const Reply&) = delete;
+    Reply& operator=(const Reply&) = delete;
+    ~Reply();
+    // The next n bytes into `to`; throws nncheck::Error when the reply holds fewer.
+    void read(void* to, size_t n);
+    size_t left() const { return left_; }
+
+   private:
+    NodeWorker& worker_;
+    size_t left_;
+  };
+
+  // Sends one request and returns its reply, once its length has come; `log` gets what the
+  // worker wrote to stderr meanwhile. Starts the worker on first use. Throws nncheck::Error naming
+  // the program when it cannot start or exits, and nncheck::Unsupported for a reply past the
+  // memory limit (read no further). When a signal killed it (ORT crashed), this process dies of
+  // the same signal, so that isolation reports the engine's crash as such.
+  Reply call(const std::string& request, std::string& log);
   // What the worker wrote to its fd 3 since the last call; empties it.
   std::string takeFile3();
 

@@ -116,30 +116,23 @@ void putBytes(std::string& out, const std::string& bytes) {
   out += bytes;
 }
 
-// What a reply holds, read with bounds checks: a short reply is the worker's fault, named.
+// What a reply holds, read with bounds checks as it arrives: a short reply is the worker's fault,
+// named.
 struct ReplyReader {
-  const std::string& s;
-  size_t at = 0;
-  void need(size_t n) const {
-    if (at + n > s.size()) throw Error("ort: the worker's reply is cut short");
-  }
+  NodeWorker::Reply& reply;
   template <class T>
   T get() {
-    need(sizeof(T));
     T v;
-    std::memcpy(&v, s.data() + at, sizeof(T));
-    at += sizeof(T);
+    reply.read(&v, sizeof(T));
     return v;
   }
-  // A length-prefixed field, in place: an output's bytes are copied once, into its tensor.
-  std::string_view view() {
+  std::string bytes() {
     const uint32_t n = get<uint32_t>();
-    need(n);
-    const std::string_view out(s.data() + at, n);
-    at += n;
+    if (n > reply.left()) throw Error("ort: the worker's reply is cut short");
+    std::string out(n, '\0');
+    reply.read(out.data(), n);
     return out;
   }
-  std::string bytes() { return std::string(view()); }
 };
 
 // What a request asks of the worker besides running the model at the configuration.
@@ -190,7 +183,7 @@ Tensor decodeTensor(ReplyReader& r, std::string& name) {
   if (rank > 64) throw Error("ort: output '" + name + "' has rank " + std::to_string(rank));
   Shape shape;
   for (uint32_t i = 0; i < rank; ++i) shape.push_back(r.get<int64_t>());
-  const std::string_view data = r.view();
+  const uint32_t bytes = r.get<uint32_t>();
   int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0 || (d > 0 && count > (int64_t{1} << 40) / d))
@@ -198,11 +191,12 @@ Tensor decodeTensor(ReplyReader& r, std::string& name) {
     count *= d;
   }
   const DType dtype = static_cast<DType>(code);
-  if (static_cast<size_t>(count) * dtypeSize(dtype) != data.size())
-    throw Error("ort: output '" + name + "' holds " + std::to_string(data.size()) + " bytes for " +
+  // Checked before the tensor is allocated, then read straight into it.
+  if (static_cast<size_t>(count) * dtypeSize(dtype) != bytes || bytes > r.reply.left())
+    throw Error("ort: output '" + name + "' holds " + std::to_string(bytes) + " bytes for " +
                 std::to_string(count) + " elements");
   Tensor t(dtype, shape);
-  if (!data.empty()) std::memcpy(t.bytes().data(), data.data(), data.size());
+  r.reply.read(t.bytes().data(), bytes);
   return t;
 }
 
@@ -300,11 +294,15 @@ std::vector<std::string> Backend::rulesFired(const Model& model, const TensorMap
     if (r.level <= alone.level && !isRuleBased(r.name)) others.push_back(r.name);
   alone.disabled = mergeNames(alone.disabled, others);
   std::string ignoredLog;
-  const std::string reply = worker_->process.call(
-      encodeRequest(model, inputs, alone, {.log = false, .optimizedModel = true, .run = false}),
-      ignoredLog);
+  uint8_t status = kNoSession;
+  {
+    NodeWorker::Reply reply = worker_->process.call(
+        encodeRequest(model, inputs, alone, {.log = false, .optimizedModel = true, .run = false}),
+        ignoredLog);
+    if (reply.left() > 0) reply.read(&status, 1);
+  }
   const std::string optimized = worker_->process.takeFile3();
-  if (reply.empty() || reply[0] != kOutputs || optimized.empty()) return {};
+  if (status != kOutputs || optimized.empty()) return {};
   try {
     return rulesThatFired(model, parseModel(optimized, "ORT's optimized model"), alone.level);
   } catch (const Error&) {
@@ -316,22 +314,32 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
   applied_.clear();
   run_.clear();
   if (!worker_) worker_ = std::make_unique<Worker>();
-  std::string log;
-  const std::string reply = worker_->process.call(encodeRequest(model, inputs, config_), log);
+  std::string log, message;
+  uint8_t status = 0;
+  TensorMap out;
+  {  // the reply read whole before the worker is asked anything more
+    NodeWorker::Reply reply = worker_->process.call(encodeRequest(model, inputs, config_), log);
+    ReplyReader r{reply};
+    status = r.get<uint8_t>();
+    if (status == kNoSession || status == kRunFailed) message = r.bytes();
+    if (status == kOutputs)
+      for (uint32_t n = r.get<uint32_t>(); n > 0; --n) {
+        std::string name;
+        Tensor t = decodeTensor(r, name);
+        out[name] = std::move(t);
+      }
+  }
   readTransformers(log, run_, applied_);
   if (std::any_of(applied_.begin(), applied_.end(), isRuleBased))
     applied_ = mergeNames(applied_, rulesFired(model, inputs));
-  ReplyReader r{reply};
-  const uint8_t status = r.get<uint8_t>();
   if (status == kNoSession) {
-    const std::string message = r.bytes();
     if (config_.level != Level::Disabled) {
       // A model ORT takes unoptimized but not at this level: its optimizer broke the model.
       Config plain = config_;
       plain.level = Level::Disabled;
       std::string ignored;
-      ReplyReader again{worker_->process.call(encodeRequest(model, inputs, plain), ignored)};
-      if (again.get<uint8_t>() != kNoSession)
+      NodeWorker::Reply again = worker_->process.call(encodeRequest(model, inputs, plain), ignored);
+      if (ReplyReader{again}.get<uint8_t>() != kNoSession)
         throw Error(
             "ort: the session fails to load only when optimized (it loads at level "
             "disabled): " +
@@ -340,19 +348,11 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
     throw Unsupported("engine", "ort: " + message);
   }
   if (status == kRunFailed) {
-    const std::string message = r.bytes();
     if (const KnownLimit* limit = knownLimit(message))
       throw Unsupported("engine", std::string("ort: ") + limit->what + ": " + message);
     throw Error("ort: " + message);
   }
   if (status != kOutputs) throw Error("ort: the worker's reply has an unknown status");
-  TensorMap out;
-  const uint32_t n = r.get<uint32_t>();
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string name;
-    Tensor t = decodeTensor(r, name);
-    out[name] = std::move(t);
-  }
   return out;
 }
 
