@@ -13,35 +13,16 @@
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 
-namespace {
-
-// Every tensor message under `m`, for one to be picked.
-void tensorsIn(google::protobuf::Message& m, std::vector<onnx::TensorProto*>& out) {
-  if (m.GetDescriptor() == onnx::TensorProto::descriptor())
-    out.push_back(static_cast<onnx::TensorProto*>(&m));
-  const google::protobuf::Reflection* r = m.GetReflection();
-  std::vector<const google::protobuf::FieldDescriptor*> fields;
-  r->ListFields(m, &fields);
-  for (const google::protobuf::FieldDescriptor* f : fields) {
-    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
-    if (!f->is_repeated()) {
-      tensorsIn(*r->MutableMessage(&m, f), out);
-      continue;
-    }
-    for (int i = 0; i < r->FieldSize(m, f); ++i)
-      tensorsIn(*r->MutableRepeatedMessage(&m, f, i), out);
-  }
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   onnx::ModelProto p;
   if (!p.ParseFromArray(data, static_cast<int>(size)) || !p.has_graph()) return 0;
   const std::string location(reinterpret_cast<const char*>(data) + size - std::min<size_t>(size, 8),
                              std::min<size_t>(size, 8));
   std::vector<onnx::TensorProto*> tensors;
-  tensorsIn(p, tensors);
+  nncheck::forEachTensorIn(p, "model", [&](const onnx::TensorProto& t, const std::string&) {
+    tensors.push_back(const_cast<onnx::TensorProto*>(&t));  // (the harness owns the model)
+    return false;
+  });
   onnx::TensorProto* planted = nullptr;
   if (!tensors.empty() && size % 3 != 0) {
     planted = tensors[size % tensors.size()];

@@ -94,9 +94,9 @@ class Message {
   std::vector<std::string_view> parts_;
 };
 
-bool sendFramed(int fd, std::string body) {
+bool sendFramed(int fd, std::string_view body) {
   Message m;
-  m.own(std::move(body));
+  m.view(body.data(), body.size());
   return m.send(fd);
 }
 
@@ -378,10 +378,15 @@ std::string watcherReport(char status, const std::string& message, int signal = 
 
 std::string mib(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-std::string overMemoryReport(int64_t held, int64_t limit, const std::string& what) {
-  return watcherReport(kUnsupported, "memory: the engine's processes " + what + " " + mib(held) +
-                                         ", past the memory limit of " + mib(limit) +
-                                         " (--memory-limit); the case is skipped");
+// The report of a run its watcher stopped for memory (what its processes held, or what their
+// reply claimed, `bytes`, past `limit`); none when it ended otherwise.
+std::optional<std::string> memoryReport(Ending ending, int64_t bytes, int64_t limit) {
+  if (ending != Ending::OverMemory && ending != Ending::TooLarge) return std::nullopt;
+  return watcherReport(kUnsupported,
+                       "memory: the engine's processes " +
+                           std::string(ending == Ending::OverMemory ? "held " : "replied with ") +
+                           mib(bytes) + ", past the memory limit of " + mib(limit) +
+                           " (--memory-limit); the case is skipped");
 }
 
 RunOutcome decodeReport(Reader& in) {
@@ -668,18 +673,10 @@ std::string runInChild(Backend& backend, const Model& model, const TensorMap& in
   const std::string err = errFd >= 0 ? stderrTail(errFd, 64 * 1024) : "";
   if (errFd >= 0) ::close(errFd);
   const bool died = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
-  switch (f.ending) {
-    case Ending::Whole:
-      return died ? deathReport(status, err) : std::move(f.body);
-    case Ending::Gone:
-      return deathReport(status, err);
-    case Ending::Late:
-      return hangReport(timeout, stderrDetail(err));
-    case Ending::OverMemory:
-      return overMemoryReport(f.bytes, watch.limit, "held");
-    case Ending::TooLarge:
-      return overMemoryReport(f.bytes, watch.limit, "replied with");
-  }
+  if (std::optional<std::string> memory = memoryReport(f.ending, f.bytes, watch.limit))
+    return *memory;
+  if (f.ending == Ending::Late) return hangReport(timeout, stderrDetail(err));
+  if (f.ending == Ending::Whole && !died) return std::move(f.body);
   return deathReport(status, err);
 }
 
@@ -895,10 +892,9 @@ class Isolated::Server {
       }
     }
     stop();
-    if (ending == Ending::OverMemory && watch)
-      return decodeReport(overMemoryReport(bytes, watch->limit, "held"));
-    if (ending == Ending::TooLarge && watch)
-      return decodeReport(overMemoryReport(bytes, watch->limit, "replied with"));
+    if (watch)
+      if (std::optional<std::string> memory = memoryReport(ending, bytes, watch->limit))
+        return decodeReport(*memory);
     return std::nullopt;
   }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -326,38 +327,49 @@ onnx::GraphProto graphToProto(const Graph& g) {
   return p;
 }
 
-// The first tensor at or below `m` whose data lives in a file (a TensorProto with
-// data_location EXTERNAL or external_data entries), described with the fields that lead to it
-// from `path`: sparse initializers, attribute tensors (dense, sparse, lists), nested graphs,
-// functions and training information alike, since protobuf's reflection walks every message
-// field there is. An engine handed such a model reads the file, relative to its working folder.
-std::optional<std::string> fileReferenceIn(const google::protobuf::Message& m,
-                                           const std::string& path) {
-  if (m.GetDescriptor() == onnx::TensorProto::descriptor()) {
-    const auto& t = static_cast<const onnx::TensorProto&>(m);
-    if (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0) {
-      std::string location;
-      for (const auto& kv : t.external_data())
-        if (kv.key() == "location") location = kv.value();
-      return "tensor '" + t.name() + "' (" + path + ") keeps its data in " +
-             (location.empty() ? std::string("an external file") : "the file '" + location + "'");
-    }
-  }
+}  // namespace
+
+bool forEachTensorIn(const google::protobuf::Message& m, const std::string& path,
+                     const std::function<bool(const onnx::TensorProto&, const std::string&)>& f) {
+  if (m.GetDescriptor() == onnx::TensorProto::descriptor() &&
+      f(static_cast<const onnx::TensorProto&>(m), path))
+    return true;
   const google::protobuf::Reflection* r = m.GetReflection();
   std::vector<const google::protobuf::FieldDescriptor*> fields;
   r->ListFields(m, &fields);
-  for (const google::protobuf::FieldDescriptor* f : fields) {
-    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
-    if (!f->is_repeated()) {
-      if (auto found = fileReferenceIn(r->GetMessage(m, f), path + "." + f->name())) return found;
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (!field->is_repeated()) {
+      if (forEachTensorIn(r->GetMessage(m, field), path + "." + field->name(), f)) return true;
       continue;
     }
-    for (int i = 0; i < r->FieldSize(m, f); ++i)
-      if (auto found = fileReferenceIn(r->GetRepeatedMessage(m, f, i),
-                                       path + "." + f->name() + "[" + std::to_string(i) + "]"))
-        return found;
+    for (int i = 0; i < r->FieldSize(m, field); ++i)
+      if (forEachTensorIn(r->GetRepeatedMessage(m, field, i),
+                          path + "." + field->name() + "[" + std::to_string(i) + "]", f))
+        return true;
   }
-  return std::nullopt;
+  return false;
+}
+
+namespace {
+
+// The first tensor at or below `m` whose data lives in a file (a TensorProto with
+// data_location EXTERNAL or external_data entries), described with the fields that lead to it
+// from `path`. An engine handed such a model reads the file, relative to its working folder.
+std::optional<std::string> fileReferenceIn(const google::protobuf::Message& m,
+                                           const std::string& path) {
+  std::optional<std::string> found;
+  forEachTensorIn(m, path, [&](const onnx::TensorProto& t, const std::string& at) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL && t.external_data_size() == 0)
+      return false;
+    std::string location;
+    for (const auto& kv : t.external_data())
+      if (kv.key() == "location") location = kv.value();
+    found = "tensor '" + t.name() + "' (" + at + ") keeps its data in " +
+            (location.empty() ? std::string("an external file") : "the file '" + location + "'");
+    return true;
+  });
+  return found;
 }
 
 // What the IR keeps as protobuf bytes (model.opaque: functions and training information;

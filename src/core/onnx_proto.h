@@ -7,6 +7,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,13 @@ Model modelFromProto(const onnx::ModelProto& proto);
 onnx::ModelProto modelToProto(const Model& model);
 
 Tensor tensorFromProto(const onnx::TensorProto& proto, std::string_view origin = "tensor");
+
+// Calls f(tensor, path) for every TensorProto at or below `m`, in any field (initializers, sparse
+// initializers, attribute tensors, nested graphs, functions, training information: protobuf's
+// reflection walks every message field there is), `path` naming the fields that lead to it from
+// `origin` ("model.graph.sparse_initializer[0].values"); stops, returning true, when f does.
+bool forEachTensorIn(const google::protobuf::Message& m, const std::string& origin,
+                     const std::function<bool(const onnx::TensorProto&, const std::string&)>& f);
 onnx::TensorProto tensorToProto(const Tensor& tensor, const std::string& name);
 
 }  // namespace nncheck
