@@ -263,10 +263,12 @@ void checkInputs(const Model& model, const TensorMap& inputs) {
     if (it == inputs.end()) throw Error("input '" + in->name + "' was not given");
     checkFeed(*in, it->second);
   }
-  for (const auto& [name, t] : inputs)
-    if (std::none_of(feeds.begin(), feeds.end(),
-                     [&](const ValueInfo* v) { return v->name == name; }))
-      throw Error("'" + name + "' is given but is not a graph input");
+  // Each given name must be fed: as many feeds as inputs, each found above, leaves none over.
+  if (inputs.size() != feeds.size())
+    for (const auto& given : inputs)
+      if (std::none_of(feeds.begin(), feeds.end(),
+                       [&](const ValueInfo* v) { return v->name == given.first; }))
+        throw Error("'" + given.first + "' is given but is not a graph input");
 }
 
 namespace {
