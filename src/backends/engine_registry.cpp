@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <set>
 #include <string_view>
 
+#include "backends/child_stderr.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
@@ -76,19 +78,21 @@ void tryLoadingInAChild(const std::string& file, const std::string& what) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw Error(what + ": cannot try loading it: pipe: " + std::strerror(errno));
+  // What it says while loading, it says once, when loaded for real; its stderr is kept for why
+  // it died (a sanitizer catches a crash's signal and exits with 1).
+  const int errFd = ::memfd_create("nncheck-load-stderr", MFD_CLOEXEC);
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
+    if (errFd >= 0) ::close(errFd);
     throw Error(what + ": cannot try loading it: fork: " + std::strerror(errno));
   }
   if (pid == 0) {
     ::close(fds[0]);
-    if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
-      ::dup2(null, STDOUT_FILENO);  // what it prints, it prints once: when loaded for real
-      ::dup2(null, STDERR_FILENO);
-    }
+    if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDOUT_FILENO);
+    if (errFd >= 0) ::dup2(errFd, STDERR_FILENO);
     const char loaded = ::dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL) ? 'Y' : 'N';
     (void)!::write(fds[1], &loaded, 1);
     ::_exit(0);
@@ -108,15 +112,18 @@ void tryLoadingInAChild(const std::string& file, const std::string& what) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  const std::string err = errFd >= 0 ? stderrTail(errFd, 64 * 1024) : "";
+  if (errFd >= 0) ::close(errFd);
   if (answer == 'Y' || answer == 'N') return;
   if (ready != 1)
     throw Error(what + ": does not finish loading within " + std::to_string(kLoadTime.count()) +
                 " s (its initializers hang)");
-  if (WIFSIGNALED(status))
-    throw Error(what + ": crashes while loading (signal " + std::to_string(WTERMSIG(status)) +
-                ", " + strsignal(WTERMSIG(status)) + "); it is no library nncheck can load");
+  const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : signalCaughtBySanitizer(err);
+  if (signal)
+    throw Error(what + ": crashes while loading (signal " + std::to_string(signal) + ", " +
+                strsignal(signal) + "); it is no library nncheck can load");
   throw Error(what + ": ends the process while loading (exit status " +
-              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + stderrDetail(err) +
               "); it is no library nncheck can load");
 }
 
