@@ -195,11 +195,9 @@ Framed readFramed(int fd, Clock::time_point deadline, uint64_t maxBytes,
   return f;
 }
 
-// A socket that ended before the message it was reading did: thrown by Reader.
-struct CutShort {
-  Ending ending;
-  int64_t bytes;
-};
+// A socket that ended (died, late, past the memory limit) before the message it was reading
+// did: thrown by Reader.
+struct CutShort {};
 
 // The fields of a message, read with bounds checks: from its bytes in memory, or from a socket
 // as it is decoded, so that an output's bytes go straight into its tensor and are never held
@@ -247,8 +245,7 @@ class Reader {
   }
   void fill(char* to, size_t n) {
     int64_t held = 0;
-    const Ending e = readExactly(fd_, to, n, deadline_, watch_, held);
-    if (e != Ending::Whole) throw CutShort{e, held};
+    if (readExactly(fd_, to, n, deadline_, watch_, held) != Ending::Whole) throw CutShort{};
   }
   std::string_view body_;
   int fd_ = -1;
@@ -787,9 +784,9 @@ class Isolated::Server {
       : launch_(std::move(launch)), watched_(watched) {}
   ~Server() { stop(); }
 
-  // What the run a request asked for did, read as it arrives; nullopt when the server died or
-  // did not answer by the deadline (it is then stopped, and the next request starts a new one).
-  // A worker past the memory limit is stopped, and the run is skipped for it.
+  // What the run a request asked for did, read as it arrives; nullopt when the server died, did
+  // not answer by the deadline or (a worker) went past the memory limit: it is then stopped, and
+  // the next request starts a new one.
   std::optional<RunOutcome> ask(const std::string& request, Clock::time_point deadline) {
     if (child_.pid <= 0) child_ = launch_();
     std::optional<MemoryWatch> watch;
@@ -800,26 +797,21 @@ class Isolated::Server {
     Length length;
     length.ending = Ending::Gone;
     if (sendFramed(child_.fd, request)) length = readLength(child_.fd, deadline, most, watching);
-    Ending ending = length.ending;
-    int64_t bytes = length.bytes;
-    if (ending == Ending::Whole && length.value > 0) {
+    if (length.ending == Ending::Whole && length.value > 0) {
       Reader in(child_.fd, length.value, deadline, watching);
       try {
         RunOutcome r = decodeReport(in);
         if (in.left() > 0) throw Error("isolated run: a report holds bytes past its end");
         return r;
-      } catch (const CutShort& cut) {
-        ending = cut.ending;
-        bytes = cut.bytes;
+      } catch (const CutShort&) {  // as below
       } catch (const Error&) {
         stop();  // what it sent was not a report: the rest of it must not be read as the next
         throw;
       }
     }
+    // Died, late, or past the memory limit: judged again in a fresh process, which the spawner
+    // watches alone (a worker's memory may be what earlier cases left, as its crashes may).
     stop();
-    if (watch)
-      if (std::optional<std::string> memory = memoryReport(ending, bytes, watch->limit))
-        return decodeReport(*memory);
     return std::nullopt;
   }
 
