@@ -60,7 +60,10 @@ class Isolated {
   Isolated(Backend& backend, std::chrono::milliseconds timeout,
            Isolation mode = Isolation::ForkPerRun);
   RunOutcome run(const Model& model, const TensorMap& inputs) const;
-  Backend& backend() const { return backend_; }
+  // The engine's name and capabilities as it gave them when isolated: what this process may ask
+  // even after the engine object itself is gone (its children run their own copies).
+  const std::string& engineName() const { return name_; }
+  const Capabilities& engineCapabilities() const { return capabilities_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
   Isolation mode() const { return worker_ ? Isolation::Persistent : Isolation::ForkPerRun; }
 
@@ -69,6 +72,8 @@ class Isolated {
 
  private:
   Backend& backend_;
+  std::string name_;
+  Capabilities capabilities_;
   std::chrono::milliseconds timeout_;
   std::shared_ptr<Folders> folders_;
   std::shared_ptr<Server> spawner_;

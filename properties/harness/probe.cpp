@@ -68,7 +68,7 @@ std::vector<ProbeRow> probe(const Isolated& engine, const Capabilities& base,
 }
 
 void checkEngineSetUp(const Isolated& engine) {
-  GeneratorConfig cfg = configFor(engine.backend().capabilities(), 1);
+  GeneratorConfig cfg = configFor(engine.engineCapabilities(), 1);
   cfg.constantShare = cfg.blockShare = 0;
   cfg.rewrites = 0;
   if (std::find(cfg.dtypes.begin(), cfg.dtypes.end(), DType::Float32) != cfg.dtypes.end())
@@ -88,7 +88,7 @@ void checkEngineSetUp(const Isolated& engine) {
   const RunOutcome r = engine.run(tc.model, tc.inputs);
   if (r.kind != Outcome::Error && r.kind != Outcome::Crash && r.kind != Outcome::Hang) return;
   const Node& node = tc.model.graph.nodes.front();
-  throw SetUpError("engine " + engine.backend().name() + " does not work here: a one-node " +
+  throw SetUpError("engine " + engine.engineName() + " does not work here: a one-node " +
                    node.opType + " model ended in " + std::string(outcomeName(r.kind)) + ": " +
                    r.message);
 }

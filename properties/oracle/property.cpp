@@ -100,26 +100,25 @@ bool sameFailure(const Verdict& a, const Verdict& b) {
 }
 
 namespace {
-void recordEngine(const Backend& engine) {
-  if (judgedReach && engine.name() != reference().name())
-    judgedReach->engines.push_back(engine.name());
+void recordEngine(const std::string& name) {
+  if (judgedReach && name != reference().name()) judgedReach->engines.push_back(name);
 }
 }  // namespace
 
 TensorMap runOn(Backend& backend, const TestCase& tc) {
-  recordEngine(backend);
+  recordEngine(backend.name());
   return backend.run(tc.model, tc.inputs);
 }
 
 TensorMap runOn(const Isolated& engine, const TestCase& tc) {
-  recordEngine(engine.backend());
+  recordEngine(engine.engineName());
   RunOutcome r = engine.run(tc.model, tc.inputs);
   if (judgedReach) {
     judgedReach->coverage.insert(judgedReach->coverage.end(), r.coverage.begin(), r.coverage.end());
     judgedReach->optimizations.insert(judgedReach->optimizations.end(), r.optimizations.begin(),
                                       r.optimizations.end());
   }
-  const std::string who = engine.backend().name();
+  const std::string who = engine.engineName();
   switch (r.kind) {
     case Outcome::Pass:
       return std::move(r.outputs);
@@ -276,10 +275,10 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
     // Both may make the float error of a correct engine: twice the estimate apart.
     assertCloseAllowingFloatError(
         fromA, fromB, toleranceFor(tc.model), tc, 2,
-        [&] { return runReference(tc.model, tc.inputs); }, b.backend().name());
+        [&] { return runReference(tc.model, tc.inputs); }, b.engineName());
   } catch (const PropertyFailure& f) {
     PropertyFailure g(Outcome::Mismatch,
-                      a.backend().name() + " and " + b.backend().name() +
+                      a.engineName() + " and " + b.engineName() +
                           " disagree (the second taken as expected): " + f.what());
     const std::string message = g.verdict.message;
     g.verdict = f.verdict;
@@ -289,7 +288,7 @@ void assertAgree(const Isolated& a, const Isolated& b, const TestCase& tc) {
 }
 
 void assertMatchesBaseline(const Isolated& engine, const Isolated& baseline, const TestCase& tc) {
-  const std::string base = baseline.backend().name();
+  const std::string base = baseline.engineName();
   TensorMap want;
   try {
     want = runOn(baseline, tc);
@@ -359,8 +358,8 @@ void assertEquivalentVariantsAgree(const Isolated& engine, const TestCase& tc) {
     // Either run may make the float error of a correct engine: twice the estimate apart.
     assertCloseAllowingFloatError(
         got, want, tol, tc, 2, [&] { return runReference(tc.model, tc.inputs); },
-        engine.backend().name() +
-            " on the model itself (the variant: " + describeRewrites(applied) + ")");
+        engine.engineName() + " on the model itself (the variant: " + describeRewrites(applied) +
+            ")");
   } catch (PropertyFailure& f) {
     f.verdict.localize = [engine, tc, variant, tol](bool) {
       return variantDivergence(engine, tc, variant, tol);
@@ -375,11 +374,11 @@ void assertDeterministic(const Isolated& engine, const TestCase& tc) {
   for (const auto& [name, t] : first) {
     auto it = second.find(name);
     if (it == second.end() || !(it->second == t))
-      throw PropertyFailure(
-          Outcome::Mismatch,
-          engine.backend().name() + ": two runs of the same case differ in output '" + name +
-              "' (first run " + tensorToString(t) + ", second " +
-              (it == second.end() ? "missing" : tensorToString(it->second)) + ")");
+      throw PropertyFailure(Outcome::Mismatch,
+                            engine.engineName() + ": two runs of the same case differ in output '" +
+                                name + "' (first run " + tensorToString(t) + ", second " +
+                                (it == second.end() ? "missing" : tensorToString(it->second)) +
+                                ")");
   }
 }
 

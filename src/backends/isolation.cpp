@@ -857,7 +857,11 @@ std::chrono::milliseconds defaultTimeout() {
 struct Isolated::Folders : EngineFolders {};
 
 Isolated::Isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode)
-    : backend_(backend), timeout_(timeout), folders_(std::make_shared<Folders>()) {
+    : backend_(backend),
+      name_(backend.name()),
+      capabilities_(backend.capabilities()),
+      timeout_(timeout),
+      folders_(std::make_shared<Folders>()) {
   // The servers hold the folders too: they are removed after the last server's processes end.
   spawner_ = std::make_shared<Server>(
       [&backend, timeout, folders = folders_] {
