@@ -14,9 +14,7 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -25,6 +23,8 @@
 
 #include "backends/child_stderr.h"
 #include "backends/coverage.h"
+#include "backends/engine_process.h"
+#include "backends/wire.h"
 #include "core/deadline.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -35,279 +35,18 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using wire::Ending;
+using wire::putBytes;
 
 // The spawner's own work around a run (fork, wait) past the run's time limit.
 constexpr std::chrono::seconds kSpawnerGrace{5};
-// How often a run that takes long is looked at for the memory its processes hold.
-constexpr std::chrono::milliseconds kMemoryPoll{100};
 
 // A report's first byte. The engine's process writes Ok, Error or Unsupported; Crash and Hang
 // come from whoever watched it die (the spawner, or this process).
 constexpr char kOk = 'O', kError = 'E', kUnsupported = 'U', kCrash = 'C', kHang = 'H';
 
-// --- framing ---
-
-// Writes everything; false when the other side is gone (no SIGPIPE: sockets, MSG_NOSIGNAL).
-bool sendAll(int fd, std::string_view bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-void putU64(std::string& out, uint64_t n) { out.append(reinterpret_cast<const char*>(&n), 8); }
-
-void putRecord(std::string& out, std::string_view s) {
-  putU64(out, s.size());
-  out += s;
-}
-
-// A message sent in pieces, never joined: small parts it owns, and views of large buffers (the
-// engine's output tensors) that outlive it. So a 512 MiB output is never copied to be sent.
-class Message {
- public:
-  void own(std::string s) {
-    owned_.push_back(std::move(s));
-    parts_.emplace_back(owned_.back());
-  }
-  void view(const void* data, size_t n) { parts_.emplace_back(static_cast<const char*>(data), n); }
-  uint64_t size() const {
-    uint64_t n = 0;
-    for (std::string_view p : parts_) n += p.size();
-    return n;
-  }
-  // Its length, then its parts; false when the other side is gone.
-  bool send(int fd) const {
-    std::string head;
-    putU64(head, size());
-    if (!sendAll(fd, head)) return false;
-    for (std::string_view p : parts_)
-      if (!sendAll(fd, p)) return false;
-    return true;
-  }
-
- private:
-  std::deque<std::string> owned_;  // (a deque: appending moves none, so views stay valid)
-  std::vector<std::string_view> parts_;
-};
-
-bool sendFramed(int fd, std::string_view body) {
-  Message m;
-  m.view(body.data(), body.size());
-  return m.send(fd);
-}
-
-// --- the memory an engine's processes hold ---
-
-// Bytes `pid` and its descendants hold of their own (private dirty pages: what they wrote,
-// not the libraries they map nor the pages a fork shares with its parent until written).
-int64_t memoryHeldBy(pid_t pid, int depth = 0) {
-  int64_t bytes = 0;
-  const std::string proc = "/proc/" + std::to_string(pid);
-  std::ifstream rollup(proc + "/smaps_rollup");
-  for (std::string key; rollup >> key;) {
-    int64_t kib = 0;
-    if (key == "Private_Dirty:" && rollup >> kib) bytes += kib << 10;
-    rollup.ignore(1 << 20, '\n');
-  }
-  if (depth >= 8) return bytes;  // an engine's worker's worker is as deep as it goes
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator(proc + "/task", ec)) {
-    std::ifstream children(task.path() / "children");
-    for (pid_t child; children >> child;) bytes += memoryHeldBy(child, depth + 1);
-  }
-  return bytes;
-}
-
-// A run's engine process and the limit its processes must stay within (--memory-limit).
-struct MemoryWatch {
-  pid_t pid;
-  int64_t limit = memoryLimit();
-};
-
 // What a report from an engine's process may take: the memory its processes may hold.
 uint64_t maxReportBytes() { return static_cast<uint64_t>(memoryLimit()); }
-
-// --- reading by a deadline ---
-
-enum class Ending { Whole, Gone, Late, OverMemory, TooLarge };
-
-// Reads exactly n bytes into `to` by the deadline; while the wait is long, looks at the watched
-// processes' memory every kMemoryPoll. `held`: what they held, when that ended it.
-Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline, const MemoryWatch* watch,
-                   int64_t& held) {
-  while (n > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (deadline == Clock::time_point::max()) left = std::chrono::hours(1);
-    if (left.count() <= 0) return Ending::Late;
-    if (watch) left = std::min(left, kMemoryPoll);
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      if (watch && (held = memoryHeldBy(watch->pid)) > watch->limit) return Ending::OverMemory;
-      continue;
-    }
-    const ssize_t k = ::read(fd, to, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return Ending::Gone;  // the other side is done or dead
-    to += k;
-    n -= static_cast<size_t>(k);
-  }
-  return Ending::Whole;
-}
-
-// A framed message's length, by the deadline; `ending` says when none came whole, or it claims
-// more than `maxBytes` (then `bytes` is the claim).
-struct Length {
-  Ending ending = Ending::Whole;
-  uint64_t value = 0;
-  int64_t bytes = 0;
-};
-Length readLength(int fd, Clock::time_point deadline, uint64_t maxBytes, const MemoryWatch* watch) {
-  Length l;
-  l.ending = readExactly(fd, reinterpret_cast<char*>(&l.value), 8, deadline, watch, l.bytes);
-  if (l.ending == Ending::Whole && l.value > maxBytes) {
-    l.ending = Ending::TooLarge;
-    l.bytes = static_cast<int64_t>(std::min<uint64_t>(l.value, INT64_MAX));
-  }
-  return l;
-}
-
-// One framed message whole: a request, or the report of a child the spawner forwards.
-struct Framed {
-  Ending ending = Ending::Whole;
-  std::string body;
-  int64_t bytes = 0;  // OverMemory: what the processes held; TooLarge: what the message claimed
-};
-Framed readFramed(int fd, Clock::time_point deadline, uint64_t maxBytes,
-                  const MemoryWatch* watch = nullptr) {
-  const Length l = readLength(fd, deadline, maxBytes, watch);
-  Framed f{l.ending, "", l.bytes};
-  if (f.ending != Ending::Whole) return f;
-  f.body.resize(l.value);
-  f.ending = readExactly(fd, f.body.data(), l.value, deadline, watch, f.bytes);
-  if (f.ending != Ending::Whole) f.body.clear();
-  return f;
-}
-
-// A socket that ended (died, late, past the memory limit) before the message it was reading
-// did: thrown by Reader.
-struct CutShort {};
-
-// The fields of a message, read with bounds checks: from its bytes in memory, or from a socket
-// as it is decoded, so that an output's bytes go straight into its tensor and are never held
-// twice (a report of a 512 MiB output costs 512 MiB here, not twice that).
-class Reader {
- public:
-  explicit Reader(std::string_view body) : body_(body), left_(body.size()) {}
-  Reader(int fd, uint64_t length, Clock::time_point deadline, const MemoryWatch* watch)
-      : fd_(fd), left_(length), deadline_(deadline), watch_(watch) {}
-
-  // The next n bytes, valid until the next read.
-  std::string_view take(size_t n) {
-    claim(n);
-    if (fd_ < 0) {
-      const std::string_view s = body_.substr(body_.size() - left_ - n, n);
-      return s;
-    }
-    scratch_.resize(n);
-    fill(scratch_.data(), n);
-    return scratch_;
-  }
-  // The next n bytes, into `to`.
-  void into(char* to, size_t n) {
-    if (fd_ < 0) {
-      const std::string_view s = take(n);
-      if (n) std::memcpy(to, s.data(), n);
-      return;
-    }
-    claim(n);
-    fill(to, n);
-  }
-  template <class T>
-  T get() {
-    T v;
-    std::memcpy(&v, take(sizeof(T)).data(), sizeof(T));
-    return v;
-  }
-  std::string_view record() { return take(get<uint64_t>()); }
-  uint64_t left() const { return left_; }
-
- private:
-  void claim(uint64_t n) {
-    if (n > left_) throw Error("isolated run: a report from the engine's process is cut short");
-    left_ -= n;
-  }
-  void fill(char* to, size_t n) {
-    int64_t held = 0;
-    if (readExactly(fd_, to, n, deadline_, watch_, held) != Ending::Whole) throw CutShort{};
-  }
-  std::string_view body_;
-  int fd_ = -1;
-  uint64_t left_;
-  Clock::time_point deadline_{};
-  const MemoryWatch* watch_ = nullptr;
-  std::string scratch_;
-};
-
-// --- tensors on the wire: the name, i32 ONNX dtype, u32 rank, i64 dims, then u64 byte count and
-// the raw little-endian bytes (a string tensor: each element a record) ---
-
-void putTensor(Message& m, const std::string& name, const Tensor& t) {
-  std::string head;
-  putRecord(head, name);
-  const int32_t dtype = static_cast<int32_t>(t.dtype());
-  const uint32_t rank = static_cast<uint32_t>(t.shape().size());
-  head.append(reinterpret_cast<const char*>(&dtype), 4);
-  head.append(reinterpret_cast<const char*>(&rank), 4);
-  for (int64_t d : t.shape()) head.append(reinterpret_cast<const char*>(&d), 8);
-  if (t.dtype() == DType::String) {
-    for (const std::string& s : t.strings()) putRecord(head, s);
-    m.own(std::move(head));
-    return;
-  }
-  putU64(head, t.bytes().size());
-  m.own(std::move(head));
-  m.view(t.bytes().data(), t.bytes().size());
-}
-
-Tensor takeTensor(Reader& r, std::string& name) {
-  name = std::string(r.record());
-  const int32_t code = r.get<int32_t>();
-  if (!isKnownDType(code) || code == 0)
-    throw Error("isolated run: output '" + name + "' has an unknown data type " +
-                std::to_string(code));
-  const uint32_t rank = r.get<uint32_t>();
-  if (rank > 64)
-    throw Error("isolated run: output '" + name + "' has rank " + std::to_string(rank));
-  Shape shape;
-  for (uint32_t i = 0; i < rank; ++i) {
-    shape.push_back(r.get<int64_t>());
-    if (shape.back() < 0) throw Error("isolated run: output '" + name + "' has a negative dim");
-  }
-  const DType dtype = static_cast<DType>(code);
-  // Checked before anything is allocated: the elements must fit in what the report still holds.
-  const int64_t count = elementCount(shape);
-  if (static_cast<uint64_t>(count) > r.left())
-    throw Error("isolated run: output '" + name + "' claims " + std::to_string(count) +
-                " elements, more than its report holds");
-  Tensor t(dtype, shape);
-  if (dtype == DType::String) {
-    for (std::string& s : t.strings()) s = std::string(r.record());
-    return t;
-  }
-  const uint64_t n = r.get<uint64_t>();
-  if (n != t.bytes().size())
-    throw Error("isolated run: output '" + name + "' holds " + std::to_string(n) + " bytes for " +
-                shapeToString(shape) + " of " + std::string(dtypeName(dtype)));
-  r.into(reinterpret_cast<char*>(t.bytes().data()), n);
-  return t;
-}
 
 // --- what a run did: the engine's process writes it, the watcher reads it ---
 
@@ -322,15 +61,15 @@ struct RunReport {
   std::string message;
 
   bool send(int fd) const {
-    Message m;
+    wire::Message m;
     std::string head(1, status);
-    putRecord(head, std::string_view(reinterpret_cast<const char*>(features.data()),
-                                     features.size() * sizeof(uint32_t)));
-    putRecord(head, applied);
-    if (status != kOk) putRecord(head, message);
+    putBytes(head, std::string_view(reinterpret_cast<const char*>(features.data()),
+                                    features.size() * sizeof(uint32_t)));
+    putBytes(head, applied);
+    if (status != kOk) putBytes(head, message);
     m.own(std::move(head));
     if (status == kOk)
-      for (const auto& [name, t] : outputs) putTensor(m, name, t);
+      for (const auto& [name, t] : outputs) wire::putTensor(m, name, t);
     return m.send(fd);
   }
 };
@@ -365,12 +104,12 @@ RunReport runAndReport(Backend& backend, const Model& model, const TensorMap& in
 std::string watcherReport(char status, const std::string& message, int signal = 0) {
   std::string report(1, status);
   if (status == kCrash) {
-    putRecord(report, std::to_string(signal));
+    putBytes(report, std::to_string(signal));
   } else if (status != kHang) {
-    putRecord(report, "");  // no coverage: the run was cut short
-    putRecord(report, "");  // and no optimizations known
+    putBytes(report, "");  // no coverage: the run was cut short
+    putBytes(report, "");  // and no optimizations known
   }
-  putRecord(report, message);
+  putBytes(report, message);
   return report;
 }
 
@@ -387,17 +126,17 @@ std::optional<std::string> memoryReport(Ending ending, int64_t bytes, int64_t li
                            " (--memory-limit); the case is skipped");
 }
 
-RunOutcome decodeReport(Reader& in) {
+RunOutcome decodeReport(wire::Reader& in) {
   RunOutcome r;
   const char status = in.get<char>();
   if (status == kOk || status == kError || status == kUnsupported) {
-    const std::string_view features = in.record();
+    const std::string_view features = in.bytes();
     if (features.size() % sizeof(uint32_t) != 0)
       throw Error("isolated run: truncated coverage in the report from the engine's process");
     r.coverage.resize(features.size() / sizeof(uint32_t));
     if (!features.empty())  // (memcpy from an empty vector's null data is undefined)
       std::memcpy(r.coverage.data(), features.data(), features.size());
-    const std::string applied(in.record());
+    const std::string applied(in.bytes());
     for (size_t from = 0; from < applied.size();) {
       const size_t to = applied.find('\n', from);
       r.optimizations.push_back(applied.substr(from, to - from));
@@ -409,7 +148,7 @@ RunOutcome decodeReport(Reader& in) {
     case kOk:
       while (in.left() > 0) {
         std::string name;
-        Tensor t = takeTensor(in, name);
+        Tensor t = wire::takeTensor(in, name);
         r.outputs[name] = std::move(t);
       }
       return r;
@@ -419,12 +158,12 @@ RunOutcome decodeReport(Reader& in) {
       r.kind = status == kError  ? Outcome::Error
                : status == kHang ? Outcome::Hang
                                  : Outcome::Unsupported;
-      r.message = std::string(in.record());
+      r.message = std::string(in.bytes());
       return r;
     case kCrash:
       r.kind = Outcome::Crash;
-      r.signal = std::atoi(std::string(in.record()).c_str());
-      r.message = std::string(in.record());
+      r.signal = std::atoi(std::string(in.bytes()).c_str());
+      r.message = std::string(in.bytes());
       return r;
     default:
       throw Error("isolated run: a report of unknown status from the engine's process");
@@ -432,7 +171,7 @@ RunOutcome decodeReport(Reader& in) {
 }
 
 RunOutcome decodeReport(std::string_view report) {
-  Reader in(report);
+  wire::Reader in(report, "isolated run");
   RunOutcome r = decodeReport(in);
   if (in.left() > 0) throw Error("isolated run: a report holds bytes past its end");
   return r;
@@ -503,8 +242,13 @@ void removeFolder(const std::string& folder) {
 // into a process group of its own, so that the terminal's Ctrl-C reaches the campaign (which
 // stops and reports) and not the engine (whose death would be a crash). Only async-signal-safe
 // calls: the process forking it may have threads.
+// engineProcessFolder(): set in the engine's process alone, by a copy (no allocation after fork).
+char engineFolder[4096] = {};
+
 void becomeEngineProcess(const std::string& folder, bool newGroup) {
   if (newGroup) ::setpgid(0, 0);
+  if (folder.size() < sizeof engineFolder)
+    std::memcpy(engineFolder, folder.c_str(), folder.size() + 1);
   if (::chdir(folder.c_str()) != 0) {
     constexpr char kWhy[] = "nncheck: cannot enter the engine process's folder\n";
     (void)!::write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
@@ -586,8 +330,8 @@ std::string runInChild(Backend& backend, const Model& model, const TensorMap& in
     std::_Exit(0);  // no atexit handlers or static destructors of the parent's state
   }
   ::close(fds[1]);
-  const MemoryWatch watch{pid};
-  Framed f = readFramed(fds[0], start + timeout, maxReportBytes(), &watch);
+  const wire::MemoryWatch watch{pid, memoryLimit()};
+  wire::Frame f = wire::readFrame(fds[0], start + timeout, maxReportBytes(), &watch);
   ::close(fds[0]);
   if (f.ending != Ending::Whole) ::kill(pid, SIGKILL);
   const int status = waitFor(pid);
@@ -609,10 +353,10 @@ constexpr char kRunRequest = 'R', kWorkerRequest = 'W';
 
 std::string runRequest(const Model& model, const TensorMap& inputs) {
   std::string request(1, kRunRequest);
-  putRecord(request, serializeModel(model));
+  putBytes(request, serializeModel(model));
   for (const auto& [name, t] : inputs) {
-    putRecord(request, name);
-    putRecord(request, serializeTensor(t, name));
+    putBytes(request, name);
+    putBytes(request, serializeTensor(t, name));
   }
   return request;
 }
@@ -624,7 +368,7 @@ template <class Answer, class Other>
   // Crashes are re-run in a fresh child, which reports the stderr; here it would only leak.
   if (int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDERR_FILENO);
   for (;;) {
-    Framed request = readFramed(fd, Clock::time_point::max(), UINT64_MAX);
+    wire::Frame request = wire::readFrame(fd, Clock::time_point::max(), UINT64_MAX);
     if (request.ending != Ending::Whole || request.body.empty()) std::_Exit(0);  // parent gone
     if (request.body[0] != kRunRequest) {
       other(request.body);
@@ -632,16 +376,17 @@ template <class Answer, class Other>
     }
     bool sent = false;
     try {
-      Reader in(std::string_view(request.body).substr(1));
-      Model model = parseModel(std::string(in.record()), "isolated request");
+      wire::Reader in(std::string_view(request.body).substr(1), "isolated request");
+      Model model = parseModel(std::string(in.bytes()), "isolated request");
       TensorMap inputs;
       while (in.left() > 0) {
-        const std::string name(in.record());
-        inputs[name] = parseTensor(std::string(in.record()), "isolated request");
+        const std::string name(in.bytes());
+        inputs[name] = parseTensor(std::string(in.bytes()), "isolated request");
       }
       sent = answer(model, inputs, fd);
     } catch (const std::exception& e) {
-      sent = sendFramed(fd, watcherReport(kError, std::string("isolated worker: ") + e.what()));
+      sent =
+          wire::sendFrame(fd, watcherReport(kError, std::string("isolated worker: ") + e.what()));
     }
     if (!sent) std::_Exit(0);
   }
@@ -723,7 +468,7 @@ struct DescriptorMessage {
       fd,
       [&](const Model& m, const TensorMap& in, int to) {
         reap();
-        return sendFramed(to, runInChild(backend, m, in, timeout, fd, root, false));
+        return wire::sendFrame(to, runInChild(backend, m, in, timeout, fd, root, false));
       },
       [&](const std::string& request) {
         if (request[0] != kWorkerRequest) std::_Exit(1);
@@ -732,7 +477,7 @@ struct DescriptorMessage {
         workerFolders[worker.pid] = worker.folder;
         // The worker's socket travels as ancillary data of the pid's record.
         std::string framed;
-        putRecord(framed, std::to_string(worker.pid));
+        putBytes(framed, std::to_string(worker.pid));
         DescriptorMessage m(framed.data(), framed.size());
         cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
         c->cmsg_level = SOL_SOCKET;
@@ -760,9 +505,9 @@ std::optional<Child> receiveWorker(int fd, Clock::time_point deadline) {
   std::memcpy(&worker.fd, CMSG_DATA(c), sizeof(int));
   worker.ours = false;
   // The pid's record came whole with the descriptor (a short message, one send).
-  Reader in(std::string_view(data, static_cast<size_t>(n)));
+  wire::Reader in(std::string_view(data, static_cast<size_t>(n)), "the spawner");
   try {
-    worker.pid = static_cast<pid_t>(std::atol(std::string(in.record()).c_str()));
+    worker.pid = static_cast<pid_t>(std::atol(std::string(in.bytes()).c_str()));
   } catch (const Error&) {
     ::close(worker.fd);
     return std::nullopt;
@@ -789,21 +534,22 @@ class Isolated::Server {
   // the next request starts a new one.
   std::optional<RunOutcome> ask(const std::string& request, Clock::time_point deadline) {
     if (child_.pid <= 0) child_ = launch_();
-    std::optional<MemoryWatch> watch;
-    if (watched_) watch = MemoryWatch{child_.pid};
-    const MemoryWatch* watching = watch ? &*watch : nullptr;
+    std::optional<wire::MemoryWatch> watch;
+    if (watched_) watch = wire::MemoryWatch{child_.pid, memoryLimit()};
+    const wire::MemoryWatch* watching = watch ? &*watch : nullptr;
     // A spawner's answer is the report of a child it watched itself, at most that large.
     const uint64_t most = maxReportBytes() + (watched_ ? 0 : 1 << 20);
-    Length length;
+    wire::Length length;
     length.ending = Ending::Gone;
-    if (sendFramed(child_.fd, request)) length = readLength(child_.fd, deadline, most, watching);
+    if (wire::sendFrame(child_.fd, request))
+      length = wire::readLength(child_.fd, deadline, most, watching);
     if (length.ending == Ending::Whole && length.value > 0) {
-      Reader in(child_.fd, length.value, deadline, watching);
+      wire::Reader in(child_.fd, length.value, deadline, watching, "isolated run");
       try {
         RunOutcome r = decodeReport(in);
         if (in.left() > 0) throw Error("isolated run: a report holds bytes past its end");
         return r;
-      } catch (const CutShort&) {  // as below
+      } catch (const wire::CutShort&) {  // as below
       } catch (const Error&) {
         stop();  // what it sent was not a report: the rest of it must not be read as the next
         throw;
@@ -819,7 +565,7 @@ class Isolated::Server {
   std::optional<Child> startWorker(Clock::time_point deadline) {
     if (child_.pid <= 0) child_ = launch_();
     std::optional<Child> worker;
-    if (sendFramed(child_.fd, std::string(1, kWorkerRequest)))
+    if (wire::sendFrame(child_.fd, std::string(1, kWorkerRequest)))
       worker = receiveWorker(child_.fd, deadline);
     if (!worker) stop();
     return worker;
@@ -841,6 +587,8 @@ class Isolated::Server {
   bool watched_;
   Child child_;
 };
+
+const char* engineProcessFolder() { return engineFolder[0] ? engineFolder : nullptr; }
 
 std::chrono::milliseconds defaultTimeout() {
   if (const char* s = std::getenv("NNCHECK_TIMEOUT")) {

@@ -62,7 +62,7 @@ int reportSetUpError(const std::string& command, const SetUpError& e, const std:
     install = engines().at(backend).install;
   } catch (const Error&) {  // an engine of no registered name says nothing more
   }
-  if (!install.empty())
+  if (!install.empty() && std::string(e.what()).find(install) == std::string::npos)
     std::cerr << "nncheck " << command << ": install what it needs with " << printable(install)
               << "\n";
   std::cerr << "nncheck " << command << ": nothing was run or saved\n";

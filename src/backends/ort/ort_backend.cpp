@@ -5,11 +5,11 @@
 #include <cstring>
 #include <set>
 
+#include "backends/worker_process.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/ort.h"
-#include "ort/node_worker.h"
 #include "ort/ort_rules.h"
 
 #ifndef NNCHECK_ORT_WORKER_SCRIPT
@@ -26,6 +26,11 @@ const std::vector<std::string>& levelNames() {
   static const std::vector<std::string> names = {"disabled", "basic", "extended", "all"};
   return names;
 }
+
+constexpr const char* kInstall =
+    "scripts/install-deps.sh of nncheck's source tree (Node.js from Debian, and "
+    "onnxruntime-node as its lock file pins it, from the npm registry into $NNCHECK_ORT_DIR, by "
+    "default ~/.cache/nncheck/onnxruntime-node)";
 
 std::string environmentOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -81,9 +86,9 @@ std::vector<Config> configurations() {
 }
 
 struct Backend::Worker {
-  NodeWorker process{nodeProgram(),
-                     NNCHECK_ORT_WORKER_SCRIPT,
-                     {{"NNCHECK_ORT_NODE_MODULES", nodeModulesFolder()}}};
+  WorkerProcess process{{.argv = {nodeProgram(), "--no-warnings", NNCHECK_ORT_WORKER_SCRIPT},
+                         .environment = {{"NNCHECK_ORT_NODE_MODULES", nodeModulesFolder()}},
+                         .install = kInstall}};
 };
 
 Backend::Backend(Config config) : config_(std::move(config)) {}
@@ -109,95 +114,34 @@ Capabilities Backend::capabilities() const {
 
 namespace {
 
-void putU32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
-
-void putBytes(std::string& out, const std::string& bytes) {
-  putU32(out, static_cast<uint32_t>(bytes.size()));
-  out += bytes;
-}
-
-// What a reply holds, read with bounds checks as it arrives: a short reply is the worker's fault,
-// named.
-struct ReplyReader {
-  NodeWorker::Reply& reply;
-  template <class T>
-  T get() {
-    T v;
-    reply.read(&v, sizeof(T));
-    return v;
-  }
-  std::string bytes() {
-    const uint32_t n = get<uint32_t>();
-    if (n > reply.left()) throw Error("ort: the worker's reply is cut short");
-    std::string out(n, '\0');
-    reply.read(out.data(), n);
-    return out;
-  }
-};
-
 // What a request asks of the worker besides running the model at the configuration.
 struct Asks {
-  bool log = true;              // ORT's log of the transformers, on fd 2
-  bool optimizedModel = false;  // ORT's optimized model, on fd 3
+  bool log = true;              // ORT's log of the transformers, on stderr
+  bool optimizedModel = false;  // ORT's optimized model, attached to the reply
   bool run = true;              // run the model once the session is made
 };
 
-std::string encodeRequest(const Model& model, const TensorMap& inputs, const Config& c,
-                          Asks asks = {}) {
-  const auto flag = [](bool b) { return b ? "true" : "false"; };
-  std::string options = std::string("{\"level\":\"") + levelNames()[static_cast<size_t>(c.level)] +
-                        "\",\"intraOpThreads\":" + std::to_string(c.threads) +
-                        ",\"log\":" + flag(asks.log) +
-                        ",\"optimizedModel\":" + flag(asks.optimizedModel) +
-                        ",\"skipRun\":" + flag(!asks.run) + ",\"disabled\":[";
-  for (size_t i = 0; i < c.disabled.size(); ++i)
-    options += (i ? ",\"" : "\"") + c.disabled[i] + "\"";
-  options += "]}";
-  std::string out;
-  putBytes(out, serializeModel(model));
-  putBytes(out, options);
-  const std::vector<const ValueInfo*> feeds = model.graph.feedInputs();
-  putU32(out, static_cast<uint32_t>(feeds.size()));
-  for (const ValueInfo* in : feeds) {
+// The run of `model` at `c` (its level and threads; what it disables goes apart).
+worker::Reply runOnWorker(WorkerProcess& w, const Model& model, const TensorMap& inputs,
+                          const Config& c, std::string& log, Asks asks = {}) {
+  std::vector<std::pair<std::string, const Tensor*>> feeds;
+  for (const ValueInfo* in : model.graph.feedInputs()) {
     const Tensor& t = inputs.at(in->name);
     if (t.dtype() == DType::String || t.dtype() == DType::BFloat16 ||
         t.dtype() == DType::Complex64 || t.dtype() == DType::Complex128)
       throw Unsupported("engine", "ort: input '" + in->name + "' is " +
                                       std::string(dtypeName(t.dtype())) +
                                       ", which onnxruntime-node's tensors do not hold");
-    putBytes(out, in->name);
-    const int32_t code = static_cast<int32_t>(t.dtype());
-    out.append(reinterpret_cast<const char*>(&code), 4);
-    putU32(out, static_cast<uint32_t>(t.shape().size()));
-    for (int64_t d : t.shape()) out.append(reinterpret_cast<const char*>(&d), 8);
-    putBytes(out, std::string(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size()));
+    feeds.emplace_back(in->name, &t);
   }
-  return out;
-}
-
-Tensor decodeTensor(ReplyReader& r, std::string& name) {
-  name = r.bytes();
-  const int32_t code = r.get<int32_t>();
-  if (!isKnownDType(code)) throw Error("ort: output '" + name + "' has an unknown type");
-  const uint32_t rank = r.get<uint32_t>();
-  if (rank > 64) throw Error("ort: output '" + name + "' has rank " + std::to_string(rank));
-  Shape shape;
-  for (uint32_t i = 0; i < rank; ++i) shape.push_back(r.get<int64_t>());
-  const uint32_t bytes = r.get<uint32_t>();
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d < 0 || (d > 0 && count > (int64_t{1} << 40) / d))
-      throw Error("ort: output '" + name + "' has an impossible shape");
-    count *= d;
-  }
-  const DType dtype = static_cast<DType>(code);
-  // Checked before the tensor is allocated, then read straight into it.
-  if (static_cast<size_t>(count) * dtypeSize(dtype) != bytes || bytes > r.reply.left())
-    throw Error("ort: output '" + name + "' holds " + std::to_string(bytes) + " bytes for " +
-                std::to_string(count) + " elements");
-  Tensor t(dtype, shape);
-  r.reply.read(t.bytes().data(), bytes);
-  return t;
+  const auto flag = [](bool b) { return b ? "true" : "false"; };
+  const worker::RunRequest request{
+      .configuration = "level=" + levelNames()[static_cast<size_t>(c.level)] +
+                       ",threads=" + std::to_string(c.threads),
+      .disabled = c.disabled,
+      .options = std::string("{\"log\":") + flag(asks.log) + ",\"optimized_model\":" +
+                 flag(asks.optimizedModel) + ",\"skip_run\":" + flag(!asks.run) + "}"};
+  return w.run(request, serializeModel(model), feeds, log);
 }
 
 // The graph transformers the log names ("GraphTransformer <Name> modified: 0|1 ..."), sorted and
@@ -218,7 +162,8 @@ void readTransformers(const std::string& log, std::vector<std::string>& ran,
   modified.assign(changed.begin(), changed.end());
 }
 
-enum Status : uint8_t { kOutputs = 0, kNoSession = 1, kRunFailed = 2 };
+// The worker's unsupported reply when ORT cannot make a session of the model.
+constexpr std::string_view kNoSession = "session";
 
 // Errors ORT raises while running a model it loaded, that are limits of its kernels for models
 // the ONNX specification allows, each checked against the spec by hand: reported as Unsupported,
@@ -294,15 +239,11 @@ std::vector<std::string> Backend::rulesFired(const Model& model, const TensorMap
     if (r.level <= alone.level && !isRuleBased(r.name)) others.push_back(r.name);
   alone.disabled = mergeNames(alone.disabled, others);
   std::string ignoredLog;
-  uint8_t status = kNoSession;
-  {
-    NodeWorker::Reply reply = worker_->process.call(
-        encodeRequest(model, inputs, alone, {.log = false, .optimizedModel = true, .run = false}),
-        ignoredLog);
-    if (reply.left() > 0) reply.read(&status, 1);
-  }
-  const std::string optimized = worker_->process.takeFile3();
-  if (status != kOutputs || optimized.empty()) return {};
+  const worker::Reply reply = runOnWorker(worker_->process, model, inputs, alone, ignoredLog,
+                                          {.log = false, .optimizedModel = true, .run = false});
+  const auto optimizedModel = reply.attachments.find("optimized_model");
+  if (reply.kind != worker::kOutputs || optimizedModel == reply.attachments.end()) return {};
+  const std::string& optimized = optimizedModel->second;
   try {
     return rulesThatFired(model, parseModel(optimized, "ORT's optimized model"), alone.level);
   } catch (const Error&) {
@@ -314,46 +255,34 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
   applied_.clear();
   run_.clear();
   if (!worker_) worker_ = std::make_unique<Worker>();
-  std::string log, message;
-  uint8_t status = 0;
-  TensorMap out;
-  {  // the reply read whole before the worker is asked anything more
-    NodeWorker::Reply reply = worker_->process.call(encodeRequest(model, inputs, config_), log);
-    ReplyReader r{reply};
-    status = r.get<uint8_t>();
-    if (status == kNoSession || status == kRunFailed) message = r.bytes();
-    if (status == kOutputs)
-      for (uint32_t n = r.get<uint32_t>(); n > 0; --n) {
-        std::string name;
-        Tensor t = decodeTensor(r, name);
-        out[name] = std::move(t);
-      }
-  }
+  std::string log;
+  worker::Reply reply = runOnWorker(worker_->process, model, inputs, config_, log);
   readTransformers(log, run_, applied_);
   if (std::any_of(applied_.begin(), applied_.end(), isRuleBased))
     applied_ = mergeNames(applied_, rulesFired(model, inputs));
-  if (status == kNoSession) {
+  const bool noSession = reply.kind == worker::kUnsupported && reply.category == kNoSession;
+  if (noSession) {
     if (config_.level != Level::Disabled) {
       // A model ORT takes unoptimized but not at this level: its optimizer broke the model.
       Config plain = config_;
       plain.level = Level::Disabled;
       std::string ignored;
-      NodeWorker::Reply again = worker_->process.call(encodeRequest(model, inputs, plain), ignored);
-      if (ReplyReader{again}.get<uint8_t>() != kNoSession)
+      const worker::Reply again = runOnWorker(worker_->process, model, inputs, plain, ignored);
+      if (again.kind != worker::kUnsupported || again.category != kNoSession)
         throw Error(
             "ort: the session fails to load only when optimized (it loads at level "
             "disabled): " +
-            message);
+            reply.message);
     }
-    throw Unsupported("engine", "ort: " + message);
+    throw Unsupported("engine", "ort: " + reply.message);
   }
-  if (status == kRunFailed) {
-    if (const KnownLimit* limit = knownLimit(message))
-      throw Unsupported("engine", std::string("ort: ") + limit->what + ": " + message);
-    throw Error("ort: " + message);
+  if (reply.kind == worker::kError) {
+    if (const KnownLimit* limit = knownLimit(reply.message))
+      throw Unsupported("engine", std::string("ort: ") + limit->what + ": " + reply.message);
+    throw Error("ort: " + reply.message);
   }
-  if (status != kOutputs) throw Error("ort: the worker's reply has an unknown status");
-  return out;
+  if (reply.kind != worker::kOutputs) throw Error("ort: " + reply.message);
+  return std::move(reply.outputs);
 }
 
 std::vector<std::string> Backend::optimizationsApplied() const { return applied_; }
@@ -374,9 +303,7 @@ NNCHECK_REGISTER_ENGINE(ort) {
              c.disabled = mergeNames(c.disabled, names);
              return c.key();
            },
-       .install = "scripts/install-deps.sh of nncheck's source tree (Node.js from Debian, and "
-                  "onnxruntime-node as its lock file pins it, from the npm registry into "
-                  "$NNCHECK_ORT_DIR, by default ~/.cache/nncheck/onnxruntime-node)"},
+       .install = kInstall},
       &configurations);
 }
 

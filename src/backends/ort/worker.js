@@ -1,23 +1,19 @@
 // nncheck's ONNX Runtime worker: one Node.js process that serves model runs for the C++ engine
-// (ort_backend.cpp) over its stdin and stdout, so that ORT is driven through its official
-// binding, onnxruntime-node, which ships no C header.
+// (ort_backend.cpp) through its official binding, onnxruntime-node, which ships no C header. It
+// speaks nncheck's worker protocol, version 1 (docs/worker-protocol.md): frames of a u64 length
+// and a body on stdin and stdout, a hello answered with the engine's facts, then runs.
 //
-// Protocol, all integers little-endian, every message a u32 byte length then its body:
-//   request:  u32 model bytes length, model bytes; u32 options length, options JSON
-//             ({level, intraOpThreads, log, disabled: [names], optimizedModel, skipRun});
-//             u32 input count; per input:
-//             u32 name length, name, i32 ONNX dtype, u32 rank, i64 dims[rank],
-//             u32 data length, data (raw little-endian elements; bool one byte each).
-//   response: u8 status (0 outputs, 1 the session could not be created, 2 the run failed),
-//             then for 0: u32 output count; per output the same layout as an input;
-//             for 1 and 2: u32 message length, message (UTF-8).
-// The native library's log (severity info at session creation) goes to fd 2, which the C++
-// side reads for the graph transformers that changed the graph. With `optimizedModel`, ORT
-// writes the optimized model to fd 3 (an unlinked file the C++ side reads); with `skipRun` the
-// session is only created, and the reply holds no outputs.
+// The run request's configuration is ORT's ("level=all,threads=1"), its `disabled` the graph
+// transformers and rewrite rules to switch off; its options ask for ORT's log on stderr (`log`:
+// the lines "GraphTransformer <Name> modified: 0|1", which the C++ side reads), for the
+// optimized model as an attachment (`optimized_model`), or for the session alone (`skip_run`).
+// A session that cannot be made is an unsupported reply of category "session"; a run that fails
+// is an error reply.
 'use strict';
 const fs = require('fs');
 const path = require('path');
+
+const kProtocol = 1;
 
 function loadOrt() {
   const dir = process.env.NNCHECK_ORT_NODE_MODULES;
@@ -29,18 +25,29 @@ function loadOrt() {
     process.exit(3);
   }
 }
-const ort = loadOrt();
 
-// ONNX TensorProto data types and the typed arrays ORT's JavaScript tensors hold.
+function ortVersion() {
+  try {
+    const dir = process.env.NNCHECK_ORT_NODE_MODULES;
+    return require(path.join(dir || '', 'onnxruntime-node', 'package.json')).version;
+  } catch (e) {
+    return '';
+  }
+}
+
+// ONNX TensorProto data types and the arrays ORT's JavaScript tensors hold.
 const kTypes = {
   1: ['float32', Float32Array], 2: ['uint8', Uint8Array], 3: ['int8', Int8Array],
   4: ['uint16', Uint16Array], 5: ['int16', Int16Array], 6: ['int32', Int32Array],
-  7: ['int64', BigInt64Array], 9: ['bool', Uint8Array], 10: ['float16', Uint16Array],
-  11: ['float64', Float64Array], 12: ['uint32', Uint32Array], 13: ['uint64', BigUint64Array],
+  7: ['int64', BigInt64Array], 8: ['string', Array], 9: ['bool', Uint8Array],
+  10: ['float16', Uint16Array], 11: ['float64', Float64Array], 12: ['uint32', Uint32Array],
+  13: ['uint64', BigUint64Array],
 };
 const kCodes = Object.fromEntries(Object.entries(kTypes).map(([code, [name]]) => [name, +code]));
 
-// Reads exactly n bytes from stdin, synchronously (one request at a time).
+// --- frames ---
+
+// Reads exactly n bytes from stdin, synchronously (one request at a time); null at its end.
 function readExactly(n) {
   const buf = Buffer.allocUnsafe(n);
   let got = 0;
@@ -52,7 +59,7 @@ function readExactly(n) {
       if (e.code === 'EAGAIN') continue;
       throw e;
     }
-    if (k === 0) process.exit(0);  // the engine closed the pipe: done
+    if (k === 0) return null;
     got += k;
   }
   return buf;
@@ -69,103 +76,195 @@ function writeAll(buf) {
   }
 }
 
-class Reader {
-  constructor(buf) { this.buf = buf; this.at = 0; }
-  u32() { const v = this.buf.readUInt32LE(this.at); this.at += 4; return v; }
-  i32() { const v = this.buf.readInt32LE(this.at); this.at += 4; return v; }
-  i64() { const v = this.buf.readBigInt64LE(this.at); this.at += 8; return v; }
-  bytes() { const n = this.u32(); const b = this.buf.subarray(this.at, this.at + n); this.at += n; return b; }
+function u32(v) { const b = Buffer.allocUnsafe(4); b.writeUInt32LE(v); return b; }
+function i32(v) { const b = Buffer.allocUnsafe(4); b.writeInt32LE(v); return b; }
+function u64(v) { const b = Buffer.allocUnsafe(8); b.writeBigUInt64LE(BigInt(v)); return b; }
+function bytes(b) { return [u64(b.length), b]; }
+function text(s) { return bytes(Buffer.from(s, 'utf8')); }
+
+// JSON as the protocol writes it: compact, object keys sorted.
+function canonical(v) {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]));
+  return v;
+}
+function json(v) { return text(JSON.stringify(canonical(v))); }
+
+// A frame of `parts`, written one by one, never joined: an output of hundreds of MiB is not
+// copied.
+function send(parts) {
+  writeAll(u64(parts.reduce((n, p) => n + p.length, 0)));
+  for (const p of parts) writeAll(p);
 }
 
+class Reader {
+  constructor(buf) { this.buf = buf; this.at = 0; }
+  take(n) {
+    if (this.at + n > this.buf.length) throw new Error('a request is cut short');
+    const b = this.buf.subarray(this.at, this.at + n);
+    this.at += n;
+    return b;
+  }
+  kind() { return String.fromCharCode(this.take(1)[0]); }
+  i32() { return this.take(4).readInt32LE(0); }
+  u32() { return this.take(4).readUInt32LE(0); }
+  u64() { return Number(this.take(8).readBigUInt64LE(0)); }
+  i64() { return this.take(8).readBigInt64LE(0); }
+  bytes() { return this.take(this.u64()); }
+  json() { return JSON.parse(this.bytes().toString('utf8')); }
+}
+
+// A tensor as {name, type, dims, data}: what ORT's Tensor takes and gives.
 function readTensor(r) {
   const name = r.bytes().toString('utf8');
   const code = r.i32();
   const rank = r.u32();
   const dims = [];
   for (let i = 0; i < rank; ++i) dims.push(Number(r.i64()));
-  const data = Buffer.from(r.bytes());  // a copy, aligned for the typed array
   const type = kTypes[code];
-  if (!type) throw new Error('input ' + name + ': ONNX data type ' + code + ' has no ORT tensor');
+  if (!type) throw new Error('tensor ' + name + ': ONNX data type ' + code + ' has no ORT tensor');
   const [typeName, Arr] = type;
-  const values = new Arr(data.buffer, data.byteOffset, data.length / Arr.BYTES_PER_ELEMENT);
-  return [name, new ort.Tensor(typeName, typeName === 'bool' ? new Uint8Array(values) : values, dims)];
+  if (typeName === 'string') {
+    const data = [];
+    for (let n = dims.reduce((a, b) => a * b, 1); n > 0; --n) data.push(r.bytes().toString('utf8'));
+    return {name, type: typeName, dims, data};
+  }
+  const raw = Buffer.from(r.bytes());  // a copy, aligned for the typed array
+  const data = new Arr(raw.buffer, raw.byteOffset, raw.length / Arr.BYTES_PER_ELEMENT);
+  return {name, type: typeName, dims, data};
 }
 
-function u32(v) { const b = Buffer.allocUnsafe(4); b.writeUInt32LE(v); return b; }
-function bytes(b) { return [u32(b.length), b]; }
-
-function writeTensor(parts, name, t) {
+function tensorParts(name, t) {
   const code = kCodes[t.type];
-  if (code === undefined) throw new Error('output ' + name + ' is of type ' + t.type);
-  parts.push(...bytes(Buffer.from(name, 'utf8')));
-  const head = Buffer.allocUnsafe(8 + 8 * t.dims.length);
-  head.writeInt32LE(code, 0);
-  head.writeUInt32LE(t.dims.length, 4);
-  t.dims.forEach((d, i) => head.writeBigInt64LE(BigInt(d), 8 + 8 * i));
-  parts.push(head);
+  if (code === undefined) throw new Error('tensor ' + name + ' is of type ' + t.type);
+  const parts = [...text(name), i32(code), u32(t.dims.length)];
+  const dims = Buffer.allocUnsafe(8 * t.dims.length);
+  t.dims.forEach((d, i) => dims.writeBigInt64LE(BigInt(d), 8 * i));
+  parts.push(dims);
   const d = t.data;
-  parts.push(...bytes(Buffer.from(d.buffer, d.byteOffset, d.byteLength)));
+  if (t.type === 'string') {
+    for (const s of d) parts.push(...text(s));
+  } else {
+    parts.push(...bytes(Buffer.from(d.buffer, d.byteOffset, d.byteLength)));
+  }
+  return parts;
 }
 
-// The parts are written one by one, never joined: an output of hundreds of MiB is not copied.
-function reply(status, parts) {
-  const head = Buffer.from([status]);
-  writeAll(u32(head.length + parts.reduce((n, p) => n + p.length, 0)));
-  writeAll(head);
-  for (const p of parts) writeAll(p);
+// --- the engine ---
+
+const kLevels = ['disabled', 'basic', 'extended', 'all'];
+
+function facts() {
+  return {
+    protocol: kProtocol,
+    name: 'ort',
+    version: ortVersion(),
+    description: 'ONNX Runtime through onnxruntime-node',
+    configurations: kLevels.map((l) => 'level=' + l + ',threads=1'),
+    baseline: 'level=disabled,threads=1',
+    optimizations: {},
+    install: 'scripts/install-deps.sh of nncheck\'s source tree',
+  };
 }
 
-function failure(status, e) { reply(status, bytes(Buffer.from(String(e && e.message || e), 'utf8'))); }
+// "level=all,threads=2" as session options.
+function configured(configuration) {
+  const c = {level: 'all', threads: 1};
+  for (const item of configuration.split(',').filter((s) => s)) {
+    const [key, value] = item.split('=');
+    if (key === 'level') c.level = value;
+    else if (key === 'threads') c.threads = Number(value);
+  }
+  return c;
+}
+
+function unsupported(category, e) {
+  send([Buffer.from('U'), ...json({category, message: String(e && e.message || e)})]);
+}
+function failed(e) {
+  send([Buffer.from('E'), ...json({message: String(e && e.message || e), trace: String(e && e.stack || '')})]);
+}
+
+async function run(ort, r) {
+  const request = r.json();
+  const model = r.bytes();
+  const feeds = {};
+  for (let n = r.u64(); n > 0; --n) {
+    const t = readTensor(r);
+    feeds[t.name] = new ort.Tensor(t.type, t.type === 'bool' ? new Uint8Array(t.data) : t.data, t.dims);
+  }
+  const options = request.options || {};
+  const c = configured(request.configuration || '');
+  const optimizedPath = path.join(process.cwd(), 'optimized.onnx');
+  const sessionOptions = {
+    graphOptimizationLevel: c.level,
+    intraOpNumThreads: c.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    // INFO: the lines 'GraphTransformer <Name> modified: 0|1', without the verbose ones.
+    logSeverityLevel: options.log ? 1 : 3,
+    logVerbosityLevel: 0,
+  };
+  if (options.optimized_model) sessionOptions.optimizedModelFilePath = optimizedPath;
+  const disabled = request.disabled || [];
+  if (disabled.length)
+    // ORT splits this config value at ';' (a ',' makes one unknown name of the whole list).
+    sessionOptions.extra = {optimization: {disable_specified_optimizers: disabled.join(';')}};
+  let session;
+  try {
+    session = await ort.InferenceSession.create(model, sessionOptions);
+  } catch (e) {
+    unsupported('session', e);
+    return;
+  }
+  try {
+    const outputs = [];
+    if (!options.skip_run) {
+      const out = await session.run(feeds, {logSeverityLevel: 3});
+      for (const name of session.outputNames) outputs.push(tensorParts(name, out[name]));
+    }
+    const attachments = [];
+    if (options.optimized_model && fs.existsSync(optimizedPath)) {
+      attachments.push([...text('optimized_model'), ...bytes(fs.readFileSync(optimizedPath))]);
+      fs.unlinkSync(optimizedPath);
+    }
+    send([Buffer.from('O'), ...json({applied: []}), u64(outputs.length), ...outputs.flat(),
+          u64(attachments.length), ...attachments.flat()]);
+  } catch (e) {
+    failed(e);
+  } finally {
+    await session.release();
+  }
+}
 
 async function serve() {
+  const ort = loadOrt();
   for (;;) {
-    const r = new Reader(readExactly(readExactly(4).readUInt32LE(0)));
-    const model = r.bytes();
-    const options = JSON.parse(r.bytes().toString('utf8'));
-    const feeds = {};
-    for (let n = r.u32(); n > 0; --n) {
-      const [name, t] = readTensor(r);
-      feeds[name] = t;
-    }
-    const sessionOptions = {
-      graphOptimizationLevel: options.level,
-      intraOpNumThreads: options.intraOpThreads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      // INFO: the lines 'GraphTransformer <Name> modified: 0|1', without the verbose ones.
-      logSeverityLevel: options.log ? 1 : 3,
-      logVerbosityLevel: 0,
-    };
-    if (options.optimizedModel) sessionOptions.optimizedModelFilePath = '/proc/self/fd/3';
-    if (options.disabled && options.disabled.length)
-      // ORT splits this config value at ';' (a ',' makes one unknown name of the whole list).
-      sessionOptions.extra = {optimization: {disable_specified_optimizers: options.disabled.join(';')}};
-    let session;
-    try {
-      session = await ort.InferenceSession.create(model, sessionOptions);
-    } catch (e) {
-      failure(1, e);
-      continue;
-    }
-    if (options.skipRun) {
-      reply(0, [u32(0)]);
-      await session.release();
-      continue;
-    }
-    try {
-      const out = await session.run(feeds, {logSeverityLevel: 3});
-      const parts = [u32(session.outputNames.length)];
-      for (const name of session.outputNames) writeTensor(parts, name, out[name]);
-      reply(0, parts);
-    } catch (e) {
-      failure(2, e);
-    } finally {
-      await session.release();
+    const head = readExactly(8);
+    if (!head) process.exit(0);  // the engine closed the pipe: done
+    const body = readExactly(Number(head.readBigUInt64LE(0)));
+    if (!body) process.exit(0);
+    const r = new Reader(body);
+    const kind = r.kind();
+    if (kind === 'H') {
+      const hello = r.json();
+      // A host of another version is answered all the same: the facts say which this speaks.
+      void hello;
+      send([Buffer.from('F'), ...json(facts())]);
+    } else if (kind === 'R') {
+      await run(ort, r);
+    } else {
+      throw new Error('a request of kind ' + JSON.stringify(kind) + ', which the protocol has not');
     }
   }
 }
 
-serve().catch((e) => {
-  process.stderr.write('nncheck ort worker: ' + (e && e.stack || e) + '\n');
-  process.exit(4);
-});
+// What the tests of the protocol's vectors use (tests/backends/ort/worker_protocol_test.js).
+module.exports = {Reader, readTensor, tensorParts, json, text, bytes, u64};
+
+if (require.main === module)
+  serve().catch((e) => {
+    process.stderr.write('nncheck ort worker: ' + (e && e.stack || e) + '\n');
+    process.exit(4);
+  });

@@ -1,0 +1,194 @@
+#include "backends/worker_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include "nncheck/error.h"
+
+namespace nncheck::worker {
+
+namespace {
+
+using nlohmann::json;
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// A message's json part, parsed; an error naming `who` when it is no JSON object.
+json takeJson(wire::Reader& in, const char* what) {
+  const std::string_view text = in.bytes();
+  try {
+    json j = json::parse(text);
+    if (!j.is_object()) throw Error("not a JSON object");
+    return j;
+  } catch (const std::exception& e) {
+    throw Error(in.who() + ": the " + what + " is not a JSON object: " + e.what());
+  }
+}
+
+template <class T>
+T field(const json& j, const char* key, const std::string& who, T otherwise = T()) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return otherwise;
+  try {
+    return it->get<T>();
+  } catch (const json::exception& e) {
+    throw Error(who + ": '" + key + "' is of another type than the protocol says: " + e.what());
+  }
+}
+
+char takeKind(wire::Reader& in) { return in.get<char>(); }
+
+}  // namespace
+
+std::string canonicalJson(std::string_view text) {
+  try {
+    const json j = json::parse(text);
+    if (!j.is_object()) throw Error("not an object");
+    return dump(j);
+  } catch (const std::exception& e) {
+    throw Error("worker protocol: '" + std::string(text) + "' is not a JSON object: " + e.what());
+  }
+}
+
+std::string helloBody() {
+  std::string body(1, kHello);
+  wire::putBytes(body, dump(json{{"protocol", kProtocolVersion}}));
+  return body;
+}
+
+Facts readFacts(std::string_view body, const std::string& who) {
+  wire::Reader in(body, who);
+  if (body.empty() || body[0] != kFacts)
+    throw Error(who + ": answered hello with what is not the facts of an engine (the worker " +
+                "protocol, version " + std::to_string(kProtocolVersion) + ", starts with 'F')");
+  takeKind(in);
+  const json j = takeJson(in, "facts");
+  Facts f;
+  f.protocol = field<int>(j, "protocol", who, 0);
+  if (f.protocol != kProtocolVersion)
+    throw Error(who + ": speaks the worker protocol version " + std::to_string(f.protocol) +
+                "; this nncheck speaks version " + std::to_string(kProtocolVersion));
+  f.name = field<std::string>(j, "name", who);
+  if (f.name.empty()) throw Error(who + ": its facts name no engine ('name')");
+  f.version = field<std::string>(j, "version", who);
+  f.description = field<std::string>(j, "description", who);
+  f.configurations = field<std::vector<std::string>>(j, "configurations", who, {""});
+  if (f.configurations.empty()) f.configurations = {""};
+  f.baseline = field<std::string>(j, "baseline", who);
+  f.optimizations = field<std::map<std::string, std::vector<std::string>>>(j, "optimizations", who);
+  f.install = field<std::string>(j, "install", who);
+  return f;
+}
+
+std::string factsBody(const Facts& f) {
+  std::string body(1, kFacts);
+  wire::putBytes(body, dump(json{{"protocol", f.protocol},
+                                 {"name", f.name},
+                                 {"version", f.version},
+                                 {"description", f.description},
+                                 {"configurations", f.configurations},
+                                 {"baseline", f.baseline},
+                                 {"optimizations", f.optimizations},
+                                 {"install", f.install}}));
+  return body;
+}
+
+void putRun(wire::Message& m, const RunRequest& r, const std::string& model,
+            const std::vector<std::pair<std::string, const Tensor*>>& inputs) {
+  std::string head(1, kRun);
+  wire::putBytes(head, dump(json{{"configuration", r.configuration},
+                                 {"disabled", r.disabled},
+                                 {"options", json::parse(canonicalJson(r.options))}}));
+  wire::putU64(head, model.size());
+  m.own(std::move(head));
+  m.view(model.data(), model.size());
+  std::string count;
+  wire::putU64(count, inputs.size());
+  m.own(std::move(count));
+  for (const auto& [name, t] : inputs) wire::putTensor(m, name, *t);
+}
+
+Run takeRun(wire::Reader& in) {
+  if (takeKind(in) != kRun) throw Error(in.who() + ": a request that is no run");
+  const json j = takeJson(in, "run request");
+  Run run;
+  run.request.configuration = field<std::string>(j, "configuration", in.who());
+  run.request.disabled = field<std::vector<std::string>>(j, "disabled", in.who());
+  run.request.options = dump(j.value("options", json::object()));
+  run.model = std::string(in.bytes());
+  for (uint64_t n = in.get<uint64_t>(); n > 0; --n) {
+    std::string name;
+    Tensor t = wire::takeTensor(in, name);
+    run.inputs.emplace_back(std::move(name), std::move(t));
+  }
+  return run;
+}
+
+Reply takeReply(wire::Reader& in) {
+  Reply r;
+  r.kind = static_cast<Kind>(takeKind(in));
+  switch (r.kind) {
+    case kOutputs: {
+      const json j = takeJson(in, "outputs' header");
+      r.applied = field<std::vector<std::string>>(j, "applied", in.who());
+      for (uint64_t n = in.get<uint64_t>(); n > 0; --n) {
+        std::string name;
+        Tensor t = wire::takeTensor(in, name);
+        r.outputs[name] = std::move(t);
+      }
+      for (uint64_t n = in.get<uint64_t>(); n > 0; --n) {
+        std::string name(in.bytes());
+        r.attachments[name] = std::string(in.bytes());
+      }
+      break;
+    }
+    case kUnsupported: {
+      const json j = takeJson(in, "unsupported reply");
+      r.category = field<std::string>(j, "category", in.who());
+      r.message = field<std::string>(j, "message", in.who());
+      break;
+    }
+    case kError: {
+      const json j = takeJson(in, "error reply");
+      r.message = field<std::string>(j, "message", in.who());
+      r.trace = field<std::string>(j, "trace", in.who());
+      break;
+    }
+    default:
+      throw Error(in.who() + ": replied with a message of kind " +
+                  std::to_string(static_cast<int>(static_cast<unsigned char>(r.kind))) +
+                  ", which the worker protocol has not (outputs 'O', unsupported 'U', error 'E')");
+  }
+  if (in.left() > 0) throw Error(in.who() + ": a reply holds bytes past its end");
+  return r;
+}
+
+void putReply(wire::Message& m, const Reply& r) {
+  std::string head(1, r.kind);
+  switch (r.kind) {
+    case kOutputs: {
+      wire::putBytes(head, dump(json{{"applied", r.applied}}));
+      wire::putU64(head, r.outputs.size());
+      m.own(std::move(head));
+      for (const auto& [name, t] : r.outputs) wire::putTensor(m, name, t);
+      std::string tail;
+      wire::putU64(tail, r.attachments.size());
+      for (const auto& [name, bytes] : r.attachments) {
+        wire::putBytes(tail, name);
+        wire::putBytes(tail, bytes);
+      }
+      m.own(std::move(tail));
+      return;
+    }
+    case kUnsupported:
+      wire::putBytes(head, dump(json{{"category", r.category}, {"message", r.message}}));
+      break;
+    case kError:
+      wire::putBytes(head, dump(json{{"message", r.message}, {"trace", r.trace}}));
+      break;
+    default:
+      throw Error("worker protocol: no reply of kind '" + std::string(1, r.kind) + "'");
+  }
+  m.own(std::move(head));
+}
+
+}  // namespace nncheck::worker

@@ -1,0 +1,92 @@
+// The worker protocol (docs/worker-protocol.md), version 1, in C++: its one reader and writer of
+// every message, host side and worker side (the worker side serves the test vectors and C++
+// test workers). Frames and tensors are wire.h's.
+//
+//   wire::sendFrame(fd, worker::helloBody());
+//   worker::Facts facts = worker::readFacts(frame.body, "worker 'python3 e.py'");
+//   wire::Message m;
+//   worker::putRun(m, {.configuration = "O1"}, modelBytes, {{"x", &x}});
+//   m.send(fd);
+//   worker::Reply r = worker::takeReply(reader);
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backends/wire.h"
+#include "nncheck/tensor.h"
+
+namespace nncheck::worker {
+
+inline constexpr int kProtocolVersion = 1;
+
+// A message's first byte.
+enum Kind : char {
+  kHello = 'H',
+  kRun = 'R',
+  kFacts = 'F',
+  kOutputs = 'O',
+  kUnsupported = 'U',
+  kError = 'E'
+};
+
+// What a worker says of its engine, answering hello.
+struct Facts {
+  int protocol = kProtocolVersion;
+  std::string name, version, description;
+  std::vector<std::string> configurations;  // the default first; {""} for none
+  std::string baseline;                     // "" for none
+  // configuration -> the optimizations it may apply, each one `disabled` can switch off
+  std::map<std::string, std::vector<std::string>> optimizations;
+  std::string install;  // how to install what the worker needs
+};
+
+struct RunRequest {
+  std::string configuration;
+  std::vector<std::string> disabled;  // sorted
+  std::string options = "{}";         // a JSON object of engine-specific asks
+};
+
+// A worker's answer to a run.
+struct Reply {
+  Kind kind = kOutputs;              // kOutputs, kUnsupported or kError
+  std::vector<std::string> applied;  // kOutputs: the optimizations that changed the model
+  TensorMap outputs;                 // kOutputs
+  std::map<std::string, std::string> attachments;  // kOutputs: what `options` asked for
+  std::string category, message;  // kUnsupported (category, message), kError (message)
+  std::string trace;              // kError: its stack, if any
+};
+
+// --- host side ---
+std::string helloBody();
+// The facts, from a frame's body; throws nncheck::Error naming `who` when it is no facts
+// message, or speaks another protocol version.
+Facts readFacts(std::string_view body, const std::string& who);
+// A run: its inputs in the order given (the model's graph inputs), sent from the tensors and the
+// model's bytes where they are: both must outlive `m`.
+void putRun(wire::Message& m, const RunRequest& request, const std::string& model,
+            const std::vector<std::pair<std::string, const Tensor*>>& inputs);
+// A reply, read from the frame's body (in memory or as it arrives); throws nncheck::Error naming
+// the reader's `who` when it is malformed.
+Reply takeReply(wire::Reader& in);
+
+// --- worker side ---
+std::string factsBody(const Facts& facts);
+// A run request, whole: its header, model bytes and inputs (by name, in the order sent).
+struct Run {
+  RunRequest request;
+  std::string model;
+  std::vector<std::pair<std::string, Tensor>> inputs;
+};
+Run takeRun(wire::Reader& in);
+// The reply, its outputs sent from its tensors: `reply` must outlive `m`.
+void putReply(wire::Message& m, const Reply& reply);
+
+// A JSON text as the protocol writes it: compact, keys sorted, UTF-8 (so one message has one
+// encoding in every language); throws nncheck::Error when `json` is not a JSON object.
+std::string canonicalJson(std::string_view json);
+
+}  // namespace nncheck::worker
