@@ -2,7 +2,7 @@
 #
 #   nncheck_engine(opencv DIR src/backends/opencv HEADER opencv.h FLAG OPENCV
 #     EXAMPLE examples/opencv LINK ${opencv_libs} INCLUDE ${opencv_include}
-#     [PACKAGE Torch] [REGISTERED torch])
+#     [PACKAGE Torch] [REGISTERED torch] [WORKER worker.js ...])
 #
 # makes two things of the engine's sources:
 # - the layer target nncheck_<name> (nncheck::<name>) over backends, with the engine library's
@@ -13,11 +13,14 @@
 #   <libdir>/nncheck/engines, that the nncheck program loads when --backend names the engine by
 #   the name it registers (REGISTERED, by default <name>; nncheck/engine.h), so that a command
 #   driving no engine loads none of their libraries.
+# An engine run by a worker (docs/worker-protocol.md) names its files in WORKER (relative to DIR):
+# they are copied to <build>/engines/<registered>/ and installed beside the plug-in, where it
+# finds them (backends/engine_files.h).
 # It sets NNCHECK_HAS_<FLAG> in the caller, and records the engine so that the tests link it
 # whole, the tests under tests/backends/<folder>/ are built, and its example is added
 # (nncheck_engine_link_all, nncheck_engine_test_sources, nncheck_engine_examples).
 function(nncheck_engine name)
-  cmake_parse_arguments(ARG "" "DIR;HEADER;FLAG;EXAMPLE;PACKAGE;REGISTERED" "LINK;INCLUDE;DEFINES" ${ARGN})
+  cmake_parse_arguments(ARG "" "DIR;HEADER;FLAG;EXAMPLE;PACKAGE;REGISTERED" "LINK;INCLUDE;DEFINES;WORKER" ${ARGN})
   nncheck_layer(${name} DIR ${ARG_DIR} HEADERS ${ARG_HEADER} DEPENDS backends LINK PUBLIC ${ARG_LINK})
   # The plug-in is made of the layer's own objects, and leaves nncheck's symbols to the program
   # that loads it (which exports them), so there is one registry.
@@ -38,6 +41,11 @@ function(nncheck_engine name)
   endif()
   target_link_libraries(nncheck_${name} INTERFACE nncheck)
   get_filename_component(folder ${ARG_DIR} NAME)
+  foreach(f IN LISTS ARG_WORKER)
+    configure_file(${PROJECT_SOURCE_DIR}/${ARG_DIR}/${f} ${CMAKE_BINARY_DIR}/engines/${ARG_REGISTERED}/${f} COPYONLY)
+    set_property(GLOBAL APPEND PROPERTY NNCHECK_ENGINE_WORKER_${name} ${ARG_DIR}/${f})
+  endforeach()
+  set_property(GLOBAL PROPERTY NNCHECK_ENGINE_REGISTERED_${name} ${ARG_REGISTERED})
   set_property(GLOBAL APPEND PROPERTY NNCHECK_ENGINES ${name})
   set_property(GLOBAL PROPERTY NNCHECK_ENGINE_FLAG_${name} ${ARG_FLAG})
   set_property(GLOBAL PROPERTY NNCHECK_ENGINE_FOLDER_${name} ${folder})
@@ -95,6 +103,11 @@ function(nncheck_engine_install cmake_dir)
   set(packages)
   foreach(e IN LISTS engines)
     install(TARGETS nncheck_engine_${e} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/nncheck/engines)
+    get_property(worker GLOBAL PROPERTY NNCHECK_ENGINE_WORKER_${e})
+    get_property(registered GLOBAL PROPERTY NNCHECK_ENGINE_REGISTERED_${e})
+    if(worker)
+      install(FILES ${worker} DESTINATION ${CMAKE_INSTALL_LIBDIR}/nncheck/engines/${registered})
+    endif()
     install(TARGETS nncheck_${e} EXPORT nncheck-${e}Targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
     install(EXPORT nncheck-${e}Targets NAMESPACE nncheck:: DESTINATION ${cmake_dir})
     get_property(package GLOBAL PROPERTY NNCHECK_ENGINE_PACKAGE_${e})

@@ -28,6 +28,7 @@ struct FailureInfo {
   std::string oracle = "reference";  // what it was judged against (nncheck/oracle.h)
   std::string backend;
   std::string engineLibrary;  // the plug-in library the engine came from; empty: built in
+  std::string engineWorker;   // the worker command line serving the engine; empty: none
   std::string configuration;
   Outcome kind = Outcome::Mismatch;
   std::string message;
@@ -105,6 +106,7 @@ struct CorpusCase {
   std::string oracle = "reference";  // what it failed against; replay judges it so
   std::string backend;               // the engine's name as it describes itself
   std::string engineLibrary;         // engine_library: the plug-in it came from; empty: built in
+  std::string engineWorker;          // engine_worker: the worker command serving it (printed only)
   std::string configuration;         // the configuration it failed in; empty: not recorded
   std::string message;
   double maxAbsError = 0, maxRelError = 0;

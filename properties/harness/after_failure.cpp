@@ -5,6 +5,7 @@
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
+#include "nncheck/worker_engine.h"
 
 namespace nncheck {
 namespace {
@@ -88,7 +89,9 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   if (p.oracle != "reference") info.pattern = p.oracle + ": " + info.pattern;
   info.backend = p.backend;
   // A plug-in engine's library, for the command that replays the finding.
-  info.engineLibrary = engines().library(campaignEngine(p.property));
+  const std::string engine = campaignEngine(p.property);
+  info.engineWorker = workerEngineCommand(engine);
+  if (info.engineWorker.empty()) info.engineLibrary = engines().library(engine);
   info.configuration = p.configuration;
   info.casesRun = p.casesRun;
   info.secondsRun = p.secondsRun;

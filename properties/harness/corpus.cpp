@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "core/shell_words.h"
 #include "harness/case_files.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/error.h"
@@ -60,6 +61,7 @@ std::string caseRecordText(const TestCase& tc, const FailureInfo& info) {
   }
   j["backend"] = info.backend;
   if (!info.engineLibrary.empty()) j["engine_library"] = info.engineLibrary;
+  if (!info.engineWorker.empty()) j["engine_worker"] = info.engineWorker;
   j["configuration"] = info.configuration;
   j["failure_kind"] = std::string(outcomeName(info.kind));
   j["message"] = info.message;
@@ -146,18 +148,6 @@ std::string outcomesByConfiguration(const std::map<std::string, Outcome>& m) {
   return s;
 }
 
-namespace {
-std::string shellQuote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789_-./=,:+") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
 std::string campaignEngine(const std::string& property) {
   for (const char* prefix : {"fuzz-", "reduce-"})
     if (property.rfind(prefix, 0) == 0) return property.substr(std::string(prefix).size());
@@ -172,6 +162,8 @@ std::string replayCommand(const CorpusCase& c, const std::string& engine) {
     return "<test binary> --gtest_filter=" + shellQuote(c.property.empty() ? "*" : c.property);
   std::string cmd = c.oracle == "reference" ? "nncheck run" : "nncheck corpus check";
   if (!c.engineLibrary.empty()) cmd += " --engine-lib " + shellQuote(c.engineLibrary);
+  // A worker's command is printed for a person to run, never run from the case itself.
+  if (!c.engineWorker.empty()) cmd += " --engine-worker " + shellQuote(c.engineWorker);
   cmd += " --backend " + shellQuote(e);
   if (!c.configuration.empty()) cmd += " --config " + shellQuote(c.configuration);
   return cmd + " " + shellQuote(c.dir.string());
@@ -542,6 +534,7 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
     if (const std::string oracle = text("oracle"); !oracle.empty()) info.oracle = oracle;
     info.backend = text("backend");
     info.engineLibrary = text("engine_library");
+    info.engineWorker = text("engine_worker");
     info.configuration = text("configuration");
     info.message = text("message");
     // JSON has no infinity: an error figure written as null was not finite.
@@ -586,6 +579,7 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
     c.oracle = info.oracle;
     c.backend = info.backend;
     c.engineLibrary = info.engineLibrary;
+    c.engineWorker = info.engineWorker;
     c.configuration = info.configuration;
     c.message = info.message;
     c.maxAbsError = info.maxAbsError;

@@ -21,20 +21,21 @@
 #include <string_view>
 
 #include "backends/child_stderr.h"
+#include "backends/engine_files.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
 
 namespace nncheck {
 
+std::vector<std::string>& enginePluginFolders() {
+  static std::vector<std::string> folders;
+  return folders;
+}
+
 namespace {
 void requireFactory(const EngineInfo& info) {
   if (!info.make) throw Error("engine '" + info.name + "': no factory (EngineInfo::make)");
-}
-
-std::vector<std::string>& pluginFolders() {
-  static std::vector<std::string> folders;
-  return folders;
 }
 
 constexpr std::string_view kPluginPrefix = "libnncheck-engine-", kPluginSuffix = ".so";
@@ -53,7 +54,7 @@ bool isEngineName(std::string_view name) {
 // link named like a plug-in is none.
 std::map<std::string, std::string> pluginEngines() {
   std::map<std::string, std::string> out;
-  for (const std::string& folder : pluginFolders()) {
+  for (const std::string& folder : enginePluginFolders()) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
       const std::string file = entry.path().filename().string();
@@ -192,7 +193,7 @@ void loadLibrary(const std::string& path, const std::string& source) {
 }
 }  // namespace
 
-void addEnginePluginFolder(const std::string& folder) { pluginFolders().push_back(folder); }
+void addEnginePluginFolder(const std::string& folder) { enginePluginFolders().push_back(folder); }
 
 std::string enginePluginFileName(const std::string& engine) {
   return std::string(kPluginPrefix) + engine + std::string(kPluginSuffix);

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "backends/engine_process.h"
+#include "core/shell_words.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
 
@@ -24,20 +25,11 @@ constexpr std::chrono::seconds kHelloTime{120};
 // What the facts may take.
 constexpr uint64_t kMaxFactsBytes = 1 << 20;
 
-std::string shellWord(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789_-./=,:+@%") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string describe(const std::vector<std::string>& argv) {
   std::string line = "worker '";  // (appended: GCC 12 warns falsely on `"a" + s + "b"`)
   for (size_t i = 0; i < argv.size(); ++i) {
     if (i) line += ' ';
-    line += shellWord(argv[i]);
+    line += shellQuote(argv[i]);
   }
   line += '\'';
   return line;

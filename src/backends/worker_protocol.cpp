@@ -37,6 +37,43 @@ T field(const json& j, const char* key, const std::string& who, T otherwise = T(
 
 char takeKind(wire::Reader& in) { return in.get<char>(); }
 
+json capabilitiesJson(const Capabilities& c) {
+  json dtypes = json::array(), ops = json::object();
+  for (DType d : c.dtypes) dtypes.push_back(static_cast<int>(d));
+  for (const std::string& op : c.ops) {
+    const auto w = c.opWeights.find(op);
+    ops[op] = w == c.opWeights.end() ? 100 : static_cast<int>(w->second * 100 + 0.5);
+  }
+  return json{{"dtypes", dtypes},
+              {"opset", c.opset},
+              {"ops", ops},
+              {"shape_operands_must_be_initializers", c.shapeOperandsMustBeInitializers},
+              {"weights_must_be_initializers", c.weightsMustBeInitializers}};
+}
+
+Capabilities readCapabilities(const json& j, const std::string& who) {
+  Capabilities c;
+  for (int code : field<std::vector<int>>(j, "dtypes", who)) {
+    if (!isKnownDType(code) || code == 0)
+      throw Error(who + ": its capabilities name the ONNX data type " + std::to_string(code) +
+                  ", which nncheck does not generate");
+    c.dtypes.push_back(static_cast<DType>(code));
+  }
+  c.opset = field<int64_t>(j, "opset", who, c.opset);
+  for (const auto& [op, percent] : field<std::map<std::string, int>>(j, "ops", who)) {
+    if (percent < 0 || percent > 100)
+      throw Error(who + ": its capabilities weigh op '" + op + "' " + std::to_string(percent) +
+                  "%, outside 0-100");
+    c.ops.push_back(op);
+    c.opWeights[op] = percent / 100.0;
+  }
+  c.weightsMustBeInitializers =
+      field<bool>(j, "weights_must_be_initializers", who, c.weightsMustBeInitializers);
+  c.shapeOperandsMustBeInitializers =
+      field<bool>(j, "shape_operands_must_be_initializers", who, c.shapeOperandsMustBeInitializers);
+  return c;
+}
+
 }  // namespace
 
 std::string canonicalJson(std::string_view text) {
@@ -76,6 +113,7 @@ Facts readFacts(std::string_view body, const std::string& who) {
   f.baseline = field<std::string>(j, "baseline", who);
   f.optimizations = field<std::map<std::string, std::vector<std::string>>>(j, "optimizations", who);
   f.install = field<std::string>(j, "install", who);
+  f.capabilities = readCapabilities(field<json>(j, "capabilities", who, json::object()), who);
   return f;
 }
 
@@ -88,7 +126,8 @@ std::string factsBody(const Facts& f) {
                                  {"configurations", f.configurations},
                                  {"baseline", f.baseline},
                                  {"optimizations", f.optimizations},
-                                 {"install", f.install}}));
+                                 {"install", f.install},
+                                 {"capabilities", capabilitiesJson(f.capabilities)}}));
   return body;
 }
 

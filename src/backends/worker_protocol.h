@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backends/wire.h"
+#include "nncheck/capabilities.h"
 #include "nncheck/tensor.h"
 
 namespace nncheck::worker {
@@ -42,6 +43,9 @@ struct Facts {
   // configuration -> the optimizations it may apply, each one `disabled` can switch off
   std::map<std::string, std::vector<std::string>> optimizations;
   std::string install;  // how to install what the worker needs
+  // What the engine accepts; the defaults (any op, the generator's dtypes) when it says nothing.
+  // Op weights travel as whole percentages (the protocol's JSON has no floating point).
+  Capabilities capabilities;
 };
 
 struct RunRequest {

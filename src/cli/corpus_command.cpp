@@ -159,7 +159,7 @@ void addCorpusCommand(CLI::App& app) {
   addOracleOption(k, c->engine.oracle, "default: the one each case records");
   k->add_flag("-v,--verbose", c->verbose, "print every case, not only those that differ");
   k->callback([c] {
-    c->withEngine = !c->engine.selection.backend.empty();
+    c->withEngine = !c->engine.selection.backend.empty() || !c->engine.selection.worker.empty();
     setExitCode(check(*c));
   });
 

@@ -7,6 +7,7 @@
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/oracle.h"
+#include "nncheck/worker_engine.h"
 
 namespace nncheck::cli {
 namespace {
@@ -14,6 +15,11 @@ namespace {
 void loadLibraries(const std::vector<std::string>& libraries) {
   loadEngineLibrariesFromEnvironment();
   for (const std::string& lib : libraries) loadEngineLibrary(lib);
+}
+
+void loadSelection(const EngineSelection& s) {
+  if (!s.workerError.empty()) throw Error(s.workerError);
+  loadLibraries(s.libraries);
 }
 
 std::string availableNames() {
@@ -34,10 +40,30 @@ void addEngineSelection(CLI::App* cmd, EngineSelection& s, const std::string& de
                   "a shared library of engines to load (repeatable; also NNCHECK_ENGINE_LIBS, "
                   "separated by ':')")
       ->allow_extra_args(false);  // one value each time: a positional after it stays one
+  cmd->add_option("--engine-worker", s.worker,
+                  "a program serving an engine over nncheck's worker protocol, as one "
+                  "shell-quoted command line ('python3 my_engine.py'; docs/worker-protocol.md); "
+                  "--backend defaults to the name it gives")
+      ->option_text("COMMAND");
+  const CLI::Option* backend = cmd->get_option("--backend");
+  cmd->parse_complete_callback([&s, backend] {
+    if (s.worker.empty()) return;
+    try {
+      loadLibraries(s.libraries);  // first: a library's engine may not be named by a worker
+      const std::string name = addWorkerEngine(s.worker);
+      if (backend->count() == 0)
+        s.backend = name;
+      else if (s.backend != name)
+        s.workerError = "--engine-worker '" + s.worker + "' serves the engine '" + name +
+                        "', but --backend names '" + s.backend + "'";
+    } catch (const Error& e) {
+      s.workerError = std::string("--engine-worker: ") + e.what();
+    }
+  });
 }
 
 std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string& config) {
-  loadLibraries(s.libraries);
+  loadSelection(s);
   try {
     return engines().make(s.backend, config);
   } catch (const Error& e) {
@@ -47,7 +73,7 @@ std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string&
 }
 
 std::vector<std::string> engineConfigurations(const EngineSelection& s) {
-  loadLibraries(s.libraries);
+  loadSelection(s);
   try {
     return engines().configurations(s.backend);
   } catch (const Error& e) {

@@ -20,14 +20,18 @@ namespace nncheck::cli {
 struct EngineSelection {
   std::string backend;
   std::vector<std::string> libraries;  // --engine-lib, repeatable
+  std::string worker;                  // --engine-worker: a command line
+  std::string workerError;             // why the worker's engine could not be registered
 };
 
-// --backend (default `defaultBackend`) and --engine-lib on a subcommand.
+// --backend (default `defaultBackend`), --engine-lib and --engine-worker on a subcommand. The
+// worker named is started once when the command line is read, for its facts: its engine is
+// registered under the name they give, which --backend then defaults to.
 void addEngineSelection(CLI::App* cmd, EngineSelection& s, const std::string& defaultBackend);
 
 // Loads NNCHECK_ENGINE_LIBS and the selection's libraries (each once), then builds the engine;
-// an unknown name, a bad configuration or a library that does not load is an nncheck::Error
-// naming it.
+// an unknown name, a bad configuration, a library that does not load or a worker that does not
+// answer is an nncheck::Error naming it.
 std::unique_ptr<Backend> makeEngine(const EngineSelection& s, const std::string& config = "");
 
 // Every configuration of the engine this machine can run (the first is the default); {""} for

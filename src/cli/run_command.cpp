@@ -60,7 +60,8 @@ int run(const RunOptions& o) {
   std::unique_ptr<Backend> engine;
   std::optional<Isolated> isolatedEngine;
   try {
-    if (o.engine.backend != "reference" || !o.config.empty() || !o.engine.libraries.empty()) {
+    if (o.engine.backend != "reference" || !o.config.empty() || !o.engine.libraries.empty() ||
+        !o.engine.worker.empty()) {
       engine = makeEngine(o.engine, o.config);
       isolatedEngine.emplace(*engine, timeLimitFromSeconds("--timeout", o.timeout),
                              Isolation::Persistent);

@@ -31,6 +31,9 @@ worker::Facts vectorFacts() {
   f.baseline = "O0";
   f.optimizations = {{"O0", {}}, {"O1", {"FoldConstant", "FuseOps"}}};
   f.install = "pip install vectors";
+  f.capabilities.dtypes = {DType::Float32, DType::Int64};
+  f.capabilities = f.capabilities.withProbedOps({{"Add", 1.0}, {"Cast", 0.5}});
+  f.capabilities.weightsMustBeInitializers = false;
   return f;
 }
 
@@ -169,6 +172,12 @@ TEST(WorkerProtocol, ReadsEveryVectorBackToItsValues) {
   EXPECT_EQ(facts.baseline, want.baseline);
   EXPECT_EQ(facts.optimizations, want.optimizations);
   EXPECT_EQ(facts.install, want.install);
+  EXPECT_EQ(facts.capabilities.dtypes, want.capabilities.dtypes);
+  EXPECT_EQ(facts.capabilities.ops, want.capabilities.ops);
+  EXPECT_EQ(facts.capabilities.opWeights, want.capabilities.opWeights);
+  EXPECT_EQ(facts.capabilities.opset, want.capabilities.opset);
+  EXPECT_FALSE(facts.capabilities.weightsMustBeInitializers);
+  EXPECT_TRUE(facts.capabilities.shapeOperandsMustBeInitializers);
 
   const std::string runBody = bodyOfVector("run");
   wire::Reader runReader(runBody, "run.bin");

@@ -5,16 +5,13 @@
 #include <cstring>
 #include <set>
 
+#include "backends/engine_files.h"
 #include "backends/worker_process.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/ort.h"
 #include "ort/ort_rules.h"
-
-#ifndef NNCHECK_ORT_WORKER_SCRIPT
-#error "NNCHECK_ORT_WORKER_SCRIPT must name worker.js"
-#endif
 
 namespace nncheck::ort {
 
@@ -86,9 +83,12 @@ std::vector<Config> configurations() {
 }
 
 struct Backend::Worker {
-  WorkerProcess process{{.argv = {nodeProgram(), "--no-warnings", NNCHECK_ORT_WORKER_SCRIPT},
-                         .environment = {{"NNCHECK_ORT_NODE_MODULES", nodeModulesFolder()}},
-                         .install = kInstall}};
+  // worker.js is installed beside this plug-in (engines/ort/worker.js).
+  WorkerProcess process{
+      {.argv = {nodeProgram(), "--no-warnings",
+                engineFile(reinterpret_cast<const void*>(&nodeProgram), "ort/worker.js")},
+       .environment = {{"NNCHECK_ORT_NODE_MODULES", nodeModulesFolder()}},
+       .install = kInstall}};
 };
 
 Backend::Backend(Config config) : config_(std::move(config)) {}

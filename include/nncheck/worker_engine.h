@@ -1,0 +1,66 @@
+// Engines in any language: a program that speaks nncheck's worker protocol
+// (docs/worker-protocol.md), such as an engine written with the Python SDK
+// (python/nncheck_engine). Its facts (name, configurations, optimizations, capabilities) come
+// from the program itself; it runs as a child of the engine's isolated process.
+//
+//   // the command line's --engine-worker 'python3 my_engine.py':
+//   std::string name = nncheck::addWorkerEngine("python3 my_engine.py");
+//   auto engine = nncheck::engines().make(name, "O2");
+//   // in a check() property:
+//   nncheck::WorkerBackend opt(nncheck::WorkerCommand::parse("python3 my_engine.py"), "O2");
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nncheck/backend.h"
+
+namespace nncheck {
+
+struct WorkerCommand {
+  std::vector<std::string> argv;  // argv[0]: a path, or a name on PATH
+  std::vector<std::pair<std::string, std::string>> environment;  // set for the worker
+  std::string install;  // how to install what it needs, for the error when it does not start
+
+  // A command line split into words as a POSIX shell does (quotes and backslashes; no
+  // expansion); throws nncheck::Error for an empty line or an unclosed quote. A word naming a
+  // file by a relative path is made absolute (the worker runs in a folder of its own), and
+  // nncheck's Python SDK is put on the worker's PYTHONPATH.
+  static WorkerCommand parse(const std::string& commandLine);
+  // The command line, each word shell-quoted: what a printed replay command shows.
+  std::string line() const;
+};
+
+// An engine served by a worker, at one of its configurations: with ",disable=A+B" appended, the
+// named optimizations switched off too (what the culprit search asks).
+class WorkerBackend : public Backend {
+ public:
+  // Starts the worker once to read its facts (unless this process has them already); throws
+  // nncheck::Error naming the worker when it does not answer them, and for a configuration or
+  // optimization its facts do not name.
+  WorkerBackend(WorkerCommand command, const std::string& configuration = "");
+  ~WorkerBackend() override;
+  std::string name() const override;
+  Capabilities capabilities() const override;
+  TensorMap run(const Model& model, const TensorMap& inputs) override;
+  std::vector<std::string> optimizationsApplied() const override { return applied_; }
+  std::vector<std::string> optimizations() const override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::vector<std::string> applied_;
+};
+
+// Registers the engine a worker serves under the name its facts give (an EngineInfo whose
+// configurations, baseline and optimizations are the facts'), and returns that name. The name
+// follows the registry's rules: a worker may not take a built-in engine's name. Registering the
+// same command line again is a no-op.
+std::string addWorkerEngine(const std::string& commandLine);
+
+// The command line of a registered worker engine, shell-quoted; "" for any other engine.
+std::string workerEngineCommand(const std::string& engine);
+
+}  // namespace nncheck

@@ -1,0 +1,105 @@
+"""An engine as one class, served over the worker protocol (docs/worker-protocol.md).
+
+    class Mine(Engine):
+        name = "mine"
+        configurations = ["O0", "O1"]
+        def optimizations(self, configuration): return ["FoldConstant"] if configuration == "O1" else []
+        def run(self, model, inputs, configuration, disabled):
+            ...                                    # compile `model` (ONNX bytes), run it
+            return outputs, ["FoldConstant"]       # outputs by name, the optimizations that fired
+
+    if __name__ == "__main__":
+        serve(Mine())
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from . import protocol
+
+
+class Unsupported(Exception):
+    """The engine does not take this model (an op, a dtype, an attribute value it lacks): a limit,
+    not a bug. `category` is a short stable reason: "op", "dtype", "frontend"."""
+
+    def __init__(self, category: str, message: str) -> None:
+        super().__init__(message)
+        self.category = category
+        self.message = message
+
+
+class Engine:
+    """Override the facts as class attributes, `optimizations` and `run`."""
+
+    name: str = ""
+    version: str = ""
+    description: str = ""
+    configurations: list[str] = [""]  # the default first
+    baseline: str = ""  # the configuration that optimizes least, or ""
+    install: str = ""  # how to install what the engine needs
+    # What it accepts (docs/worker-protocol.md: dtypes, opset, ops, ...); {} is the defaults.
+    capabilities: dict[str, Any] = {}
+
+    def optimizations(self, configuration: str) -> list[str]:
+        """The optimizations `configuration` may apply, each one `disabled` can switch off."""
+        return []
+
+    def run(
+        self, model: bytes, inputs: dict[str, np.ndarray], configuration: str, disabled: list[str]
+    ) -> tuple[dict[str, np.ndarray], list[str]] | dict[str, np.ndarray]:
+        """Compile and run `model` (a serialized ONNX ModelProto) on `inputs`, at `configuration`
+        with the optimizations named in `disabled` switched off. Returns the outputs by name, and
+        optionally the optimizations that changed the model. Raise Unsupported for a model the
+        engine does not take; any other exception is the engine's error."""
+        raise NotImplementedError
+
+    def facts(self) -> dict[str, Any]:
+        configurations = list(self.configurations) or [""]
+        return {
+            "protocol": protocol.PROTOCOL_VERSION,
+            "name": self.name,
+            "version": self.version,
+            "description": self.description,
+            "configurations": configurations,
+            "baseline": self.baseline,
+            "optimizations": {c: sorted(set(self.optimizations(c))) for c in configurations},
+            "install": self.install,
+            "capabilities": self.capabilities,
+        }
+
+
+def reply_to(engine: Engine, run: protocol.Run) -> list[bytes]:
+    """The reply to one run: outputs, unsupported, or the engine's error with its trace."""
+    try:
+        result = engine.run(run.model, run.inputs, run.configuration, list(run.disabled))
+        outputs, applied = result if isinstance(result, tuple) else (result, [])
+        return protocol.outputs_body({k: np.asarray(v) for k, v in outputs.items()}, list(applied))
+    except Unsupported as u:
+        return protocol.unsupported_body(u.category, u.message)
+    except Exception as e:  # the engine's failure, reported, and the worker goes on
+        return protocol.error_body(f"{type(e).__name__}: {e}", traceback.format_exc())
+
+
+def serve(engine: Engine, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """Answers hello with the engine's facts, then each run, until the input ends."""
+    inp = stdin or sys.stdin.buffer
+    if stdout is None:
+        # The protocol owns the real standard output; what the engine prints goes to stderr.
+        out: BinaryIO = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+    else:
+        out = stdout
+    hello = protocol.read_frame(inp)
+    if hello is None:
+        return
+    protocol.read_hello(hello)  # the host refuses facts of another version, naming both
+    protocol.write_frame(out, protocol.facts_body(engine.facts()))
+    while (body := protocol.read_frame(inp)) is not None:
+        protocol.write_frame(out, reply_to(engine, protocol.read_run(body)))

@@ -1,0 +1,226 @@
+// A worker's engine: the facts it gives become an EngineInfo and a Backend; each run is one
+// request on a worker started lazily in the engine's process (worker_process.h).
+#include "nncheck/worker_engine.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "backends/engine_files.h"
+#include "backends/worker_process.h"
+#include "core/shell_words.h"
+#include "nncheck/engine.h"
+#include "nncheck/error.h"
+#include "nncheck/onnx_io.h"
+
+namespace nncheck {
+
+namespace {
+
+constexpr std::string_view kDisable = "disable=";
+
+// This process's facts of each worker command line: a worker is asked once.
+std::map<std::string, worker::Facts>& factsByLine() {
+  static std::map<std::string, worker::Facts> facts;
+  return facts;
+}
+
+const worker::Facts& factsOf(const WorkerCommand& command) {
+  const std::string line = command.line();
+  auto it = factsByLine().find(line);
+  if (it != factsByLine().end()) return it->second;
+  WorkerProcess w({command.argv, command.environment, command.install});
+  worker::Facts facts = w.facts();
+  w.stop();
+  return factsByLine().emplace(line, std::move(facts)).first->second;
+}
+
+// A configuration text: the worker's own configuration, and what ",disable=A+B" switches off.
+struct Configured {
+  std::string configuration;
+  std::vector<std::string> disabled;
+};
+
+Configured readConfiguration(const worker::Facts& f, const std::string& who,
+                             const std::string& text) {
+  Configured c;
+  size_t at = text.rfind(kDisable);
+  while (at != std::string::npos && at != 0 && text[at - 1] != ',')
+    at = at == 0 ? std::string::npos : text.rfind(kDisable, at - 1);
+  c.configuration = at == std::string::npos ? text : text.substr(0, at ? at - 1 : 0);
+  if (at != std::string::npos) {
+    const ConfigText t(f.name, text.substr(at), "disable=Name+Name");
+    c.disabled = t.names(t.items().front());
+  }
+  if (c.configuration.empty()) c.configuration = f.configurations.front();
+  bool known = false;
+  std::string all;
+  for (const std::string& k : f.configurations) {
+    known = known || k == c.configuration;
+    all += (all.empty() ? "'" : ", '") + k + "'";
+  }
+  if (!known)
+    throw Error(f.name + " (" + who + "): no configuration '" + c.configuration +
+                "' (its configurations: " + all + ")");
+  const auto opts = f.optimizations.find(c.configuration);
+  for (const std::string& d : c.disabled)
+    if (opts == f.optimizations.end() ||
+        std::find(opts->second.begin(), opts->second.end(), d) == opts->second.end())
+      throw Error(f.name + " (" + who + "): configuration '" + c.configuration +
+                  "' names no optimization '" + d + "' to switch off");
+  return c;
+}
+
+std::string keyOf(const Configured& c) {
+  if (c.disabled.empty()) return c.configuration;
+  return (c.configuration.empty() ? "" : c.configuration + ",") + std::string(kDisable) +
+         joinNames(c.disabled);
+}
+
+// The last lines of a worker's trace, for an error's message.
+std::string traceTail(const std::string& trace) {
+  std::string t = trace;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  if (t.empty()) return t;
+  size_t from = t.size();
+  for (int lines = 0; lines < 3 && from != std::string::npos && from > 0; ++lines)
+    from = t.rfind('\n', from - 1);
+  std::string tail(1, '\n');
+  tail += from == std::string::npos ? t : t.substr(from + 1);
+  return tail;
+}
+
+std::map<std::string, std::string>& commandOfEngine() {
+  static std::map<std::string, std::string> commands;
+  return commands;
+}
+
+}  // namespace
+
+WorkerCommand WorkerCommand::parse(const std::string& commandLine) {
+  WorkerCommand c;
+  c.argv = splitShellWords(commandLine);
+  if (c.argv.empty())
+    throw Error("worker command: empty (name the program that serves the engine)");
+  // The worker runs in a folder of its own: a word naming a file here, by a relative path, is
+  // made absolute.
+  for (std::string& word : c.argv) {
+    std::error_code ec;
+    if (!word.empty() && word[0] != '/' && word[0] != '-' &&
+        (word.find('/') != std::string::npos || &word != &c.argv.front()) &&
+        std::filesystem::is_regular_file(word, ec))
+      word = std::filesystem::absolute(word, ec).lexically_normal().string();
+  }
+  std::string path = pythonSdkFolder();
+  if (const char* p = std::getenv("PYTHONPATH"); p && *p) path += std::string(":") + p;
+  c.environment.emplace_back("PYTHONPATH", path);
+  return c;
+}
+
+std::string WorkerCommand::line() const {
+  std::string s;
+  for (const std::string& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += shellQuote(a);
+  }
+  return s;
+}
+
+struct WorkerBackend::State {
+  WorkerCommand command;
+  std::string who;
+  const worker::Facts* facts = nullptr;
+  Configured configured;
+  std::unique_ptr<WorkerProcess> process;  // started in the engine's process, at its first run
+};
+
+WorkerBackend::WorkerBackend(WorkerCommand command, const std::string& configuration)
+    : state_(std::make_unique<State>()) {
+  state_->command = std::move(command);
+  state_->who = "worker '" + state_->command.line() + "'";
+  state_->facts = &factsOf(state_->command);
+  state_->configured = readConfiguration(*state_->facts, state_->who, configuration);
+}
+
+WorkerBackend::~WorkerBackend() = default;
+
+std::string WorkerBackend::name() const {
+  const std::string key = keyOf(state_->configured);
+  return state_->facts->name + (key.empty() ? "" : " (" + key + ")");
+}
+
+Capabilities WorkerBackend::capabilities() const { return state_->facts->capabilities; }
+
+std::vector<std::string> WorkerBackend::optimizations() const {
+  const auto it = state_->facts->optimizations.find(state_->configured.configuration);
+  if (it == state_->facts->optimizations.end()) return {};
+  std::vector<std::string> out;
+  for (const std::string& o : it->second)
+    if (std::find(state_->configured.disabled.begin(), state_->configured.disabled.end(), o) ==
+        state_->configured.disabled.end())
+      out.push_back(o);
+  return out;
+}
+
+TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
+  applied_.clear();
+  State& s = *state_;
+  if (!s.process)
+    s.process = std::make_unique<WorkerProcess>(
+        WorkerProcess::Command{s.command.argv, s.command.environment, s.command.install});
+  std::vector<std::pair<std::string, const Tensor*>> feeds;
+  for (const ValueInfo* in : model.graph.feedInputs()) {
+    const auto it = inputs.find(in->name);
+    if (it == inputs.end())
+      throw Error(name() + ": no value for the model's input '" + in->name + "'");
+    feeds.emplace_back(in->name, &it->second);
+  }
+  std::string log;
+  worker::Reply reply = s.process->run(
+      {.configuration = s.configured.configuration, .disabled = s.configured.disabled},
+      serializeModel(model), feeds, log);
+  applied_ = reply.applied;
+  if (reply.kind == worker::kUnsupported)
+    throw Unsupported("engine", name() + ": " + reply.category + ": " + reply.message);
+  if (reply.kind == worker::kError)
+    throw Error(name() + ": " + reply.message + traceTail(reply.trace));
+  return std::move(reply.outputs);
+}
+
+std::string addWorkerEngine(const std::string& commandLine) {
+  WorkerCommand command = WorkerCommand::parse(commandLine);
+  const std::string line = command.line();
+  for (const auto& [engine, cmd] : commandOfEngine())
+    if (cmd == line) return engine;
+  const worker::Facts& f = factsOf(command);
+  const std::string who = "worker '" + line + "'";
+  EngineInfo info;
+  info.name = f.name;
+  info.description = f.description.empty() ? "an engine served by " + who
+                                           : f.description + " (served by " + who + ")";
+  info.make = [command](const std::string& config) -> std::unique_ptr<Backend> {
+    return std::make_unique<WorkerBackend>(command, config);
+  };
+  info.configurations = [&f] { return f.configurations; };
+  info.key = [&f, who](const std::string& text) { return keyOf(readConfiguration(f, who, text)); };
+  info.baseCapabilities = [&f] { return f.capabilities; };
+  info.baseline = f.baseline;
+  if (!f.optimizations.empty())
+    info.withDisabled = [&f, who](const std::string& text, const std::vector<std::string>& names) {
+      Configured c = readConfiguration(f, who, text);
+      c.disabled = mergeNames(c.disabled, names);
+      return keyOf(readConfiguration(f, who, keyOf(c)));
+    };
+  info.install = f.install;
+  engines().add(std::move(info), who);
+  commandOfEngine()[f.name] = line;
+  return f.name;
+}
+
+std::string workerEngineCommand(const std::string& engine) {
+  const auto it = commandOfEngine().find(engine);
+  return it == commandOfEngine().end() ? "" : it->second;
+}
+
+}  // namespace nncheck
