@@ -50,7 +50,9 @@ Configured readConfiguration(const worker::Facts& f, const std::string& who,
     at = at == 0 ? std::string::npos : text.rfind(kDisable, at - 1);
   c.configuration = at == std::string::npos ? text : text.substr(0, at ? at - 1 : 0);
   if (at != std::string::npos) {
-    const ConfigText t(f.name, text.substr(at), "disable=Name+Name");
+    const ConfigText t(f.name, text.substr(at),
+                       "the worker's configuration, then ',disable=Name+Name' last");
+    if (t.items().size() != 1) t.reject(t.items().back());
     c.disabled = t.names(t.items().front());
   }
   if (c.configuration.empty()) c.configuration = f.configurations.front();

@@ -1,0 +1,175 @@
+// Engines served by workers (nncheck/worker_engine.h): command lines, the Python SDK's example
+// engine under a property, and deliberately broken workers (tests/backends/workers), each of
+// which must end in a clear error naming it, and a worker started afresh for the next case.
+#include "nncheck/worker_engine.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+
+#include "core/shell_words.h"
+#include "nncheck/engine.h"
+#include "nncheck/error.h"
+#include "nncheck/isolation.h"
+#include "nncheck/reference.h"
+#include "test_util.h"
+
+namespace nncheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ShellWords, SplitsAsAShellDoesAndQuotesBackToTheSameWords) {
+  EXPECT_EQ(splitShellWords("python3  'my engine.py' \"a \\\"b\\\"\" c\\ d ''"),
+            (std::vector<std::string>{"python3", "my engine.py", "a \"b\"", "c d", ""}));
+  EXPECT_EQ(splitShellWords(" \t"), std::vector<std::string>{});
+  for (const std::string word : {"plain", "it's", "a b", "", "$HOME", "x;y"})
+    EXPECT_EQ(splitShellWords(shellQuote(word)), std::vector<std::string>{word}) << word;
+  EXPECT_NE(testing::errorOf([] { splitShellWords("python3 'open"); }).find("leaves a quote (')"),
+            std::string::npos);
+}
+
+TEST(WorkerCommand, MakesARelativeFileAbsoluteAndRefusesAnEmptyLine) {
+  const WorkerCommand c = WorkerCommand::parse("python3 tests/../CMakeLists.txt -x");
+  ASSERT_EQ(c.argv.size(), 3u);
+  EXPECT_EQ(c.argv[0], "python3");  // a program on PATH stays a name
+  EXPECT_EQ(c.argv[2], "-x");
+  if (fs::exists("CMakeLists.txt")) {
+    EXPECT_TRUE(fs::path(c.argv[1]).is_absolute()) << c.argv[1];
+  }
+  EXPECT_NE(testing::errorOf([] { WorkerCommand::parse("  "); }).find("empty"), std::string::npos);
+}
+
+#ifdef NNCHECK_SDK_PYTHON
+
+const std::string kBroken =
+    std::string(NNCHECK_SOURCE_DIR) + "/tests/backends/workers/broken_worker.py";
+
+WorkerCommand broken(const std::string& mode, const std::string& extra = "") {
+  return WorkerCommand::parse(std::string(NNCHECK_SDK_PYTHON) + " " + kBroken + " " + mode +
+                              (extra.empty() ? "" : " " + extra));
+}
+
+Model identity() {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
+  m.graph.nodes = {Node::make("Identity", {"x"}, {"y"}, "id")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+  return m;
+}
+
+const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2}, {1, -2})}};
+
+class BrokenWorker : public ::testing::Test {
+ protected:
+  testing::TempDir tmp_{"broken_worker"};
+  // Misbehaves as `mode` says on the first run only; the next runs are answered.
+  WorkerCommand onFirstRun(const std::string& mode) {
+    return broken(mode, "1 " + (tmp_.path() / "runs").string());
+  }
+};
+
+TEST_F(BrokenWorker, OneThatDiesIsAnErrorNamingItAndTheNextRunHasAFreshOne) {
+  WorkerBackend engine(onFirstRun("dies"), "plain");
+  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
+  const RunOutcome died = isolated.run(identity(), kInputs);
+  EXPECT_EQ(died.kind, Outcome::Error) << died.message;
+  EXPECT_NE(died.message.find("worker '"), std::string::npos) << died.message;
+  EXPECT_NE(died.message.find("broken_worker.py dies"), std::string::npos) << died.message;
+  EXPECT_NE(died.message.find("exited with status 3 before replying"), std::string::npos)
+      << died.message;
+  const RunOutcome next = isolated.run(identity(), kInputs);
+  ASSERT_EQ(next.kind, Outcome::Pass) << next.message;
+  EXPECT_TRUE(next.outputs.at("y") == kInputs.at("x"));
+}
+
+TEST_F(BrokenWorker, OneThatCrashesIsTheEnginesCrash) {
+  WorkerBackend engine(broken("crashes"), "plain");
+  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
+  const RunOutcome r = isolated.run(identity(), kInputs);
+  EXPECT_EQ(r.kind, Outcome::Crash) << r.message;
+  EXPECT_EQ(r.signal, SIGSEGV);
+}
+
+TEST_F(BrokenWorker, OneThatHangsIsAHang) {
+  // (A hang is confirmed in a fresh process, with a fresh worker, before it is reported.)
+  WorkerBackend engine(broken("hangs"), "plain");
+  const Isolated isolated(engine, std::chrono::seconds(2), Isolation::Persistent);
+  const RunOutcome r = isolated.run(identity(), kInputs);
+  EXPECT_EQ(r.kind, Outcome::Hang) << r.message;
+}
+
+TEST_F(BrokenWorker, OneThatWritesGarbageIsAnErrorNamingItAndIsReplaced) {
+  WorkerBackend engine(onFirstRun("garbage"), "plain");
+  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
+  const RunOutcome r = isolated.run(identity(), kInputs);
+  EXPECT_EQ(r.kind, Outcome::Error) << r.message;
+  EXPECT_NE(r.message.find("broken_worker.py garbage"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("a message of kind 90, which the worker protocol has not"),
+            std::string::npos)
+      << r.message;
+  const RunOutcome next = isolated.run(identity(), kInputs);
+  EXPECT_EQ(next.kind, Outcome::Pass) << next.message;
+}
+
+TEST_F(BrokenWorker, OneThatWritesAnOversizedReplyIsRefusedUnreadAndReplaced) {
+  WorkerBackend engine(onFirstRun("oversized"), "plain");
+  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
+  const RunOutcome r = isolated.run(identity(), kInputs);
+  EXPECT_EQ(r.kind, Outcome::Unsupported) << r.message;
+  EXPECT_NE(r.message.find("broken_worker.py oversized"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("past the memory limit"), std::string::npos) << r.message;
+  const RunOutcome next = isolated.run(identity(), kInputs);
+  EXPECT_EQ(next.kind, Outcome::Pass) << next.message;
+}
+
+TEST_F(BrokenWorker, OneOfAnotherProtocolVersionIsRefusedAtHello) {
+  const std::string e = testing::errorOf([] { WorkerBackend engine(broken("version")); });
+  EXPECT_NE(e.find("broken_worker.py version'"), std::string::npos) << e;
+  EXPECT_NE(e.find("speaks the worker protocol version 2; this nncheck speaks version 1"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(BrokenWorker, AConfigurationOrOptimizationItsFactsDoNotNameIsAnError) {
+  const std::string e = testing::errorOf([] { WorkerBackend engine(broken("good"), "fast"); });
+  EXPECT_NE(e.find("no configuration 'fast' (its configurations: 'plain')"), std::string::npos)
+      << e;
+  const std::string d =
+      testing::errorOf([] { WorkerBackend engine(broken("good"), "plain,disable=Fold"); });
+  EXPECT_NE(d.find("names no optimization 'Fold'"), std::string::npos) << d;
+}
+
+// The Python SDK's example optimizer (examples/python_engine), its bug planted.
+const std::string kExample =
+    std::string(NNCHECK_SDK_PYTHON) + " " + NNCHECK_SOURCE_DIR "/examples/python_engine/engine.py";
+
+class PlantedBug : public ::testing::Test {
+ protected:
+  void SetUp() override { ::setenv("NNCHECK_EXAMPLE_BUG", "1", 1); }
+  void TearDown() override { ::unsetenv("NNCHECK_EXAMPLE_BUG"); }
+};
+
+TEST_F(PlantedBug, TheExampleEnginesFactsAndOptimizationsComeFromItsClass) {
+  WorkerBackend o1(WorkerCommand::parse(kExample), "O1"), o0(WorkerCommand::parse(kExample), "O0");
+  EXPECT_EQ(o1.name(), "pyopt (O1)");
+  EXPECT_EQ(o1.optimizations(),
+            (std::vector<std::string>{"CancelNegPair", "FuseReluPair", "RemoveIdentity"}));
+  EXPECT_TRUE(o0.optimizations().empty());
+  EXPECT_EQ(o1.capabilities().dtypes, std::vector<DType>{DType::Float32});
+  WorkerBackend without(WorkerCommand::parse(kExample), "O1,disable=CancelNegPair");
+  EXPECT_EQ(without.optimizations(), (std::vector<std::string>{"FuseReluPair", "RemoveIdentity"}));
+  const std::string name = addWorkerEngine(kExample);
+  EXPECT_EQ(engines().key(name, "O1,disable=RemoveIdentity+CancelNegPair"),
+            "O1,disable=CancelNegPair+RemoveIdentity");
+  EXPECT_EQ(engines().key(name, ""), "O1") << "the default is the first configuration";
+  const std::string e = testing::errorOf([&] { engines().key(name, "disable=FuseReluPair,O1"); });
+  EXPECT_NE(e.find("disable=FuseReluPair,O1"), std::string::npos) << e;
+}
+
+#endif  // NNCHECK_SDK_PYTHON
+
+}  // namespace
+}  // namespace nncheck
