@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs dependencies (Debian 12 packages) and builds nncheck into build/ (or $NNCHECK_BUILD_DIR).
+# Installs dependencies (Debian 12 packages, onnxruntime-node, and every Python engine's
+# environment from PyPI) and builds nncheck into build/ (or $NNCHECK_BUILD_DIR).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NNCHECK_BUILD_DIR:-$root/build}
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" all  # every engine, Python ones too
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${NNCHECK_BUILD_TYPE:-Release} ${NNCHECK_CMAKE_ARGS:-}
 cmake --build "$build" -j "$(nproc)"

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nncheck/backend.h"
+#include "nncheck/engine.h"
 
 namespace nncheck {
 
@@ -53,6 +54,12 @@ class WorkerBackend : public Backend {
   std::unique_ptr<State> state_;
   std::vector<std::string> applied_;
 };
+
+// The EngineInfo of the engine a worker serves: `fixed`'s name, description, baseline and
+// install, the rest (configurations, canonical texts, capabilities, switching optimizations off)
+// from the worker's facts, read when first needed. What a built-in engine run by a worker
+// registers (src/backends/tvm).
+EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed);
 
 // Registers the engine a worker serves under the name its facts give (an EngineInfo whose
 // configurations, baseline and optimizations are the facts'), and returns that name. The name

@@ -190,6 +190,34 @@ TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
   return std::move(reply.outputs);
 }
 
+EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed) {
+  // Facts are read at first need (each of these is asked later, once the engine is used), so
+  // that registering a built-in worker engine starts no worker.
+  const std::string who = "worker '" + command.line() + "'";
+  const auto facts = [command]() -> const worker::Facts& { return factsOf(command); };
+  fixed.make = [command](const std::string& config) -> std::unique_ptr<Backend> {
+    return std::make_unique<WorkerBackend>(command, config);
+  };
+  fixed.configurations = [facts] { return facts().configurations; };
+  fixed.key = [facts, who](const std::string& text) {
+    return keyOf(readConfiguration(facts(), who, text));
+  };
+  // What probing starts from: the capabilities less the ops the worker listed.
+  fixed.baseCapabilities = [facts] {
+    Capabilities c = facts().capabilities;
+    c.ops.clear();
+    c.opWeights.clear();
+    return c;
+  };
+  fixed.withDisabled = [facts, who](const std::string& text,
+                                    const std::vector<std::string>& names) {
+    Configured c = readConfiguration(facts(), who, text);
+    c.disabled = mergeNames(c.disabled, names);
+    return keyOf(readConfiguration(facts(), who, keyOf(c)));
+  };
+  return fixed;
+}
+
 std::string addWorkerEngine(const std::string& commandLine) {
   WorkerCommand command = WorkerCommand::parse(commandLine);
   const std::string line = command.line();
@@ -197,24 +225,12 @@ std::string addWorkerEngine(const std::string& commandLine) {
     if (cmd == line) return engine;
   const worker::Facts& f = factsOf(command);
   const std::string who = "worker '" + line + "'";
-  EngineInfo info;
-  info.name = f.name;
-  info.description = f.description.empty() ? "an engine served by " + who
-                                           : f.description + " (served by " + who + ")";
-  info.make = [command](const std::string& config) -> std::unique_ptr<Backend> {
-    return std::make_unique<WorkerBackend>(command, config);
-  };
-  info.configurations = [&f] { return f.configurations; };
-  info.key = [&f, who](const std::string& text) { return keyOf(readConfiguration(f, who, text)); };
-  info.baseCapabilities = [&f] { return f.capabilities; };
-  info.baseline = f.baseline;
-  if (!f.optimizations.empty())
-    info.withDisabled = [&f, who](const std::string& text, const std::vector<std::string>& names) {
-      Configured c = readConfiguration(f, who, text);
-      c.disabled = mergeNames(c.disabled, names);
-      return keyOf(readConfiguration(f, who, keyOf(c)));
-    };
-  info.install = f.install;
+  EngineInfo info = workerEngine(
+      command, {.name = f.name,
+                .description = f.description.empty() ? "an engine served by " + who
+                                                     : f.description + " (served by " + who + ")",
+                .baseline = f.baseline,
+                .install = f.install});
   engines().add(std::move(info), who);
   commandOfEngine()[f.name] = line;
   return f.name;

@@ -72,6 +72,20 @@ TEST(ProbeCommand, OrtsCompiledCapabilityTableMatchesAFreshProbe) {
 }
 #endif
 
+#ifdef NNCHECK_HAS_TVM_ENGINE
+TEST(ProbeCommand, TvmsCapabilityTableMatchesAFreshProbe) {
+  // And for TVM 0.27 at its zero pipeline: what its ONNX frontend imports and its CPU build runs
+  // of each op's generated models. The worker reads the table to say which ops TVM takes.
+  testing::TempDir tmp("probe");
+  const std::string table = (tmp.path() / "table.inc").string();
+  auto o = runCli("probe --backend tvm --write-table " + table);
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/tvm/tvm_capabilities.inc"))
+      << "rebuild it: nncheck probe --backend tvm --write-table "
+         "src/backends/tvm/tvm_capabilities.inc";
+}
+#endif
+
 #ifdef NNCHECK_HAS_MLIR_ENGINE
 TEST(ProbeCommand, MlirsCompiledCapabilityTableMatchesAFreshProbe) {
   // And for MLIR's TOSA path: what the emission expresses and Debian's MLIR 19 runs, probed at
