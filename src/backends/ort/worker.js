@@ -179,11 +179,17 @@ function configured(configuration) {
   return c;
 }
 
+function unsupportedParts(category, message) {
+  return [Buffer.from('U'), ...json({category, message})];
+}
+function errorParts(message, trace) {
+  return [Buffer.from('E'), ...json({message, trace})];
+}
 function unsupported(category, e) {
-  send([Buffer.from('U'), ...json({category, message: String(e && e.message || e)})]);
+  send(unsupportedParts(category, String(e && e.message || e)));
 }
 function failed(e) {
-  send([Buffer.from('E'), ...json({message: String(e && e.message || e), trace: String(e && e.stack || '')})]);
+  send(errorParts(String(e && e.message || e), String(e && e.stack || '')));
 }
 
 async function run(ort, r) {
@@ -261,7 +267,7 @@ async function serve() {
 }
 
 // What the tests of the protocol's vectors use (tests/backends/ort/worker_protocol_test.js).
-module.exports = {Reader, readTensor, tensorParts, json, text, bytes, u64};
+module.exports = {Reader, readTensor, tensorParts, json, text, bytes, u64, unsupportedParts, errorParts};
 
 if (require.main === module)
   serve().catch((e) => {
