@@ -45,6 +45,8 @@ class Engine:
     install: str = ""  # how to install what the engine needs
     # What it accepts (docs/worker-protocol.md: dtypes, opset, ops, ...); {} is the defaults.
     capabilities: dict[str, Any] = {}
+    # Runs after which nncheck starts the worker afresh (for an engine that leaks); 0: never.
+    restart_every: int = 0
 
     def optimizations(self, configuration: str) -> list[str]:
         """The optimizations `configuration` may apply, each one `disabled` can switch off."""
@@ -71,6 +73,7 @@ class Engine:
             "optimizations": {c: sorted(set(self.optimizations(c))) for c in configurations},
             "install": self.install,
             "capabilities": self.capabilities,
+            "restart_every": self.restart_every,
         }
 
 

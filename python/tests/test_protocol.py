@@ -50,6 +50,7 @@ FACTS = {
         "shape_operands_must_be_initializers": True,
         "weights_must_be_initializers": False,
     },
+    "restart_every": 500,
 }
 
 

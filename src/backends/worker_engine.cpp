@@ -135,6 +135,7 @@ struct WorkerBackend::State {
   const worker::Facts* facts = nullptr;
   Configured configured;
   std::unique_ptr<WorkerProcess> process;  // started in the engine's process, at its first run
+  int runs = 0;                            // on this process
 };
 
 WorkerBackend::WorkerBackend(WorkerCommand command, const std::string& configuration)
@@ -168,9 +169,13 @@ std::vector<std::string> WorkerBackend::optimizations() const {
 TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
   applied_.clear();
   State& s = *state_;
-  if (!s.process)
+  if (s.process && s.facts->restartEvery > 0 && s.runs >= s.facts->restartEvery) s.process.reset();
+  if (!s.process) {
+    s.runs = 0;
     s.process = std::make_unique<WorkerProcess>(
         WorkerProcess::Command{s.command.argv, s.command.environment, s.command.install});
+  }
+  ++s.runs;
   std::vector<std::pair<std::string, const Tensor*>> feeds;
   for (const ValueInfo* in : model.graph.feedInputs()) {
     const auto it = inputs.find(in->name);

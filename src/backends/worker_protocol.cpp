@@ -114,6 +114,10 @@ Facts readFacts(std::string_view body, const std::string& who) {
   f.optimizations = field<std::map<std::string, std::vector<std::string>>>(j, "optimizations", who);
   f.install = field<std::string>(j, "install", who);
   f.capabilities = readCapabilities(field<json>(j, "capabilities", who, json::object()), who);
+  f.restartEvery = field<int>(j, "restart_every", who, 0);
+  if (f.restartEvery < 0)
+    throw Error(who + ": 'restart_every' is " + std::to_string(f.restartEvery) +
+                ": expected a count of runs, or 0 for never");
   return f;
 }
 
@@ -127,7 +131,8 @@ std::string factsBody(const Facts& f) {
                                  {"baseline", f.baseline},
                                  {"optimizations", f.optimizations},
                                  {"install", f.install},
-                                 {"capabilities", capabilitiesJson(f.capabilities)}}));
+                                 {"capabilities", capabilitiesJson(f.capabilities)},
+                                 {"restart_every", f.restartEvery}}));
   return body;
 }
 

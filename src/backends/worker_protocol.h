@@ -46,6 +46,9 @@ struct Facts {
   // What the engine accepts; the defaults (any op, the generator's dtypes) when it says nothing.
   // Op weights travel as whole percentages (the protocol's JSON has no floating point).
   Capabilities capabilities;
+  // Runs after which the host starts the worker afresh (an engine that leaks: its memory and
+  // caches stay bounded); 0: never.
+  int restartEvery = 0;
 };
 
 struct RunRequest {

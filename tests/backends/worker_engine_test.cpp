@@ -125,6 +125,18 @@ TEST_F(BrokenWorker, OneThatWritesAnOversizedReplyIsRefusedUnreadAndReplaced) {
   EXPECT_EQ(next.kind, Outcome::Pass) << next.message;
 }
 
+TEST_F(BrokenWorker, OneThatAsksToBeRestartedEveryNRunsIs) {
+  WorkerBackend engine(broken("restarts"), "plain");
+  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
+  std::vector<float> served;
+  for (int i = 0; i < 5; ++i) {
+    const RunOutcome r = isolated.run(identity(), kInputs);
+    ASSERT_EQ(r.kind, Outcome::Pass) << r.message;
+    served.push_back(r.outputs.at("y").span<float>()[0] - 1);  // x[0] is 1
+  }
+  EXPECT_EQ(served, (std::vector<float>{1, 2, 1, 2, 1})) << "a fresh worker every 2 runs";
+}
+
 TEST_F(BrokenWorker, OneOfAnotherProtocolVersionIsRefusedAtHello) {
   const std::string e = testing::errorOf([] { WorkerBackend engine(broken("version")); });
   EXPECT_NE(e.find("broken_worker.py version'"), std::string::npos) << e;

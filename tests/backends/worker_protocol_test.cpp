@@ -34,6 +34,7 @@ worker::Facts vectorFacts() {
   f.capabilities.dtypes = {DType::Float32, DType::Int64};
   f.capabilities = f.capabilities.withProbedOps({{"Add", 1.0}, {"Cast", 0.5}});
   f.capabilities.weightsMustBeInitializers = false;
+  f.restartEvery = 500;
   return f;
 }
 
@@ -177,6 +178,7 @@ TEST(WorkerProtocol, ReadsEveryVectorBackToItsValues) {
   EXPECT_EQ(facts.capabilities.opWeights, want.capabilities.opWeights);
   EXPECT_EQ(facts.capabilities.opset, want.capabilities.opset);
   EXPECT_FALSE(facts.capabilities.weightsMustBeInitializers);
+  EXPECT_EQ(facts.restartEvery, 500);
   EXPECT_TRUE(facts.capabilities.shapeOperandsMustBeInitializers);
 
   const std::string runBody = bodyOfVector("run");

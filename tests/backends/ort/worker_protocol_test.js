@@ -42,6 +42,7 @@ const facts = {
   optimizations: {O0: [], O1: ['FoldConstant', 'FuseOps']}, install: 'pip install vectors',
   capabilities: {dtypes: [1, 7], opset: 17, ops: {Add: 100, Cast: 50},
                  shape_operands_must_be_initializers: true, weights_must_be_initializers: false},
+  restart_every: 500,
 };
 assert.deepStrictEqual(join([Buffer.from('F'), ...w.json(facts)]), body('facts'));
 const outputs = [

@@ -9,6 +9,7 @@ file argv[3], across restarts); without them, on every run.
     oversized  replies with a frame of 2^62 bytes
     version    says it speaks protocol version 2 (at hello)
     good       never misbehaves
+    restarts   asks to be restarted every 2 runs, and replies with x + the runs it served
 Otherwise it replies with its input "x" as its output "y".
 """
 
@@ -29,7 +30,7 @@ COUNTER = pathlib.Path(sys.argv[3]) if len(sys.argv) > 3 else None
 
 
 def misbehaves_now() -> bool:
-    if MODE == "good":
+    if MODE in ("good", "restarts"):
         return False
     if COUNTER is None:
         return True
@@ -43,6 +44,9 @@ def main() -> None:
     if protocol.read_frame(stdin) is None:
         return
     facts = {"protocol": 2 if MODE == "version" else 1, "name": "broken", "configurations": ["plain"]}
+    if MODE == "restarts":
+        facts["restart_every"] = 2
+    served = 0
     protocol.write_frame(out, protocol.facts_body(facts))
     while (body := protocol.read_frame(stdin)) is not None:
         run = protocol.read_run(body)
@@ -60,7 +64,9 @@ def main() -> None:
                 out.write(struct.pack("<Q", 1 << 62) + b"O")
                 out.flush()
                 continue
-        protocol.write_frame(out, protocol.outputs_body({"y": run.inputs["x"]}, []))
+        served += 1
+        y = run.inputs["x"] + served if MODE == "restarts" else run.inputs["x"]
+        protocol.write_frame(out, protocol.outputs_body({"y": y}, []))
 
 
 if __name__ == "__main__":
