@@ -126,3 +126,14 @@ function(nncheck_engine_plugins_of target)
     add_dependencies(${target} nncheck_engine_${e})
   endforeach()
 endfunction()
+
+# A folder of the user's cache that scripts/install-deps.sh fills, as that script finds it:
+# $ENV{<var>}, else $XDG_CACHE_HOME/nncheck/<name>, else ~/.cache/nncheck/<name>.
+function(nncheck_cache_folder var name doc)
+  set(${var} "$ENV{HOME}/.cache/nncheck/${name}" CACHE PATH "${doc}")
+  if(DEFINED ENV{${var}})
+    set(${var} "$ENV{${var}}" CACHE PATH "${doc}" FORCE)
+  elseif(DEFINED ENV{XDG_CACHE_HOME})
+    set(${var} "$ENV{XDG_CACHE_HOME}/nncheck/${name}" CACHE PATH "${doc}" FORCE)
+  endif()
+endfunction()

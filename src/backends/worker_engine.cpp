@@ -47,7 +47,7 @@ Configured readConfiguration(const worker::Facts& f, const std::string& who,
   Configured c;
   size_t at = text.rfind(kDisable);
   while (at != std::string::npos && at != 0 && text[at - 1] != ',')
-    at = at == 0 ? std::string::npos : text.rfind(kDisable, at - 1);
+    at = text.rfind(kDisable, at - 1);
   c.configuration = at == std::string::npos ? text : text.substr(0, at ? at - 1 : 0);
   if (at != std::string::npos) {
     const ConfigText t(f.name, text.substr(at),

@@ -484,6 +484,12 @@ void registerShapeOps(Registry& reg) {
                 r.requireDefined(
                     pb >= 0 && pe >= 0,
                     mode + " padding with a negative pad at axis " + std::to_string(a));
+                // Reflect pads stay below the axis's length (onnx/onnx#7700 clarified it; engines
+                // read outside the input past it: ORT refuses, TVM returns garbage).
+                if (mode == "reflect")
+                  r.requireDefined(
+                      pb < d && pe < d,
+                      "reflect padding by the axis's length or more at axis " + std::to_string(a));
               }
               out[static_cast<size_t>(a)] = padded;
             }

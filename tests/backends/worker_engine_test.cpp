@@ -69,20 +69,25 @@ class BrokenWorker : public ::testing::Test {
   WorkerCommand onFirstRun(const std::string& mode) {
     return broken(mode, "1 " + (tmp_.path() / "runs").string());
   }
+  // The first run ends as `kind` with a message naming the worker and saying `what`; the next
+  // is answered, by a fresh worker.
+  void misbehavesOnceThenIsReplaced(const std::string& mode, Outcome kind,
+                                    const std::string& what) {
+    WorkerBackend engine(onFirstRun(mode), "plain");
+    const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
+    const RunOutcome r = isolated.run(identity(), kInputs);
+    EXPECT_EQ(r.kind, kind) << r.message;
+    EXPECT_NE(r.message.find("worker '"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("broken_worker.py " + mode), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find(what), std::string::npos) << r.message;
+    const RunOutcome next = isolated.run(identity(), kInputs);
+    ASSERT_EQ(next.kind, Outcome::Pass) << next.message;
+    EXPECT_TRUE(next.outputs.at("y") == kInputs.at("x"));
+  }
 };
 
 TEST_F(BrokenWorker, OneThatDiesIsAnErrorNamingItAndTheNextRunHasAFreshOne) {
-  WorkerBackend engine(onFirstRun("dies"), "plain");
-  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
-  const RunOutcome died = isolated.run(identity(), kInputs);
-  EXPECT_EQ(died.kind, Outcome::Error) << died.message;
-  EXPECT_NE(died.message.find("worker '"), std::string::npos) << died.message;
-  EXPECT_NE(died.message.find("broken_worker.py dies"), std::string::npos) << died.message;
-  EXPECT_NE(died.message.find("exited with status 3 before replying"), std::string::npos)
-      << died.message;
-  const RunOutcome next = isolated.run(identity(), kInputs);
-  ASSERT_EQ(next.kind, Outcome::Pass) << next.message;
-  EXPECT_TRUE(next.outputs.at("y") == kInputs.at("x"));
+  misbehavesOnceThenIsReplaced("dies", Outcome::Error, "exited with status 3 before replying");
 }
 
 TEST_F(BrokenWorker, OneThatCrashesIsTheEnginesCrash) {
@@ -102,27 +107,12 @@ TEST_F(BrokenWorker, OneThatHangsIsAHang) {
 }
 
 TEST_F(BrokenWorker, OneThatWritesGarbageIsAnErrorNamingItAndIsReplaced) {
-  WorkerBackend engine(onFirstRun("garbage"), "plain");
-  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
-  const RunOutcome r = isolated.run(identity(), kInputs);
-  EXPECT_EQ(r.kind, Outcome::Error) << r.message;
-  EXPECT_NE(r.message.find("broken_worker.py garbage"), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("a message of kind 90, which the worker protocol has not"),
-            std::string::npos)
-      << r.message;
-  const RunOutcome next = isolated.run(identity(), kInputs);
-  EXPECT_EQ(next.kind, Outcome::Pass) << next.message;
+  misbehavesOnceThenIsReplaced("garbage", Outcome::Error,
+                               "a message of kind 90, which the worker protocol has not");
 }
 
 TEST_F(BrokenWorker, OneThatWritesAnOversizedReplyIsRefusedUnreadAndReplaced) {
-  WorkerBackend engine(onFirstRun("oversized"), "plain");
-  const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
-  const RunOutcome r = isolated.run(identity(), kInputs);
-  EXPECT_EQ(r.kind, Outcome::Unsupported) << r.message;
-  EXPECT_NE(r.message.find("broken_worker.py oversized"), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("past the memory limit"), std::string::npos) << r.message;
-  const RunOutcome next = isolated.run(identity(), kInputs);
-  EXPECT_EQ(next.kind, Outcome::Pass) << next.message;
+  misbehavesOnceThenIsReplaced("oversized", Outcome::Unsupported, "past the memory limit");
 }
 
 TEST_F(BrokenWorker, OneThatAsksToBeRestartedEveryNRunsIs) {
