@@ -20,6 +20,7 @@
 
 namespace nncheck {
 
+// A worker's command. Every worker nncheck starts has nncheck's Python SDK on its PYTHONPATH.
 struct WorkerCommand {
   std::vector<std::string> argv;  // argv[0]: a path, or a name on PATH
   std::vector<std::pair<std::string, std::string>> environment;  // set for the worker
@@ -27,8 +28,7 @@ struct WorkerCommand {
 
   // A command line split into words as a POSIX shell does (quotes and backslashes; no
   // expansion); throws nncheck::Error for an empty line or an unclosed quote. A word naming a
-  // file by a relative path is made absolute (the worker runs in a folder of its own), and
-  // nncheck's Python SDK is put on the worker's PYTHONPATH.
+  // file by a relative path is made absolute (the worker runs in a folder of its own).
   static WorkerCommand parse(const std::string& commandLine);
   // The command line, each word shell-quoted: what a printed replay command shows.
   std::string line() const;

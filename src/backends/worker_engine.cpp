@@ -26,11 +26,21 @@ std::map<std::string, worker::Facts>& factsByLine() {
   return facts;
 }
 
+// How a worker is started: its command, with nncheck's Python SDK first on its PYTHONPATH (the
+// command's own environment, set after, may replace it).
+WorkerProcess::Command processCommand(const WorkerCommand& c) {
+  std::string path = pythonSdkFolder();
+  if (const char* p = std::getenv("PYTHONPATH"); p && *p) path += std::string(":") + p;
+  WorkerProcess::Command process{c.argv, {{"PYTHONPATH", path}}, c.install};
+  process.environment.insert(process.environment.end(), c.environment.begin(), c.environment.end());
+  return process;
+}
+
 const worker::Facts& factsOf(const WorkerCommand& command) {
   const std::string line = command.line();
   auto it = factsByLine().find(line);
   if (it != factsByLine().end()) return it->second;
-  WorkerProcess w({command.argv, command.environment, command.install});
+  WorkerProcess w(processCommand(command));
   worker::Facts facts = w.facts();
   w.stop();
   return factsByLine().emplace(line, std::move(facts)).first->second;
@@ -114,9 +124,6 @@ WorkerCommand WorkerCommand::parse(const std::string& commandLine) {
         std::filesystem::is_regular_file(word, ec))
       word = std::filesystem::absolute(word, ec).lexically_normal().string();
   }
-  std::string path = pythonSdkFolder();
-  if (const char* p = std::getenv("PYTHONPATH"); p && *p) path += std::string(":") + p;
-  c.environment.emplace_back("PYTHONPATH", path);
   return c;
 }
 
@@ -172,8 +179,7 @@ TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
   if (s.process && s.facts->restartEvery > 0 && s.runs >= s.facts->restartEvery) s.process.reset();
   if (!s.process) {
     s.runs = 0;
-    s.process = std::make_unique<WorkerProcess>(
-        WorkerProcess::Command{s.command.argv, s.command.environment, s.command.install});
+    s.process = std::make_unique<WorkerProcess>(processCommand(s.command));
   }
   ++s.runs;
   std::vector<std::pair<std::string, const Tensor*>> feeds;

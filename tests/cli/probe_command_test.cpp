@@ -15,6 +15,19 @@ namespace {
 
 using testing::runCli;
 
+// Probes `engine` afresh and expects the table its source compiles in (or its worker reads),
+// `table` under the source tree, to be that probe's, so it never drifts from the installed
+// engine; returns the probe's output.
+std::string expectFreshProbeMatches(const std::string& engine, const std::string& table) {
+  testing::TempDir tmp("probe");
+  const std::string fresh = (tmp.path() / "table.inc").string();
+  auto o = runCli("probe --backend " + engine + " --write-table " + fresh);
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_EQ(readFile(fresh), readFile(std::string(NNCHECK_SOURCE_DIR "/") + table))
+      << "rebuild it: nncheck probe --backend " << engine << " --write-table " << table;
+  return o.output;
+}
+
 TEST(ProbeCommand, TheReferenceAcceptsAndMatchesEveryOp) {
   auto o = runCli("probe --backend reference --per-op 2");
   ASSERT_EQ(o.status, 0) << o.output;
@@ -30,15 +43,9 @@ TEST(ProbeCommand, TheReferenceAcceptsAndMatchesEveryOp) {
 TEST(ProbeCommand, OpenCVsCompiledCapabilityTableMatchesAFreshProbe) {
   // The table the OpenCV backend compiles in must be what probing this engine gives now, so it
   // never drifts from the installed OpenCV.
-  testing::TempDir tmp("probe");
-  const std::string table = (tmp.path() / "table.inc").string();
-  auto o = runCli("probe --backend opencv --write-table " + table);
-  ASSERT_EQ(o.status, 0) << o.output;
-  EXPECT_NE(o.output.find("opencv (cpu, fusion on):"), std::string::npos) << o.output;
-  EXPECT_EQ(readFile(table),
-            readFile(NNCHECK_SOURCE_DIR "/src/backends/opencv/opencv_capabilities.inc"))
-      << "rebuild it: nncheck probe --backend opencv --write-table "
-         "src/backends/opencv/opencv_capabilities.inc";
+  const std::string output =
+      expectFreshProbeMatches("opencv", "src/backends/opencv/opencv_capabilities.inc");
+  EXPECT_NE(output.find("opencv (cpu, fusion on):"), std::string::npos) << output;
   auto bad = runCli("probe --backend nosuch");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.output.find("nosuch"), std::string::npos) << bad.output;
@@ -48,27 +55,14 @@ TEST(ProbeCommand, OpenCVsCompiledCapabilityTableMatchesAFreshProbe) {
 TEST(ProbeCommand, TorchsCompiledCapabilityTableMatchesAFreshProbe) {
   // The same for the TorchScript engine: its shares are what the translation expresses of
   // Debian's libtorch.
-  testing::TempDir tmp("probe");
-  const std::string table = (tmp.path() / "table.inc").string();
-  auto o = runCli("probe --backend torch --write-table " + table);
-  ASSERT_EQ(o.status, 0) << o.output;
-  EXPECT_EQ(readFile(table),
-            readFile(NNCHECK_SOURCE_DIR "/src/backends/torchscript/torchscript_capabilities.inc"))
-      << "rebuild it: nncheck probe --backend torch --write-table "
-         "src/backends/torchscript/torchscript_capabilities.inc";
+  expectFreshProbeMatches("torch", "src/backends/torchscript/torchscript_capabilities.inc");
 }
 #endif
 
 #ifdef NNCHECK_HAS_ORT_ENGINE
 TEST(ProbeCommand, OrtsCompiledCapabilityTableMatchesAFreshProbe) {
   // And for ONNX Runtime 1.30 at level all: the kernels it has for each op's generated models.
-  testing::TempDir tmp("probe");
-  const std::string table = (tmp.path() / "table.inc").string();
-  auto o = runCli("probe --backend ort --write-table " + table);
-  ASSERT_EQ(o.status, 0) << o.output;
-  EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/ort/ort_capabilities.inc"))
-      << "rebuild it: nncheck probe --backend ort --write-table "
-         "src/backends/ort/ort_capabilities.inc";
+  expectFreshProbeMatches("ort", "src/backends/ort/ort_capabilities.inc");
 }
 #endif
 
@@ -76,13 +70,7 @@ TEST(ProbeCommand, OrtsCompiledCapabilityTableMatchesAFreshProbe) {
 TEST(ProbeCommand, TvmsCapabilityTableMatchesAFreshProbe) {
   // And for TVM 0.27 at its zero pipeline: what its ONNX frontend imports and its CPU build runs
   // of each op's generated models. The worker reads the table to say which ops TVM takes.
-  testing::TempDir tmp("probe");
-  const std::string table = (tmp.path() / "table.inc").string();
-  auto o = runCli("probe --backend tvm --write-table " + table);
-  ASSERT_EQ(o.status, 0) << o.output;
-  EXPECT_EQ(readFile(table), readFile(NNCHECK_SOURCE_DIR "/src/backends/tvm/tvm_capabilities.inc"))
-      << "rebuild it: nncheck probe --backend tvm --write-table "
-         "src/backends/tvm/tvm_capabilities.inc";
+  expectFreshProbeMatches("tvm", "src/backends/tvm/tvm_capabilities.inc");
 }
 #endif
 
@@ -90,14 +78,7 @@ TEST(ProbeCommand, TvmsCapabilityTableMatchesAFreshProbe) {
 TEST(ProbeCommand, MlirsCompiledCapabilityTableMatchesAFreshProbe) {
   // And for MLIR's TOSA path: what the emission expresses and Debian's MLIR 19 runs, probed at
   // the default pipeline.
-  testing::TempDir tmp("probe");
-  const std::string table = (tmp.path() / "table.inc").string();
-  auto o = runCli("probe --backend mlir --write-table " + table);
-  ASSERT_EQ(o.status, 0) << o.output;
-  EXPECT_EQ(readFile(table),
-            readFile(NNCHECK_SOURCE_DIR "/src/backends/mlir/mlir_capabilities.inc"))
-      << "rebuild it: nncheck probe --backend mlir --write-table "
-         "src/backends/mlir/mlir_capabilities.inc";
+  expectFreshProbeMatches("mlir", "src/backends/mlir/mlir_capabilities.inc");
 }
 #endif
 

@@ -27,7 +27,6 @@ NNCHECK_REGISTER_ENGINE(tvm) {
   WorkerCommand command;
   command.argv = {python(),
                   engineFile(reinterpret_cast<const void*>(&anchor), "tvm/tvm_worker.py")};
-  command.environment = {{"PYTHONPATH", pythonSdkFolder()}};
   command.install = kInstall;
   return workerEngine(std::move(command),
                       {.name = "tvm",
