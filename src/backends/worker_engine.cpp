@@ -127,14 +127,7 @@ WorkerCommand WorkerCommand::parse(const std::string& commandLine) {
   return c;
 }
 
-std::string WorkerCommand::line() const {
-  std::string s;
-  for (const std::string& a : argv) {
-    if (!s.empty()) s += ' ';
-    s += shellQuote(a);
-  }
-  return s;
-}
+std::string WorkerCommand::line() const { return shellLine(argv); }
 
 struct WorkerBackend::State {
   WorkerCommand command;
@@ -148,7 +141,7 @@ struct WorkerBackend::State {
 WorkerBackend::WorkerBackend(WorkerCommand command, const std::string& configuration)
     : state_(std::make_unique<State>()) {
   state_->command = std::move(command);
-  state_->who = "worker '" + state_->command.line() + "'";
+  state_->who = WorkerProcess::describe(state_->command.argv);
   state_->facts = &factsOf(state_->command);
   state_->configured = readConfiguration(*state_->facts, state_->who, configuration);
 }
@@ -204,7 +197,7 @@ TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
 EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed) {
   // Facts are read at first need (each of these is asked later, once the engine is used), so
   // that registering a built-in worker engine starts no worker.
-  const std::string who = "worker '" + command.line() + "'";
+  const std::string who = WorkerProcess::describe(command.argv);
   const auto facts = [command]() -> const worker::Facts& { return factsOf(command); };
   fixed.make = [command](const std::string& config) -> std::unique_ptr<Backend> {
     return std::make_unique<WorkerBackend>(command, config);
@@ -235,7 +228,7 @@ std::string addWorkerEngine(const std::string& commandLine) {
   for (const auto& [engine, cmd] : commandOfEngine())
     if (cmd == line) return engine;
   const worker::Facts& f = factsOf(command);
-  const std::string who = "worker '" + line + "'";
+  const std::string who = WorkerProcess::describe(command.argv);
   EngineInfo info = workerEngine(
       command, {.name = f.name,
                 .description = f.description.empty() ? "an engine served by " + who

@@ -25,16 +25,6 @@ constexpr std::chrono::seconds kHelloTime{120};
 // What the facts may take.
 constexpr uint64_t kMaxFactsBytes = 1 << 20;
 
-std::string describe(const std::vector<std::string>& argv) {
-  std::string line = "worker '";  // (appended: GCC 12 warns falsely on `"a" + s + "b"`)
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (i) line += ' ';
-    line += shellQuote(argv[i]);
-  }
-  line += '\'';
-  return line;
-}
-
 // The contents of an unlinked file the worker appends to, which is then emptied.
 std::string takeContents(int fd) {
   std::string out;
@@ -53,6 +43,13 @@ std::string lastLines(std::string text, size_t bytes) {
 }
 
 }  // namespace
+
+std::string WorkerProcess::describe(const std::vector<std::string>& argv) {
+  std::string who = "worker '";  // (appended: GCC 12 warns falsely on `"a" + s + "b"`)
+  who += shellLine(argv);
+  who += '\'';
+  return who;
+}
 
 WorkerProcess::WorkerProcess(Command command)
     : command_(std::move(command)), who_(describe(command_.argv)) {

@@ -36,6 +36,7 @@ class WorkerProcess {
 
   // "worker 'python3 engine.py'": how errors name it.
   const std::string& who() const { return who_; }
+  static std::string describe(const std::vector<std::string>& argv);
 
   // The engine's facts (started and greeted at first use). Throws nncheck::Error naming the
   // worker: it cannot start, exits, answers with no facts or another protocol version.

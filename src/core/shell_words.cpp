@@ -15,6 +15,15 @@ std::string shellQuote(const std::string& s) {
   return out + "'";
 }
 
+std::string shellLine(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& w : words) {
+    if (!line.empty()) line += ' ';
+    line += shellQuote(w);
+  }
+  return line;
+}
+
 std::vector<std::string> splitShellWords(const std::string& line) {
   std::vector<std::string> words;
   std::string word;
