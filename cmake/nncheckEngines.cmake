@@ -15,7 +15,8 @@
 #   driving no engine loads none of their libraries.
 # An engine run by a worker (docs/worker-protocol.md) names its files in WORKER (relative to DIR):
 # they are copied to <build>/engines/<registered>/ and installed beside the plug-in, where it
-# finds them (backends/engine_files.h).
+# finds them (backends/engine_files.h). So is the example's corpus, the engine's known bugs, as
+# <registered>/known/.
 # It sets NNCHECK_HAS_<FLAG> in the caller, and records the engine so that the tests link it
 # whole, the tests under tests/backends/<folder>/ are built, and its example is added
 # (nncheck_engine_link_all, nncheck_engine_test_sources, nncheck_engine_examples).
@@ -45,6 +46,18 @@ function(nncheck_engine name)
     configure_file(${PROJECT_SOURCE_DIR}/${ARG_DIR}/${f} ${CMAKE_BINARY_DIR}/engines/${ARG_REGISTERED}/${f} COPYONLY)
     set_property(GLOBAL APPEND PROPERTY NNCHECK_ENGINE_WORKER_${name} ${ARG_DIR}/${f})
   endforeach()
+  # The example's corpus is the engine's known bugs (harness/root_cause.h): copied beside the
+  # plug-in as <registered>/known/, where `nncheck fuzz` finds it.
+  if(ARG_EXAMPLE AND IS_DIRECTORY ${PROJECT_SOURCE_DIR}/${ARG_EXAMPLE}/corpus)
+    set(known ${CMAKE_BINARY_DIR}/engines/${ARG_REGISTERED}/known)
+    file(REMOVE_RECURSE ${known})
+    file(GLOB_RECURSE cases CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/${ARG_EXAMPLE}/corpus
+      ${PROJECT_SOURCE_DIR}/${ARG_EXAMPLE}/corpus/*)
+    foreach(f IN LISTS cases)
+      configure_file(${PROJECT_SOURCE_DIR}/${ARG_EXAMPLE}/corpus/${f} ${known}/${f} COPYONLY)
+    endforeach()
+    set_property(GLOBAL PROPERTY NNCHECK_ENGINE_KNOWN_${name} ${ARG_EXAMPLE}/corpus)
+  endif()
   set_property(GLOBAL PROPERTY NNCHECK_ENGINE_REGISTERED_${name} ${ARG_REGISTERED})
   set_property(GLOBAL APPEND PROPERTY NNCHECK_ENGINES ${name})
   set_property(GLOBAL PROPERTY NNCHECK_ENGINE_FLAG_${name} ${ARG_FLAG})
@@ -107,6 +120,10 @@ function(nncheck_engine_install cmake_dir)
     get_property(registered GLOBAL PROPERTY NNCHECK_ENGINE_REGISTERED_${e})
     if(worker)
       install(FILES ${worker} DESTINATION ${CMAKE_INSTALL_LIBDIR}/nncheck/engines/${registered})
+    endif()
+    get_property(known GLOBAL PROPERTY NNCHECK_ENGINE_KNOWN_${e})
+    if(known)
+      install(DIRECTORY ${known}/ DESTINATION ${CMAKE_INSTALL_LIBDIR}/nncheck/engines/${registered}/known)
     endif()
     install(TARGETS nncheck_${e} EXPORT nncheck-${e}Targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
     install(EXPORT nncheck-${e}Targets NAMESPACE nncheck:: DESTINATION ${cmake_dir})

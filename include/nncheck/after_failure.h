@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,9 @@ struct FailurePath {
   // Sets found for earlier failures, tried first; a set found is added (may be null).
   std::vector<std::vector<std::string>>* culprits = nullptr;
   std::filesystem::path corpus;  // where it is saved; empty: not saved
+  // The known bug a failure is, if any (a campaign's KnownBugs::match): a known bug is not
+  // saved, whatever `corpus` says. Empty: none is known.
+  std::function<std::optional<KnownBug>(const FailureInfo&, const Model&)> known{};
   // How it was found (FailureInfo::casesRun, secondsRun).
   int64_t casesRun = 0;
   double secondsRun = 0;
@@ -61,9 +65,10 @@ struct Finding {
   // The corpus case of its pattern: saved here, or already there (fromCorpus); empty when not
   // saved.
   std::filesystem::path dir;
-  bool fromCorpus = false;  // the pattern was in the corpus already (saved by another run)
-  int hits = 1;             // shrunk failures with this pattern (campaigns count them)
-  std::string saveError{};  // why it could not be saved; empty: saved, or not asked to
+  bool fromCorpus = false;          // the pattern was in the corpus already (saved by another run)
+  int hits = 1;                     // shrunk failures with this pattern (campaigns count them)
+  std::string saveError{};          // why it could not be saved; empty: saved, or not asked to
+  std::optional<KnownBug> known{};  // the known bug it is (FailurePath::known); not saved then
 };
 
 // The finding of `failing`, which failed `v` with the path's property. When the shrunk case does

@@ -64,8 +64,11 @@ struct CampaignOptions {
   double seconds = 60;      // time box
   int64_t maxCases = 0;     // 0: until the time is up; else stop after this many (over all shards)
   int64_t maxFindings = 0;  // 0: no limit; else stop at this many distinct ones
-  std::filesystem::path corpus;              // where findings are saved; empty: not saved
-  std::string property = "fuzz";             // <corpus>/<property>/<hash>/
+  std::filesystem::path corpus;   // where findings are saved; empty: not saved
+  std::string property = "fuzz";  // <corpus>/<property>/<hash>/
+  // Corpora of known bugs (an engine's shipped corpus, a team's own list): a finding with the
+  // root cause of one of their cases is counted as that known bug (Finding::known) and not saved.
+  std::vector<std::filesystem::path> known;
   std::chrono::milliseconds timeout{10000};  // per engine run
   ShrinkBudget shrink{400, 20};
   // Failures of one kind at one op shrunk before the rest count as repeats (0: every failure is
@@ -172,12 +175,6 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
 // rewrites gets those its seed draws.
 std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, const TestCase& tc,
                                   const CampaignOptions& o);
-
-// Findings whose culprits need the same optimizations, for each such set shared by two or more:
-// the set and the findings' indices. Patterns are made of ops, so one optimization's bug shows
-// under many patterns; these are most likely one bug each.
-std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> findingsByCulprit(
-    const std::vector<Finding>& findings);
 
 // The op type of the node an engine's message names (the longest node name it contains), or "".
 std::string rejectedOp(const std::string& message, const Model& model);

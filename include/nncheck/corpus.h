@@ -55,6 +55,17 @@ struct FailureInfo {
   // The optimizations the failure needs in its configuration, and the workaround
   // (nncheck/culprit.h); nullopt: not searched, or none needed.
   std::optional<Culprit> culprit;
+  // What a person wrote about the bug, for a corpus of known bugs: a title in the engine's terms
+  // and where it is reported upstream (a URL, or "none found"); empty: nothing written.
+  std::string title, upstream;
+};
+
+// A saved failure that a finding is recognised as (root_cause.h in the harness matches them): its
+// case and root cause, and what a person wrote about it.
+struct KnownBug {
+  std::filesystem::path dir;
+  std::string rootCause;
+  std::string title, upstream;
 };
 
 // The record of a failing verdict on its minimized case: kind, message, figures, signal, first

@@ -26,6 +26,10 @@ struct Culprit {
   // search; empty when it has no such name).
   std::string workaround{};
   int runs = 0;  // of the engine, by the search
+  // How many optimizations the search chose among (0: not recorded). A set smaller than that
+  // names the bug's rewrites; all of them (OpenCV's one `fusion` switch) says only that
+  // optimizing is involved.
+  int searched = 0;
 };
 
 // Searches the optimizations (names an engine switches off one by one) for the set a failure

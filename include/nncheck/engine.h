@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,28 @@
 #include "nncheck/registry.h"
 
 namespace nncheck {
+
+// The engine's part of a standalone reproducer (`nncheck repro`): how a script in the engine's
+// own language runs a model with the engine alone, at one configuration. nncheck writes the rest
+// (the inputs, the expected outputs and the comparison). `code` defines, with its imports:
+// - python: `run(model_path: str, feeds: dict[str, numpy.ndarray]) -> list[numpy.ndarray]`,
+//   the graph's outputs in order;
+// - javascript: `async function run(modelPath, feeds)`, feeds by name as `{type, data, dims}`
+//   (type as ONNX Runtime's Tensor names it: "float32", "int64", "bool"...; data a typed array),
+//   returning the graph's outputs in order, each with `type`, `data` and `dims`.
+// - c++: `std::vector<Tensor> run(const std::string& model_path, const std::vector<std::pair<
+//   std::string, Tensor>>& feeds)`, with the script's `struct Tensor {std::string type;
+//   std::vector<long long> dims; std::vector<double> values;}` and OUTPUT_NAMES (the graph's
+//   outputs, in order) declared before it.
+// Each raises (throws) where the engine fails; the Python and JavaScript scripts also define
+// OUTPUT_NAMES, which run() may read.
+struct ReproducerRecipe {
+  std::string language;  // "python", "javascript" or "c++"
+  std::string code;
+  std::string requirements;  // what the script needs installed: "pip install tvm==0.27.0 ..."
+  std::string versions;      // the engine's and its language's versions, as they are here
+  std::string run{};         // how to run it from its folder; empty: python3 / node reproduce.*
+};
 
 struct EngineInfo {
   // Every member has a default, so designated initializers may leave any out.
@@ -54,6 +77,9 @@ struct EngineInfo {
   // How to install what the engine needs at run time, for the error that says it does not work
   // here (nncheck::SetUpError): "./scripts/install-deps.sh". Empty: nothing to say.
   std::string install{};
+  // The engine's part of a standalone reproducer at a configuration; empty function, or
+  // nullopt: the engine has none, and `nncheck repro` says so.
+  std::function<std::optional<ReproducerRecipe>(const std::string& configuration)> reproducer{};
 };
 
 class EngineRegistry : public Registry<EngineInfo> {

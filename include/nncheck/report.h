@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,8 +24,12 @@
 namespace nncheck {
 
 struct ReportFailure {
-  CorpusCase record;   // as saved (record.dir empty: not saved)
-  std::string status;  // "new": saved by this campaign; "in the corpus"; "known failure"
+  CorpusCase record;      // as saved (record.dir empty: not saved)
+  std::string rootCause;  // what the findings of one bug share (the page groups by it)
+  // "new": saved by this campaign; "in the corpus"; "known failure" (marked so in its record);
+  // "known bug": a campaign's finding recognised as a known case (then `known` names it)
+  std::string status;
+  std::optional<KnownBug> known;
   int hits = 0;        // failures of the campaign with this pattern; 0: not counted
   std::string replay;  // the command that replays it
 };

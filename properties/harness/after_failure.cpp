@@ -105,7 +105,8 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   }
   info.culprit = culpritOf(p, r.testCase, last);
   f.minimized = std::move(r.testCase);
-  if (!p.corpus.empty()) {
+  if (p.known) f.known = p.known(info, f.minimized.model);
+  if (!p.corpus.empty() && !f.known) {
     try {
       const SavedPattern saved = savePatternOnce(p.corpus, p.property, f.minimized, info);
       f.dir = saved.dir;

@@ -7,6 +7,7 @@
 
 #include "backends/coverage.h"
 #include "core/deadline.h"
+#include "harness/root_cause.h"
 #include "nncheck/error.h"
 #include "nncheck/localize.h"
 #include "nncheck/oracle.h"
@@ -110,7 +111,8 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
 FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
                         const Isolated& shrinker, const std::vector<Isolated>& freshes,
                         const Judging& judging, const CampaignOptions& o,
-                        std::vector<std::vector<std::string>>& culprits) {
+                        std::vector<std::vector<std::string>>& culprits,
+                        const KnownBugs* known = nullptr) {
   const Isolated& fresh = freshes.at(at);
   const CampaignEngine& failed = engines[at];
   FailurePath p;
@@ -157,7 +159,18 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
   }
   p.culprits = &culprits;
   p.corpus = o.corpus;
+  if (known && known->size() > 0)
+    p.known = [known](const FailureInfo& info, const Model& minimized) {
+      const KnownBug* bug = known->match(info, minimized);
+      return bug ? std::optional(*bug) : std::nullopt;
+    };
   return p;
+}
+
+KnownBugs knownBugs(const std::vector<std::filesystem::path>& folders) {
+  KnownBugs known;
+  for (const std::filesystem::path& folder : folders) known.add(folder);
+  return known;
 }
 
 // What cannot be read of the cases saved under `dir`, each naming its file: reported, not fatal.
@@ -197,8 +210,9 @@ std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, co
 }
 
 int CampaignStats::newFindings() const {
-  return static_cast<int>(std::count_if(findings.begin(), findings.end(),
-                                        [](const Finding& f) { return !f.fromCorpus; }));
+  return static_cast<int>(std::count_if(findings.begin(), findings.end(), [](const Finding& f) {
+    return !f.fromCorpus && !f.known;
+  }));
 }
 
 std::string rejectedOp(const std::string& message, const Model& model) {
@@ -217,6 +231,7 @@ void checkCampaign(const std::vector<CampaignEngine>& engines, const CampaignOpt
     throw Error("campaign: shard " + std::to_string(o.shardIndex) + " of " +
                 std::to_string(o.shardCount) + ": expected 0 <= index < count");
   validateConfig(o.generator);
+  knownBugs(o.known);  // a folder that is none, or a case that cannot be read, stops it here
 }
 
 CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o,
@@ -266,6 +281,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   if (!o.corpus.empty()) stats.unreadableCorpusCases = unreadableCases(o.corpus / o.property);
   std::map<std::string, size_t> findingIndex;
   std::vector<std::vector<std::string>> culprits;  // found so far: tried first for a finding
+  const KnownBugs known = knownBugs(o.known);
   CoverageGuide guide;
   coverage::Reached reached;  // the engine's code, with a pc-table
 
@@ -362,7 +378,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         report("shrinking " + key);
         // Saved once per pattern, whoever finds it first: this campaign before, another on the
         // same corpus meanwhile, or an earlier run.
-        FailurePath path = failurePath(engines, at, primary, freshes, judging, o, culprits);
+        FailurePath path = failurePath(engines, at, primary, freshes, judging, o, culprits, &known);
         path.casesRun = i + 1;
         path.secondsRun = failedAt;
         Finding f = afterFailure(path, tc, v);
@@ -387,18 +403,6 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   stats.unreachedFunctions = reached.functions().summary();
   sample();
   return stats;
-}
-
-std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> findingsByCulprit(
-    const std::vector<Finding>& findings) {
-  std::map<std::vector<std::string>, std::vector<size_t>> byCulprit;
-  for (size_t i = 0; i < findings.size(); ++i)
-    if (const auto& c = findings[i].info.culprit; c && !c->needed.empty())
-      byCulprit[c->needed].push_back(i);
-  std::vector<std::pair<std::vector<std::string>, std::vector<size_t>>> out;
-  for (auto& [needed, indices] : byCulprit)
-    if (indices.size() >= 2) out.emplace_back(needed, std::move(indices));
-  return out;
 }
 
 }  // namespace nncheck

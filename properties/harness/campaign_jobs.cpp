@@ -124,6 +124,11 @@ json resultsOf(const CampaignStats& s) {
                         {"from_corpus", f.fromCorpus},
                         {"hits", f.hits},
                         {"save_error", f.saveError}});
+    if (const auto& k = f.known)
+      findings.back()["known"] = {{"dir", k->dir.string()},
+                                  {"root_cause", k->rootCause},
+                                  {"title", k->title},
+                                  {"upstream", k->upstream}};
   }
   json j = caseCounts(s);
   j.update(json{
@@ -187,6 +192,11 @@ void addResults(const json& j, const std::string& worker, CampaignStats& into,
     finding.fromCorpus = f["from_corpus"].get<bool>();
     finding.hits = f["hits"].get<int>();
     finding.saveError = f["save_error"].get<std::string>();
+    if (f.contains("known")) {
+      const json& k = f["known"];
+      finding.known = KnownBug{k["dir"].get<std::string>(), k["root_cause"].get<std::string>(),
+                               k["title"].get<std::string>(), k["upstream"].get<std::string>()};
+    }
     findings.push_back(std::move(finding));
   }
 }

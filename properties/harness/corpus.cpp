@@ -77,6 +77,7 @@ std::string caseRecordText(const TestCase& tc, const FailureInfo& info) {
                                  {"op", d->opType},
                                  {"output", d->output},
                                  {"exposed", d->exposed},
+                                 {"layout_differs", d->layoutDiffers},
                                  {"detail", d->detail}};
   else
     j["first_diverging_node"] = nullptr;
@@ -89,9 +90,12 @@ std::string caseRecordText(const TestCase& tc, const FailureInfo& info) {
     j["culprit"] = {{"needed", c->needed},
                     {"workaround", c->workaround},
                     {"workaround_passes", c->workaroundPasses},
-                    {"runs", c->runs}};
+                    {"runs", c->runs},
+                    {"searched", c->searched}};
   else
     j["culprit"] = nullptr;
+  if (!info.title.empty()) j["title"] = info.title;
+  if (!info.upstream.empty()) j["upstream"] = info.upstream;
   j["cases_run_until_found"] = info.casesRun;
   j["seconds_run_until_found"] = info.secondsRun;
   j["nodes_before_shrinking"] = info.nodesBefore;
@@ -522,6 +526,9 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
       if (cj.contains("workaround") && cj["workaround"].is_string())
         culprit.workaround = cj["workaround"].get<std::string>();
       culprit.workaroundPasses = cj.value("workaround_passes", false);
+      const double searched =
+          cj.contains("searched") && cj["searched"].is_number() ? cj["searched"].get<double>() : 0;
+      culprit.searched = searched >= 0 && searched <= 1e6 ? static_cast<int>(searched) : 0;
       info.culprit = std::move(culprit);
     }
     auto text = [&](const char* field) {
@@ -537,6 +544,8 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
     info.engineWorker = text("engine_worker");
     info.configuration = text("configuration");
     info.message = text("message");
+    info.title = text("title");
+    info.upstream = text("upstream");
     // JSON has no infinity: an error figure written as null was not finite.
     auto figure = [&](const char* field) {
       return j.contains(field) && j[field].is_null() ? std::numeric_limits<double>::infinity()
@@ -572,6 +581,7 @@ void readCaseMetadata(const std::string& text, const fs::path& meta, CorpusCase&
       divergence.output = d.value("output", std::string());
       divergence.detail = d.value("detail", std::string());
       divergence.exposed = d.value("exposed", true);
+      divergence.layoutDiffers = d.value("layout_differs", false);
     }
     info.differingOutputs = j.value("differing_outputs", std::map<std::string, std::string>{});
     // The flat fields tools read.

@@ -29,6 +29,7 @@ std::optional<Culprit> findCulprit(
   std::sort(optimizations.begin(), optimizations.end());
   optimizations.erase(std::unique(optimizations.begin(), optimizations.end()), optimizations.end());
   Culprit c;
+  c.searched = static_cast<int>(optimizations.size());
   // Does the case fail with only `enabled` on?
   auto failsWith = [&](const std::vector<std::string>& enabled) {
     ++c.runs;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "harness/root_cause.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -79,7 +80,16 @@ std::string failureSection(size_t i, const ReportFailure& f) {
   rows += row("pattern", "<code>" + escapeHtml(c.pattern) + "</code>");
   rows += row("kind", escapeHtml(c.kind ? std::string(outcomeName(*c.kind)) : "not recorded") +
                           (c.signal ? " (signal " + std::to_string(c.signal) + ")" : ""));
+  rows += row("root cause", escapeHtml(f.rootCause));
   rows += row("status", escapeHtml(f.status));
+  if (const std::optional<KnownBug>& k = f.known)
+    rows += row("known as",
+                escapeHtml(k->dir.string() + (k->title.empty() ? "" : ": " + k->title) +
+                           (k->upstream.empty() ? "" : " (upstream: " + k->upstream + ")")));
+  else if (!c.info.title.empty() || !c.info.upstream.empty())
+    rows += row(
+        "bug", escapeHtml(c.info.title +
+                          (c.info.upstream.empty() ? "" : " (upstream: " + c.info.upstream + ")")));
   if (!c.configuration.empty()) rows += row("failed in", escapeHtml(c.configuration));
   if (c.kind == Outcome::Mismatch && (c.maxAbsError != 0 || c.maxRelError != 0)) {
     std::string figures = "max abs " + number(c.maxAbsError) + ", max rel " + number(c.maxRelError);
@@ -221,16 +231,24 @@ std::string reportHtml(const CampaignReport& r) {
 
   std::string settings;
   for (const auto& [name, value] : r.settings) settings += row(name, escapeHtml(value));
-  std::string index;
-  for (size_t i = 0; i < r.failures.size(); ++i) {
-    const CorpusCase& c = r.failures[i].record;
-    index += "<tr><td><a href=\"#failure-" + std::to_string(i + 1) + "\">#" +
-             std::to_string(i + 1) + "</a></td><td>" + escapeHtml(headline(c)) + "</td><td>" +
-             escapeHtml(r.failures[i].status) + "</td><td><code>" + escapeHtml(c.pattern) +
-             "</code></td></tr>\n";
+  // Root causes first, each with the patterns that show it; the failures in that order.
+  std::vector<std::string> causes;
+  for (const ReportFailure& f : r.failures) causes.push_back(f.rootCause);
+  const std::vector<RootCauseGroup> groups = groupByRootCause(causes);
+  std::string index, failures;
+  for (const RootCauseGroup& g : groups) {
+    index += "<tr><td colspan=4><b>" + escapeHtml(g.rootCause) + "</b> (" +
+             std::to_string(g.members.size()) + " pattern" + (g.members.size() == 1 ? "" : "s") +
+             ")</td></tr>\n";
+    for (size_t i : g.members) {
+      const CorpusCase& c = r.failures[i].record;
+      index += "<tr><td><a href=\"#failure-" + std::to_string(i + 1) + "\">#" +
+               std::to_string(i + 1) + "</a></td><td>" + escapeHtml(headline(c)) + "</td><td>" +
+               escapeHtml(r.failures[i].status) + "</td><td><code>" + escapeHtml(c.pattern) +
+               "</code></td></tr>\n";
+      failures += failureSection(i, r.failures[i]);
+    }
   }
-  std::string failures;
-  for (size_t i = 0; i < r.failures.size(); ++i) failures += failureSection(i, r.failures[i]);
   const size_t opRows = ops.size();
 
   std::string page = "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>" +
@@ -240,7 +258,8 @@ std::string reportHtml(const CampaignReport& r) {
   page += "<h2>Cases</h2>\n<div class=charts>";
   if (r.timeline.size() > 1) page += "<div class=chart><canvas id=rate></canvas></div>";
   page += "<div class=chart><canvas id=outcomes></canvas></div></div>\n";
-  page += "<h2>Distinct failures: " + std::to_string(r.failures.size()) + "</h2>\n";
+  page += "<h2>Distinct failures: " + std::to_string(r.failures.size()) + ", " +
+          std::to_string(groups.size()) + " root causes</h2>\n";
   if (!r.failures.empty())
     page +=
         "<table class=list><tr><th>#</th><th>failure</th><th>status</th><th>pattern</th>"
@@ -282,9 +301,12 @@ CampaignReport campaignReport(const CampaignStats& s,
         out.record = loadCorpusCase(f.dir);
       } catch (const std::exception&) {  // changed since it was saved: shown as found
       }
-    out.status = !f.fromCorpus                      ? "new"
+    out.status = f.known                            ? "known bug"
+                 : !f.fromCorpus                    ? "new"
                  : out.record.knownFailures.empty() ? "in the corpus"
                                                     : "known failure";
+    out.known = f.known;
+    out.rootCause = rootCause(f.info, f.minimized.model);
     out.hits = f.hits;
     out.replay = replayCommand(out.record, engine);
     r.failures.push_back(std::move(out));
@@ -316,6 +338,7 @@ CampaignReport corpusReport(const fs::path& corpus) {
     for (const Node& n : c.testCase.model.graph.nodes) ops.insert(n.opType);
     for (const std::string& op : ops) ++r.opCases[op];
     f.status = c.knownFailures.empty() ? "in the corpus" : "known failure";
+    f.rootCause = c.kind ? rootCause(c.info, c.testCase.model) : "no failure recorded";
     f.replay = replayCommand(c, "");
     r.failures.push_back(std::move(f));
   }

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import sys
 import traceback
 from typing import Any, BinaryIO
@@ -47,6 +48,8 @@ class Engine:
     capabilities: dict[str, Any] = {}
     # Runs after which nncheck starts the worker afresh (for an engine that leaks); 0: never.
     restart_every: int = 0
+    # What a standalone reproducer (`nncheck repro`) needs installed: "pip install ...".
+    reproducer_requirements: str = ""
 
     def optimizations(self, configuration: str) -> list[str]:
         """The optimizations `configuration` may apply, each one `disabled` can switch off."""
@@ -61,9 +64,17 @@ class Engine:
         engine does not take; any other exception is the engine's error."""
         raise NotImplementedError
 
+    def reproducer(self, configuration: str) -> str | None:
+        """Python source for a standalone reproducer (`nncheck repro`): with its imports, it defines
+        `run(model_path, feeds)`, which runs the ONNX model at `model_path` on `feeds` (numpy
+        arrays by input name) with the engine alone, at `configuration`, and returns the graph's
+        outputs in order. Only the engine's own API: the script goes to its maintainers. None:
+        no reproducer."""
+        return None
+
     def facts(self) -> dict[str, Any]:
         configurations = list(self.configurations) or [""]
-        return {
+        facts: dict[str, Any] = {
             "protocol": protocol.PROTOCOL_VERSION,
             "name": self.name,
             "version": self.version,
@@ -75,6 +86,15 @@ class Engine:
             "capabilities": self.capabilities,
             "restart_every": self.restart_every,
         }
+        code = {c: source for c in configurations if (source := self.reproducer(c)) is not None}
+        if code:
+            facts["reproducer"] = {
+                "language": "python",
+                "runtime": f"Python {platform.python_version()}, numpy {np.__version__}",
+                "requirements": self.reproducer_requirements,
+                "configurations": code,
+            }
+        return facts
 
 
 def reply_to(engine: Engine, run: protocol.Run) -> list[bytes]:

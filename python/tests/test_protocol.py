@@ -51,6 +51,12 @@ FACTS = {
         "weights_must_be_initializers": False,
     },
     "restart_every": 500,
+    "reproducer": {
+        "language": "python",
+        "runtime": "Python 3.11",
+        "requirements": "pip install vectors",
+        "configurations": {"O0": "def run(model_path, feeds):\n    return []\n"},
+    },
 }
 
 

@@ -12,8 +12,12 @@
 
 namespace nncheck {
 
-std::string engineFile(const void* code, const std::string& relative) {
-  namespace fs = std::filesystem;
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where an engine's files may be, in the order they are looked in.
+std::vector<fs::path> engineFolders(const void* code) {
   std::vector<fs::path> folders;
   Dl_info info{};
   if (code && ::dladdr(code, &info) != 0 && info.dli_fname) {
@@ -23,14 +27,30 @@ std::string engineFile(const void* code, const std::string& relative) {
   }
   for (const std::string& f : enginePluginFolders()) folders.emplace_back(f);
   folders.emplace_back(NNCHECK_BUILD_ENGINES_DIR);
+  return folders;
+}
+
+}  // namespace
+
+std::string engineFile(const void* code, const std::string& relative) {
   std::string looked;
-  for (const fs::path& folder : folders) {
+  for (const fs::path& folder : engineFolders(code)) {
     std::error_code ec;
     if (fs::exists(folder / relative, ec)) return (folder / relative).lexically_normal().string();
     looked += (looked.empty() ? "" : ", ") + folder.string();
   }
   throw Error("cannot find " + relative + " of nncheck's engines (looked in " + looked +
               "): build nncheck, or install it, with its engines");
+}
+
+std::string engineKnownBugs(const std::string& engine) {
+  static const char here = 0;
+  for (const fs::path& folder : engineFolders(&here)) {
+    std::error_code ec;
+    if (fs::is_directory(folder / engine / "known", ec))
+      return (folder / engine / "known").lexically_normal().string();
+  }
+  return "";
 }
 
 std::string pythonSdkFolder() {

@@ -19,6 +19,10 @@ std::vector<std::string>& enginePluginFolders();
 // folder. Throws nncheck::Error naming every place looked in.
 std::string engineFile(const void* code, const std::string& relative);
 
+// The corpus of known bugs shipped with an engine (by its registered name): its example's
+// corpus, installed beside its plug-in as <engine>/known/. Empty when it has none.
+std::string engineKnownBugs(const std::string& engine);
+
 // The folder of nncheck's Python SDK (python/nncheck_engine), for a worker's PYTHONPATH.
 std::string pythonSdkFolder();
 

@@ -219,6 +219,9 @@ EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed) {
     c.disabled = mergeNames(c.disabled, names);
     return keyOf(readConfiguration(facts(), who, keyOf(c)));
   };
+  fixed.reproducer = [facts, who](const std::string& text) {
+    return worker::reproducerAt(facts(), readConfiguration(facts(), who, text).configuration);
+  };
   return fixed;
 }
 

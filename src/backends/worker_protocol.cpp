@@ -115,24 +115,48 @@ Facts readFacts(std::string_view body, const std::string& who) {
   f.install = field<std::string>(j, "install", who);
   f.capabilities = readCapabilities(field<json>(j, "capabilities", who, json::object()), who);
   f.restartEvery = field<int>(j, "restart_every", who, 0);
+  if (const json r = field<json>(j, "reproducer", who, json::object()); !r.empty()) {
+    f.reproducer.language = field<std::string>(r, "language", who);
+    if (f.reproducer.language != "python" && f.reproducer.language != "javascript")
+      throw Error(who + ": its reproducer is in '" + f.reproducer.language +
+                  "'; nncheck writes reproducers in python and javascript");
+    f.reproducer.runtime = field<std::string>(r, "runtime", who);
+    f.reproducer.requirements = field<std::string>(r, "requirements", who);
+    f.reproducer.code = field<std::map<std::string, std::string>>(r, "configurations", who);
+  }
   if (f.restartEvery < 0)
     throw Error(who + ": 'restart_every' is " + std::to_string(f.restartEvery) +
                 ": expected a count of runs, or 0 for never");
   return f;
 }
 
+std::optional<ReproducerRecipe> reproducerAt(const Facts& f, const std::string& configuration) {
+  const auto code = f.reproducer.code.find(configuration);
+  if (code == f.reproducer.code.end()) return std::nullopt;
+  return ReproducerRecipe{.language = f.reproducer.language,
+                          .code = code->second,
+                          .requirements = f.reproducer.requirements,
+                          .versions = f.name + " " + f.version + ", " + f.reproducer.runtime};
+}
+
 std::string factsBody(const Facts& f) {
   std::string body(1, kFacts);
-  wire::putBytes(body, dump(json{{"protocol", f.protocol},
-                                 {"name", f.name},
-                                 {"version", f.version},
-                                 {"description", f.description},
-                                 {"configurations", f.configurations},
-                                 {"baseline", f.baseline},
-                                 {"optimizations", f.optimizations},
-                                 {"install", f.install},
-                                 {"capabilities", capabilitiesJson(f.capabilities)},
-                                 {"restart_every", f.restartEvery}}));
+  json j{{"protocol", f.protocol},
+         {"name", f.name},
+         {"version", f.version},
+         {"description", f.description},
+         {"configurations", f.configurations},
+         {"baseline", f.baseline},
+         {"optimizations", f.optimizations},
+         {"install", f.install},
+         {"capabilities", capabilitiesJson(f.capabilities)},
+         {"restart_every", f.restartEvery}};
+  if (!f.reproducer.language.empty())
+    j["reproducer"] = {{"language", f.reproducer.language},
+                       {"runtime", f.reproducer.runtime},
+                       {"requirements", f.reproducer.requirements},
+                       {"configurations", f.reproducer.code}};
+  wire::putBytes(body, dump(j));
   return body;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include "backends/wire.h"
 #include "nncheck/capabilities.h"
+#include "nncheck/engine.h"
 #include "nncheck/tensor.h"
 
 namespace nncheck::worker {
@@ -32,6 +34,14 @@ enum Kind : char {
   kOutputs = 'O',
   kUnsupported = 'U',
   kError = 'E'
+};
+
+// How a standalone script runs a model on the engine alone (nncheck repro), if the worker says.
+struct ReproducerFacts {
+  std::string language;      // "python" or "javascript"; "" when the worker gives none
+  std::string runtime;       // the language's version and its packages', as the worker runs them
+  std::string requirements;  // what a script needs installed ("pip install ...")
+  std::map<std::string, std::string> code;  // configuration -> the script's run()
 };
 
 // What a worker says of its engine, answering hello.
@@ -49,6 +59,7 @@ struct Facts {
   // Runs after which the host starts the worker afresh (an engine that leaks: its memory and
   // caches stay bounded); 0: never.
   int restartEvery = 0;
+  ReproducerFacts reproducer;
 };
 
 struct RunRequest {
@@ -66,6 +77,10 @@ struct Reply {
   std::string category, message;  // kUnsupported (category, message), kError (message)
   std::string trace;              // kError: its stack, if any
 };
+
+// The engine's part of a reproducer at a configuration (the worker's own text, without
+// `,disable=`), as the facts give it; nullopt when they give none for it.
+std::optional<ReproducerRecipe> reproducerAt(const Facts& facts, const std::string& configuration);
 
 // --- host side ---
 std::string helloBody();

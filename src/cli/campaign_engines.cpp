@@ -120,14 +120,4 @@ void printFinding(size_t i, const Finding& f, const std::string& baseline) {
   }
 }
 
-void printCulpritGroups(const std::vector<Finding>& findings) {
-  for (const auto& [needed, indices] : findingsByCulprit(findings)) {
-    std::string list, names;
-    for (size_t i : indices) list += (list.empty() ? "" : ", ") + std::to_string(i + 1);
-    for (const std::string& name : needed) names += (names.empty() ? "" : ", ") + name;
-    std::printf("  findings %s need the same optimizations (%s): most likely one bug\n",
-                list.c_str(), names.c_str());
-  }
-}
-
 }  // namespace nncheck::cli

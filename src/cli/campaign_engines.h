@@ -51,8 +51,5 @@ void addOracleOption(CLI::App* cmd, std::string& oracle, const std::string& help
 // A finding as the summary table's row i and its details; with the engines' baseline, whether
 // it fails there too (the engine's kernels or its adapter) or only where it optimizes.
 void printFinding(size_t i, const Finding& f, const std::string& baseline);
-// The findings (numbered from 1, as printFinding numbers them) whose culprits need the same
-// optimizations, a line per set of two or more.
-void printCulpritGroups(const std::vector<Finding>& findings);
 
 }  // namespace nncheck::cli

@@ -18,6 +18,7 @@ void addOraclesCommand(CLI::App& app);  // engines.cpp
 void addShowCommand(CLI::App& app);     // show_command.cpp
 void addCorpusCommand(CLI::App& app);   // corpus_command.cpp
 void addReportCommand(CLI::App& app);   // report_command.cpp
+void addReproCommand(CLI::App& app);    // repro_command.cpp
 
 // Every number option of `app` and its subcommands refuses what CLI11 would let through: NaN,
 // infinities, integers past their type's range, negative unsigned ones (number_options.cpp).

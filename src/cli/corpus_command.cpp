@@ -1,13 +1,15 @@
 // nncheck corpus list|check|merge: looking after a corpus (nncheck/corpus.h,
-// nncheck/corpus_tools.h) — a table of its cases, a check that each still loads and behaves as
-// recorded, and the merge of several campaigns' corpora (shards, machines) into one.
+// nncheck/corpus_tools.h) — a table of its cases by root cause, a check that each still loads and
+// behaves as recorded, and the merge of several campaigns' corpora (shards, machines) into one.
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
 #include "cli/engines.h"
 #include "core/deadline.h"
+#include "harness/root_cause.h"
 #include "nncheck/backend_test.h"
 #include "nncheck/corpus.h"
 #include "nncheck/corpus_tools.h"
@@ -17,6 +19,8 @@ namespace nncheck::cli {
 namespace {
 namespace fs = std::filesystem;
 
+// The corpus's cases by root cause (harness/root_cause.h), causes in the order of their first
+// case, then those that cannot be read.
 int list(const std::string& corpus) {
   std::error_code ec;
   if (!fs::is_directory(corpus, ec)) {
@@ -25,16 +29,40 @@ int list(const std::string& corpus) {
   }
   const CaseScan scan = scanBackendTestCases(corpus);
   sayLeftOut("corpus list", scan.leftOut);
-  std::printf("%-44s %-11s %-22s %5s  %-24s %s\n", "case", "kind", "failed in", "nodes", "known",
-              "pattern");
-  int unreadable = 0;
+  std::vector<CorpusCase> cases;
+  std::vector<std::string> causes, unreadable;
   for (const fs::path& dir : scan.cases) {
-    // Everything from the case is printed through printable(): a record may hold terminal
-    // escape sequences.
-    const std::string name = printable(dir.lexically_relative(corpus).string());
     try {
-      const CorpusCase c = loadCorpusCase(dir);
-      std::printf("%-44s %-11s %-22s %5zu  %-24s %s\n", name.c_str(),
+      cases.push_back(loadCorpusCase(dir));
+      causes.push_back(cases.back().kind ? rootCause(cases.back().info, cases.back().testCase.model)
+                                         : "no failure recorded");
+    } catch (const std::exception& e) {
+      unreadable.push_back(printable(dir.lexically_relative(corpus).string()) +
+                           " unreadable: " + printable(e.what()));
+    }
+  }
+  // Everything from a case is printed through printable(): a record may hold terminal escape
+  // sequences.
+  const std::vector<RootCauseGroup> groups = groupByRootCause(causes);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const RootCauseGroup& group = groups[g];
+    std::printf("%sroot cause %zu: %s (%zu case%s)\n", g ? "\n" : "", g + 1,
+                printable(group.rootCause).c_str(), group.members.size(),
+                group.members.size() == 1 ? "" : "s");
+    std::set<std::string> notes;  // what people wrote about the bug, once each
+    for (size_t i : group.members) {
+      const FailureInfo& info = cases[i].info;
+      if (!info.title.empty() && notes.insert("bug: " + info.title).second)
+        std::printf("  bug: %s\n", printable(info.title).c_str());
+      if (!info.upstream.empty() && notes.insert("upstream: " + info.upstream).second)
+        std::printf("  upstream: %s\n", printable(info.upstream).c_str());
+    }
+    std::printf("  %-44s %-11s %-22s %5s  %-24s %s\n", "case", "kind", "failed in", "nodes",
+                "known", "pattern");
+    for (size_t i : group.members) {
+      const CorpusCase& c = cases[i];
+      std::printf("  %-44s %-11s %-22s %5zu  %-24s %s\n",
+                  printable(c.dir.lexically_relative(corpus).string()).c_str(),
                   c.kind ? std::string(outcomeName(*c.kind)).c_str() : "-",
                   c.configuration.empty() ? "-" : printable(c.configuration).c_str(),
                   c.testCase.model.graph.nodes.size(),
@@ -42,16 +70,14 @@ int list(const std::string& corpus) {
                       ? "-"
                       : printable(outcomesByConfiguration(c.knownFailures)).c_str(),
                   c.pattern.empty() ? "-" : printable(c.pattern).c_str());
-    } catch (const std::exception& e) {
-      ++unreadable;
-      std::printf("%-44s unreadable: %s\n", name.c_str(), printable(e.what()).c_str());
     }
   }
-  std::printf("%zu cases", scan.cases.size());
-  if (unreadable) std::printf(", %d unreadable", unreadable);
+  for (const std::string& line : unreadable) std::printf("%s\n", line.c_str());
+  std::printf("%zu cases, %zu root causes", scan.cases.size(), groups.size());
+  if (!unreadable.empty()) std::printf(", %zu unreadable", unreadable.size());
   if (!scan.leftOut.empty()) std::printf(", %zu entries left out", scan.leftOut.size());
   std::printf("\n");
-  return unreadable ? 1 : 0;
+  return unreadable.empty() ? 0 : 1;
 }
 
 struct CheckOptions {

@@ -8,14 +8,17 @@
 #include <iostream>
 #include <optional>
 
+#include "backends/engine_files.h"
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
 #include "cli/engines.h"
 #include "cli/generation_options.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
+#include "cli/root_causes.h"
 #include "cli/shard.h"
 #include "core/deadline.h"
+#include "harness/root_cause.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
@@ -33,6 +36,8 @@ struct FuzzOptions {
   int nodes = 10;
   GenerationOptions generation;
   std::string corpus = "nncheck-corpus";
+  std::vector<std::string> known;  // --known: corpora of known bugs besides the engine's own
+  bool noKnown = false;            // leave out the engine's shipped known bugs
   bool markKnown = false;
   bool noLearn = false;
   bool failOnNew = false;
@@ -87,6 +92,7 @@ int availableCores() {
 int fuzz(const FuzzOptions& o) {
   CampaignEngines engines;
   CampaignOptions c;
+  KnownBugs known;  // what c.known holds, read once here so that a bad folder stops us now
   int jobs = o.jobs;
   try {
     if (jobs < 0 || jobs > 1024) throw Error("--jobs: expected 1 to 1024 (0: every core)");
@@ -113,6 +119,11 @@ int fuzz(const FuzzOptions& o) {
         throw Error(std::string("--report ") + e.what());
       }
     }
+    if (!o.noKnown)
+      if (std::string shipped = engineKnownBugs(o.engine.selection.backend); !shipped.empty())
+        c.known.push_back(shipped);
+    for (const std::string& folder : o.known) c.known.push_back(folder);
+    for (const std::filesystem::path& folder : c.known) known.add(folder);
     c.generator = configFor(engines.list.front().backend->capabilities(), o.nodes);
     applyGenerationOptions(o.generation, c.generator);
   } catch (const Error& e) {
@@ -149,6 +160,13 @@ int fuzz(const FuzzOptions& o) {
                o.cases > 0 ? (std::to_string(o.cases) + " cases").c_str()
                            : (std::to_string(static_cast<int>(o.seconds)) + " s").c_str(),
                jobs, jobs == 1 ? "" : "s", o.corpus.c_str());
+  if (known.size() > 0) {
+    std::string folders;
+    for (const std::filesystem::path& f : known.folders())
+      folders += (folders.empty() ? "" : ", ") + f.string();
+    std::fprintf(stderr, "  known bugs: %zu cases (%s)\n", known.size(),
+                 printable(folders).c_str());
+  }
   // Ctrl-C or SIGTERM: the campaign stops after its case in progress and reports what ran.
   const StopOnSignals signals;
   c.stop = [] { return stopRequested(); };
@@ -228,9 +246,7 @@ int fuzz(const FuzzOptions& o) {
     std::printf("  saved cases that could not be read, skipped: %zu (first: %s)\n",
                 s.unreadableCorpusCases.size(), s.unreadableCorpusCases.front().c_str());
   std::printf("\ndistinct failures: %zu (%d new)\n", s.findings.size(), s.newFindings());
-  if (!s.findings.empty()) std::printf("  #  kind     nodes     hits  pattern\n");
-  for (size_t i = 0; i < s.findings.size(); ++i) printFinding(i, s.findings[i], engines.baseline);
-  printCulpritGroups(s.findings);
+  printFindingsByRootCause(s.findings, engines.baseline);
   if (!o.report.empty()) {
     try {
       auto settings = reportSettings(o, c, configs, jobs);
@@ -271,6 +287,13 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--nodes", o->nodes, "nodes per generated model")->capture_default_str();
   addGenerationOptions(cmd, o->generation);
   cmd->add_option("--corpus", o->corpus, "where new failures are saved")->capture_default_str();
+  cmd->add_option("--known", o->known,
+                  "a corpus of known bugs, repeatable: a finding with the root cause of one of its "
+                  "cases is counted as that bug, not saved (the engine's own, "
+                  "examples/<engine>/corpus, is consulted unless --no-known)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--no-known", o->noKnown,
+                "leave out the known bugs shipped with the engine (--known still adds others)");
   cmd->add_flag("--mark-known", o->markKnown,
                 "save findings as known failures of the configurations they fail in "
                 "(a corpus of open bugs that corpus replay expects to fail)");

@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   nncheck::cli::addShowCommand(app);
   nncheck::cli::addCorpusCommand(app);
   nncheck::cli::addReportCommand(app);
+  nncheck::cli::addReproCommand(app);
   nncheck::cli::requireSoundNumbers(app);
   try {
     app.parse(argc, argv);

@@ -35,6 +35,10 @@ worker::Facts vectorFacts() {
   f.capabilities = f.capabilities.withProbedOps({{"Add", 1.0}, {"Cast", 0.5}});
   f.capabilities.weightsMustBeInitializers = false;
   f.restartEvery = 500;
+  f.reproducer = {.language = "python",
+                  .runtime = "Python 3.11",
+                  .requirements = "pip install vectors",
+                  .code = {{"O0", "def run(model_path, feeds):\n    return []\n"}}};
   return f;
 }
 
@@ -179,6 +183,10 @@ TEST(WorkerProtocol, ReadsEveryVectorBackToItsValues) {
   EXPECT_EQ(facts.capabilities.opset, want.capabilities.opset);
   EXPECT_FALSE(facts.capabilities.weightsMustBeInitializers);
   EXPECT_EQ(facts.restartEvery, 500);
+  EXPECT_EQ(facts.reproducer.language, want.reproducer.language);
+  EXPECT_EQ(facts.reproducer.runtime, want.reproducer.runtime);
+  EXPECT_EQ(facts.reproducer.requirements, want.reproducer.requirements);
+  EXPECT_EQ(facts.reproducer.code, want.reproducer.code);
   EXPECT_TRUE(facts.capabilities.shapeOperandsMustBeInitializers);
 
   const std::string runBody = bodyOfVector("run");

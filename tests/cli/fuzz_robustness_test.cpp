@@ -90,10 +90,12 @@ TEST_F(FuzzRobustness, TwoCampaignsOfOneSeedOnOneCorpusBothEndWithTheirSummaries
 
 // A shell line that starts the campaign `command` in a session of its own (as a terminal starts a
 // job), waits until it reports progress (which, with --jobs, it does once every worker is
-// forked), runs `then` with $p its pid, and prints its exit status and output.
+// forked), runs `then` with $p its pid, and prints its exit status and output. It waits up to two
+// minutes: on a loaded machine a signal sent before the campaign installs its handlers is lost
+// (a background job ignores SIGINT), and the campaign then runs its whole time.
 std::string whileRunning(const std::string& command, const std::string& then) {
   return "setsid " + command + " --progress-every 0.2 > out.txt 2>&1 & p=$!; " +
-         "for i in $(seq 600); do grep -q ' cases (' out.txt 2>/dev/null && break; sleep 0.05; " +
+         "for i in $(seq 2400); do grep -q ' cases (' out.txt 2>/dev/null && break; sleep 0.05; " +
          "done; sleep 0.5; " + then + "; wait $p; echo \"exit=$?\"; cat out.txt";
 }
 

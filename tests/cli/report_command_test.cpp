@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "cli/cli_runner.h"
+#include "nncheck/corpus.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"
 
@@ -106,7 +107,10 @@ TEST_F(ReportCommand, ACorpusReportIsTheSameBytesEachTime) {
   ASSERT_EQ(runCli("report " + corpus().string() + " -o " + b.string()).status, 0);
   const std::string page = readFile(a);
   EXPECT_EQ(page, readFile(b));
-  EXPECT_EQ(count(page, "<section class=failure"), distinctFailures());
+  // Every saved case (the campaign's known bugs, recognised, were not saved).
+  const size_t saved = loadCorpus(corpus()).size();
+  ASSERT_GT(saved, 0u);
+  EXPECT_EQ(count(page, "<section class=failure"), saved);
   EXPECT_NE(page.find("fuzz-opencv"), std::string::npos);
 }
 

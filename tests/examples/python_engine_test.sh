@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python SDK's example optimizer (examples/python_engine) with its bug planted
 # (NNCHECK_EXAMPLE_BUG=1): `nncheck fuzz --engine-worker` and the example's TEST_P suite both find
-# it and shrink it to at most 3 nodes; its culprit is the pass; the case records the worker's
+# it and shrink it to at most 3 nodes; its culprit is the pass; `nncheck repro` writes a script
+# that fails with the bug and passes without it (the bug fixed); the case records the worker's
 # command, which replay commands print and `corpus check` does not run unless named.
 # usage: python_engine_test.sh NNCHECK PROPS_BINARY PYTHON ENGINE_PY
 set -euo pipefail
@@ -34,6 +35,25 @@ done
 grep -q "replay: nncheck run --engine-worker '$worker' --backend pyopt --config O1" "$work/fuzz.txt" \
   || fail "the replay command does not name the worker: $(grep replay: "$work/fuzz.txt")"
 
+# Its standalone reproducer (optimizer.py alone, no nncheck) fails while the bug is planted and
+# passes once it is fixed.
+case=$(dirname "$(find "$work/corpus" -name nncheck.json | head -1)")
+NNCHECK_EXAMPLE_BUG=1 "$cli" repro "$case" --engine-worker "$worker" -o "$work/repro" \
+  > "$work/repro.txt" 2>&1 || fail "nncheck repro: $(cat "$work/repro.txt")"
+grep -q 'pyopt 1.0: .* after CancelNegPair' "$work/repro.txt" || fail "the title: $(cat "$work/repro.txt")"
+grep -q '^## Culprit optimizations and workaround' "$work/repro/issue.md" \
+  || fail "the issue draft has no culprit: $(cat "$work/repro/issue.md")"
+set +e
+NNCHECK_EXAMPLE_BUG=1 "$python" "$work/repro/reproduce.py" > "$work/buggy.txt" 2>&1
+buggy=$?
+"$python" "$work/repro/reproduce.py" > "$work/fixed.txt" 2>&1
+fixed=$?
+set -e
+[ "$buggy" -eq 1 ] && grep -q 'MISMATCH' "$work/buggy.txt" \
+  || fail "the reproducer passes with the bug (status $buggy): $(cat "$work/buggy.txt")"
+[ "$fixed" -eq 0 ] && ! grep -q 'MISMATCH' "$work/fixed.txt" \
+  || fail "the reproducer fails without the bug (status $fixed): $(cat "$work/fixed.txt")"
+
 # A saved case never starts the worker it records: corpus check without --engine-worker checks
 # the reference only (a marker the worker would write stays absent).
 marker="$work/started"
@@ -62,4 +82,4 @@ saved=$(find "$work" -path '*PyOpt.MatchesReference*' -name nncheck.json | head 
 [ -n "$saved" ] || fail "the suite saved no case: $(cat "$work/props.txt")"
 nodes=$(grep '"nodes_after_shrinking"' "$saved" | grep -o '[0-9]*')
 [ "$nodes" -le 3 ] || fail "the suite shrunk it to $nodes nodes"
-echo "ok: fuzz and TEST_P find the planted bug, shrunk to <= 3 nodes"
+echo "ok: fuzz and TEST_P find the planted bug, shrunk to <= 3 nodes; its reproducer fails until it is fixed"

@@ -9,6 +9,7 @@
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/opencv.h"
+#include "opencv/opencv_reproducer.h"
 
 namespace nncheck::opencv {
 
@@ -155,7 +156,8 @@ NNCHECK_REGISTER_ENGINE(opencv) {
              }
              return c.key();
            },
-       .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libopencv-dnn-dev)"},
+       .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libopencv-dnn-dev)",
+       .reproducer = &reproducer},
       &configurations);
 }
 

@@ -82,13 +82,16 @@ std::vector<Config> configurations() {
   return out;
 }
 
+// worker.js is installed beside this plug-in (engines/ort/worker.js).
+WorkerProcess::Command workerCommand() {
+  return {.argv = {nodeProgram(), "--no-warnings",
+                   engineFile(reinterpret_cast<const void*>(&nodeProgram), "ort/worker.js")},
+          .environment = {{"NNCHECK_ORT_NODE_MODULES", nodeModulesFolder()}},
+          .install = kInstall};
+}
+
 struct Backend::Worker {
-  // worker.js is installed beside this plug-in (engines/ort/worker.js).
-  WorkerProcess process{
-      {.argv = {nodeProgram(), "--no-warnings",
-                engineFile(reinterpret_cast<const void*>(&nodeProgram), "ort/worker.js")},
-       .environment = {{"NNCHECK_ORT_NODE_MODULES", nodeModulesFolder()}},
-       .install = kInstall}};
+  WorkerProcess process{workerCommand()};
 };
 
 Backend::Backend(Config config) : config_(std::move(config)) {}
@@ -303,7 +306,17 @@ NNCHECK_REGISTER_ENGINE(ort) {
              c.disabled = mergeNames(c.disabled, names);
              return c.key();
            },
-       .install = kInstall},
+       .install = kInstall,
+       .reproducer =
+           [](const std::string& config) {
+             Config c = Config::parse(config);
+             c.disabled.clear();  // the worker's configurations switch nothing off
+             WorkerProcess process(workerCommand());
+             std::optional<ReproducerRecipe> recipe =
+                 worker::reproducerAt(process.facts(), c.key());
+             process.stop();
+             return recipe;
+           }},
       &configurations);
 }
 

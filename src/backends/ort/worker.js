@@ -155,16 +155,46 @@ function tensorParts(name, t) {
 
 const kLevels = ['disabled', 'basic', 'extended', 'all'];
 
+// A standalone reproducer's run() at a configuration (nncheck repro writes the rest): ORT's own
+// API, what a maintainer runs.
+function reproducer(level, threads) {
+  return [
+    "const ort = require('onnxruntime-node');",
+    '',
+    'async function run(modelPath, feeds) {',
+    '  const session = await ort.InferenceSession.create(modelPath, {',
+    `    graphOptimizationLevel: '${level}',`,
+    `    intraOpNumThreads: ${threads},`,
+    '    interOpNumThreads: 1,',
+    "    executionMode: 'sequential',",
+    '  });',
+    '  const inputs = {};',
+    '  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);',
+    '  const results = await session.run(inputs);',
+    '  return session.outputNames.map((name) => results[name]);',
+    '}',
+    '',
+  ].join('\n');
+}
+
 function facts() {
+  const configurations = kLevels.map((l) => 'level=' + l + ',threads=1');
   return {
     protocol: kProtocol,
     name: 'ort',
     version: ortVersion(),
     description: 'ONNX Runtime through onnxruntime-node',
-    configurations: kLevels.map((l) => 'level=' + l + ',threads=1'),
+    configurations,
     baseline: 'level=disabled,threads=1',
     optimizations: {},
     install: 'scripts/install-deps.sh of nncheck\'s source tree',
+    reproducer: {
+      language: 'javascript',
+      runtime: 'Node.js ' + process.versions.node,
+      requirements: 'npm install onnxruntime-node@' + (ortVersion() || 'latest'),
+      configurations: Object.fromEntries(
+          kLevels.map((l, i) => [configurations[i], reproducer(l, 1)])),
+    },
   };
 }
 

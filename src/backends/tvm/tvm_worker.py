@@ -18,6 +18,7 @@ Pipelines (configuration `pipeline=NAME`):
 
 from __future__ import annotations
 
+import inspect
 import pathlib
 import re
 from typing import Any, Callable
@@ -77,6 +78,9 @@ class Tvm(Engine):
     configurations = ["pipeline=zero", "pipeline=full", "pipeline=default"]
     baseline = "pipeline=default"
     install = "scripts/install-deps.sh tvm"
+    reproducer_requirements = (
+        f"pip install apache-tvm=={tvm.__version__} onnx=={onnx.__version__} numpy"
+    )
 
     def __init__(self) -> None:
         ops = probed_ops()
@@ -118,6 +122,43 @@ class Tvm(Engine):
         if len(values) != len(outputs):
             raise RuntimeError(f"the module returned {len(values)} values for {len(outputs)} outputs")
         return dict(zip(outputs, values)), applied
+
+
+    def reproducer(self, configuration: str) -> str:
+        """What `run` does at `configuration`, as a script a TVM maintainer reads: the frontend,
+        the pipeline's passes in order, tvm.compile and the VM."""
+        passes = "".join(
+            f"            {module_of(name)}.{name}(),\n"
+            for name, _, _ in PIPELINES[pipeline_of(configuration)]
+        )
+        pipeline = f"[\n{passes}        ]" if passes else "[]"
+        return f'''from typing import Any
+
+import onnx
+import tvm
+from tvm import relax
+from tvm.relax.frontend.onnx import from_onnx
+
+
+def run(model_path, feeds):
+    model = onnx.load(model_path)
+    mod = from_onnx(model, opset=model.opset_import[0].version)
+    mod = relax.transform.DecomposeOpsForInference()(mod)
+    target = tvm.target.Target("llvm")
+    with target:
+        for p in {pipeline}:  # {configuration}
+            mod = p(mod)
+    vm = relax.VirtualMachine(tvm.compile(mod, target=target), tvm.cpu())
+    names = [i.name for i in model.graph.input if i.name in feeds]
+    return flatten(vm["main"](*[tvm.runtime.tensor(feeds[n], tvm.cpu()) for n in names]))
+
+
+{inspect.getsource(flatten)}'''
+
+
+def module_of(name: str) -> str:
+    """Where a pass of the pipelines is, as a script imports it."""
+    return "relax.backend" if name.startswith("Dispatch") else "relax.transform"
 
 
 def pipeline_of(configuration: str) -> str:

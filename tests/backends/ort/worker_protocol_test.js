@@ -43,6 +43,8 @@ const facts = {
   capabilities: {dtypes: [1, 7], opset: 17, ops: {Add: 100, Cast: 50},
                  shape_operands_must_be_initializers: true, weights_must_be_initializers: false},
   restart_every: 500,
+  reproducer: {language: 'python', runtime: 'Python 3.11', requirements: 'pip install vectors',
+               configurations: {O0: 'def run(model_path, feeds):\n    return []\n'}},
 };
 assert.deepStrictEqual(join([Buffer.from('F'), ...w.json(facts)]), body('facts'));
 const outputs = [

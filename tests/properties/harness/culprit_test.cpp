@@ -124,23 +124,6 @@ TEST(Culprit, ASetFoundBeforeIsCheckedFirst) {
   EXPECT_EQ(notMinimal->needed, searched->needed);
 }
 
-// Patterns are made of ops, so one optimization's bug shows under many: a campaign's summary
-// groups the findings that need the same optimizations.
-TEST(Culprit, FindingsThatNeedTheSameOptimizationsAreGrouped) {
-  const auto needing = [](std::vector<std::string> needed) {
-    Finding f;
-    if (!needed.empty()) f.info.culprit = Culprit{.needed = std::move(needed)};
-    return f;
-  };
-  const std::vector<std::string> dropout = {"EliminateDropout", "Level1_RuleBasedTransformer"};
-  const auto groups =
-      findingsByCulprit({needing(dropout), needing({}), needing({"MatMulAddFusion"}),
-                         needing(dropout), needing(dropout)});
-  ASSERT_EQ(groups.size(), 1u);
-  EXPECT_EQ(groups[0].first, dropout);
-  EXPECT_EQ(groups[0].second, (std::vector<size_t>{0, 3, 4}));
-}
-
 #ifdef NNCHECK_HAS_MLIR_ENGINE
 TEST(Culprit, MlirsReductionRunTwiceNeedsAffineLoopFusion) {
   // examples/mlir/corpus holds MLIR 19's bug: with affine loops, affine-loop-fusion runs a

@@ -1,29 +1,117 @@
-// ONNX Runtime 1.30, LSTM with `clip` does not clip the input of h (Ct) before h(Ct). Standalone: onnxruntime-node and this folder's model.onnx.
-//   model: v10 = LSTM(X=x0, W=x5 (initializer), R=x6, B=x7, sequence_lens=w8=[1], initial_h='', initial_c=x9)
-//          hidden_size=1, clip=1.45931828, default activations f=Sigmoid g=Tanh h=Tanh  (opset 17, LSTM-14)
-//   spec: "clip: Cell clip threshold. Clipping bounds the elements of a tensor in the range of
-//          [-threshold, +threshold] and is applied to the input of activations."  and  Ht = ot (.) h(Ct)
-//   feeds: X=[1,1], R=0, B=0, C0=1; W rows (i,o,f,c) sum to 1.43176, 0.44367, 10.3361, 18.1756
-//     i = sigmoid(1.43176)=0.807175  o = sigmoid(0.44367)=0.609133
-//     f = sigmoid(clip 10.3361 -> 1.45932)=0.811428  c = tanh(clip 18.1756 -> 1.45932)=0.897520
-//     Ct = f*1 + i*c = 1.535884 ;  H = o * tanh(clip(Ct)) = 0.609133*tanh(1.459318) = 0.5467093
-//     ORT returns o * tanh(1.535884) = 0.5551800 (Ct not clipped before h)
-//   upstream: known, microsoft/onnxruntime#27224 (closed by the stale bot), fix in PR #27239 (open).
-//   node reproduce.js [path to node_modules]   -> exit 1 while the bug is there
+#!/usr/bin/env node
+// ort 1.30.0: LSTM returns wrong values (with clip, hidden_size) — LSTM with clip does not clip Ct before h(Ct)
+// ort 1.30.0, Node.js 20.20.2; configuration level=disabled,threads=1
+// Upstream: https://github.com/microsoft/onnxruntime/issues/27224 (known; fix in PR #27239, open)
+//
+// The ONNX specification, LSTM-14 (https://onnx.ai/onnx/operators/onnx__LSTM.html#lstm-14):
+//   | Computes an one-layer LSTM. This operator is usually supported via some
+//   | custom implementation such as CuDNN.
+//   clip=1.45932: Cell clip threshold. Clipping bounds the elements of a tensor in the range of [-threshold, +threshold] and is applied to the input of activations. No clip if not specified.
+//   hidden_size=1: Number of neurons in the hidden layer
+//
+// What goes wrong: outputs differ from the reference (worst abs error 0.00847065, worst rel error 0.0154939; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 2.38419e-07 at most)
+//   first diverging node: node 'LSTM_0' (LSTM), output 'v10': 1 of 1 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.00847065449, max rel error 0.0154938914; first at [0, 0, 0, 0]: got 0.555179954, expected 0.546709299
+// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none
+//
+// The model (model.onnx, beside this script):
+//   graph nncheck_10427 (opset 17, 1 nodes)
+//     input  x6: float32[1, 4, 1]
+//     input  x7: float32[1, 8]
+//     input  x9: float32[1, 1, 1]
+//     input  x0: float32[1, 1, 2]
+//     init   w8: int32[1] {1}
+//     init   x5: float32[1, 4, 2] {0.753067, 0.678692, 0.186256, 0.257414, 6.25723, 4.07891, ...}
+//     v10 = LSTM(x0, x5, x6, x7, w8, -, x9) {clip=1.45932, hidden_size=1}
+//     output v10: float32[1, 1, 1, 1]
+//
+// Needs: npm install onnxruntime-node@1.30.0
+// Run: node reproduce.js   (exits 1 while the bug is there, 0 once it is fixed)
+// Written by: nncheck repro examples/ort/corpus/15ee1d35a1c80749 --backend ort
+'use strict';
 const path = require('path');
-const ort = require(path.join(process.argv[2] || 'node_modules', 'onnxruntime-node'));
-(async () => {
-  const model = require('fs').readFileSync(path.join(__dirname, 'model.onnx'));
-  const s = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'disabled' });
-  const f32 = (d, dims) => new ort.Tensor('float32', Float32Array.from(d), dims);
-  const r = await s.run({
-    x0: f32([1, 1], [1, 1, 2]),
-    x6: f32([0, 0, 0, 0], [1, 4, 1]),
-    x7: f32([0, 0, 0, 0, 0, 0, 0, 0], [1, 8]),
-    x9: f32([1], [1, 1, 1]),
+
+// --- the engine, alone ---
+const ort = require('onnxruntime-node');
+
+async function run(modelPath, feeds) {
+  const session = await ort.InferenceSession.create(modelPath, {
+    graphOptimizationLevel: 'disabled',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
   });
-  const got = r.v10.data[0], expected = 0.5467093047734845;
-  const ok = Math.abs(got - expected) <= 1e-4 + 1e-4 * Math.abs(expected);
-  console.log(`Y[0,0,0,0]: ORT ${got}, expected ${expected} (spec: h(clip(Ct))) -> ${ok ? 'OK' : 'MISMATCH'}`);
-  process.exit(ok ? 0 : 1);
+  const inputs = {};
+  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const results = await session.run(inputs);
+  return session.outputNames.map((name) => results[name]);
+}
+
+// --- the case ---
+const MODEL = path.join(__dirname, 'model.onnx');
+const FEEDS = {
+  "x6": {type: 'float32', dims: [1, 4, 1], data: Float32Array.from([0, 0, 0, 0])},
+  "x7": {type: 'float32', dims: [1, 8], data: Float32Array.from([0, 0, 0, 0, 0, 0, 0, 0])},
+  "x9": {type: 'float32', dims: [1, 1, 1], data: Float32Array.from([1])},
+  "x0": {type: 'float32', dims: [1, 1, 2], data: Float32Array.from([1, 1])},
+};
+// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+const EXPECTED = [
+  ["v10", {type: 'float32', dims: [1, 1, 1, 1], data: Float32Array.from([0.546709299])}],
+];
+const OUTPUT_NAMES = EXPECTED.map(([name]) => name);
+const RTOL = 0.001, ATOL = 0.0001;
+
+// A tensor's elements as numbers (float16 from its bits) or bigints.
+function values(t) {
+  if (t.type !== 'float16') return Array.from(t.data);
+  return Array.from(t.data, (h) => {
+    const e = (h >> 10) & 0x1f, m = h & 0x3ff, sign = h & 0x8000 ? -1 : 1;
+    if (e === 0) return sign * m * 2 ** -24;
+    if (e === 31) return m ? NaN : sign * Infinity;
+    return sign * (1 + m / 1024) * 2 ** (e - 15);
+  });
+}
+
+// null when `got` is `want` within the tolerance (NaN where NaN), else how it differs.
+function differs(got, want) {
+  const dims = Array.from(got.dims, Number);
+  if (got.type !== want.type) return `type ${got.type}, expected ${want.type}`;
+  if (dims.join() !== want.dims.join()) return `shape [${dims}], expected [${want.dims}]`;
+  const g = values(got), w = values(want);
+  const float = ['float16', 'float32', 'float64'].includes(want.type);
+  const bad = [];
+  for (let i = 0; i < w.length; ++i) {
+    const same = g[i] === w[i] || (float && (Math.abs(g[i] - w[i]) <= ATOL + RTOL * Math.abs(w[i]) ||
+                                             (Number.isNaN(g[i]) && Number.isNaN(w[i]))));
+    if (!same) bad.push(i);
+  }
+  if (!bad.length) return null;
+  return `${bad.length} of ${w.length} elements differ beyond rtol=${RTOL} atol=${ATOL}; ` +
+         `first at flat index ${bad[0]}: got ${g[bad[0]]}, expected ${w[bad[0]]}`;
+}
+
+(async () => {
+  let outputs;
+  try {
+    outputs = await run(MODEL, FEEDS);
+  } catch (e) {  // the engine fails on a valid model
+    console.log(`FAILS: the engine threw ${e && e.message || e}`);
+    process.exit(1);
+  }
+  if (outputs.length !== EXPECTED.length) {
+    console.log(`FAILS: ${outputs.length} outputs, expected ${EXPECTED.length}`);
+    process.exit(1);
+  }
+  let failed = false;
+  EXPECTED.forEach(([name, want], k) => {
+    const got = outputs[k];
+    const why = differs(got, want);
+    console.log(`output ${name}: ${why ? 'MISMATCH: ' + why : 'OK'}`);
+    if (want.data.length <= 32) {
+      console.log(`  expected ${want.type}[${want.dims}]: ${values(want).join(', ')}`);
+      console.log(`  got      ${got.type}[${Array.from(got.dims, Number)}]: ${values(got).join(', ')}`);
+    }
+    failed = failed || why !== null;
+  });
+  process.exit(failed ? 1 : 0);
 })();

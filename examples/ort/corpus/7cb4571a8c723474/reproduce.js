@@ -1,38 +1,111 @@
-// ONNX Runtime 1.30, rule PadFusion (in Level1_RuleBasedTransformer, level basic and above) fuses a
-// Pad that feeds a Conv's WEIGHT input as if it fed the data input, and the session fails to load:
-// "Node input 'w1' is not a graph input, initializer, or output of a previous node".
-// Standalone: onnxruntime-node and this folder's model.onnx.
-//   model: w1_eq0 = Sigmoid(w40 = [[[[0.904305]]]]); w1 = Pad(w1_eq0, pads=[0,0,0,0,0,0,0,0]) (mode constant);
-//          v2 = Conv(x0[1,1,1,1], w1)   (opset 17; passes onnx.checker full_check with strict shape inference)
-//   A Pad with all-zero pads is the identity (Pad-13), so v2 = x0 * sigmoid(0.904305)
-//     = 2 * 0.7118334 = 1.4236667 for x0 = 2. ORT at level disabled loads and gives this.
-//   pad_fusion.cc checks that the Pad's only child is a Conv/MaxPool/AveragePool, then
-//   ReplaceNodeInput(child, 0, pad input) and removes the Pad: it never checks that the Pad output is
-//   the child's input 0. Here the Conv becomes Conv(w1_eq0, w1) with w1's producer gone.
-//   (mode="edge", which PadFusion skips, loads fine.) The same happens with Resize -> Pad -> Conv weight.
-//   Found by `nncheck fuzz --oracle equivalence`: the Pad of zeros is the variant's rewrite pad-zero.
-//   upstream: no report found (searched 2026-11-26); PadFusion PRs #18136, #18544, #21640, #22001, #28780
-//   do not add the input-index check.
-//   node reproduce.js [path to node_modules]   -> exit 1 while the bug is there
+#!/usr/bin/env node
+// ort 1.30.0: Conv fails on a valid model after Level1_RuleBasedTransformer — PadFusion fuses a Pad that feeds a Conv's weight input as if it fed the data: the session fails to load
+// ort 1.30.0, Node.js 20.20.2; configuration level=basic,threads=1
+// Upstream: none found
+//
+// The ONNX specification, Conv-11 (https://onnx.ai/onnx/operators/onnx__Conv.html#conv-11):
+//   | The convolution operator consumes an input tensor and a filter, and
+//   | computes the output.
+//
+// What goes wrong: ort (basic) failed: ort: the session fails to load only when optimized (it loads at level disabled): Invalid model. Node input 'w1' is not a graph input, initializer, or output of a previous node.
+// Configurations: fails at level=all,threads=1 (error), level=basic,threads=1 (error), level=extended,threads=1 (error); passes at level=disabled,threads=1
+// Culprit: fails with only Level1_RuleBasedTransformer enabled; passes with it disabled; workaround: the configuration level=basic,threads=1,disable=Level1_RuleBasedTransformer
+//
+// The model (model.onnx, beside this script):
+//   graph nncheck_2382 (opset 17, 3 nodes)
+//     input  x0: float32[1, 1, 1, 1]
+//     init   w40: float32[1, 1, 1, 1] {0.904305}
+//     init   pads_eq0: int64[8] {0, 0, 0, 0, 0, 0, ...}
+//     w1_eq0 = Sigmoid(w40)
+//     w1 = Pad(w1_eq0, pads_eq0)
+//     v2 = Conv(x0, w1)
+//     output v2: float32[1, 1, 1, 1]
+//
+// Needs: npm install onnxruntime-node@1.30.0
+// Run: node reproduce.js   (exits 1 while the bug is there, 0 once it is fixed)
+// Written by: nncheck repro examples/ort/corpus/7cb4571a8c723474 --backend ort
+'use strict';
 const path = require('path');
-const ort = require(path.join(process.argv[2] || 'node_modules', 'onnxruntime-node'));
-(async () => {
-  const model = require('fs').readFileSync(path.join(__dirname, 'model.onnx'));
-  const x0 = new ort.Tensor('float32', Float32Array.from([2]), [1, 1, 1, 1]);
-  const expected = 1.4236667;
-  let ok = true;
-  for (const level of ['disabled', 'basic']) {
-    try {
-      const s = await ort.InferenceSession.create(model, {graphOptimizationLevel: level, intraOpNumThreads: 1});
-      const got = (await s.run({x0})).v2.data[0];
-      const same = Math.abs(got - expected) <= 1e-5;
-      console.log(`ORT ${ort.env.versions.common} ${level}: v2 = ${got} -> ${same ? 'OK' : 'MISMATCH'}`);
-      ok = ok && same;
-    } catch (e) {
-      console.log(`ORT ${ort.env.versions.common} ${level}: error: ${e.message}`);
-      ok = false;
-    }
+
+// --- the engine, alone ---
+const ort = require('onnxruntime-node');
+
+async function run(modelPath, feeds) {
+  const session = await ort.InferenceSession.create(modelPath, {
+    graphOptimizationLevel: 'basic',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  const inputs = {};
+  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const results = await session.run(inputs);
+  return session.outputNames.map((name) => results[name]);
+}
+
+// --- the case ---
+const MODEL = path.join(__dirname, 'model.onnx');
+const FEEDS = {
+  "x0": {type: 'float32', dims: [1, 1, 1, 1], data: Float32Array.from([0])},
+};
+// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+const EXPECTED = [
+  ["v2", {type: 'float32', dims: [1, 1, 1, 1], data: Float32Array.from([0])}],
+];
+const OUTPUT_NAMES = EXPECTED.map(([name]) => name);
+const RTOL = 0.001, ATOL = 1.0000000000000001e-05;
+
+// A tensor's elements as numbers (float16 from its bits) or bigints.
+function values(t) {
+  if (t.type !== 'float16') return Array.from(t.data);
+  return Array.from(t.data, (h) => {
+    const e = (h >> 10) & 0x1f, m = h & 0x3ff, sign = h & 0x8000 ? -1 : 1;
+    if (e === 0) return sign * m * 2 ** -24;
+    if (e === 31) return m ? NaN : sign * Infinity;
+    return sign * (1 + m / 1024) * 2 ** (e - 15);
+  });
+}
+
+// null when `got` is `want` within the tolerance (NaN where NaN), else how it differs.
+function differs(got, want) {
+  const dims = Array.from(got.dims, Number);
+  if (got.type !== want.type) return `type ${got.type}, expected ${want.type}`;
+  if (dims.join() !== want.dims.join()) return `shape [${dims}], expected [${want.dims}]`;
+  const g = values(got), w = values(want);
+  const float = ['float16', 'float32', 'float64'].includes(want.type);
+  const bad = [];
+  for (let i = 0; i < w.length; ++i) {
+    const same = g[i] === w[i] || (float && (Math.abs(g[i] - w[i]) <= ATOL + RTOL * Math.abs(w[i]) ||
+                                             (Number.isNaN(g[i]) && Number.isNaN(w[i]))));
+    if (!same) bad.push(i);
   }
-  console.log(`expected v2 = ${expected}`);
-  process.exit(ok ? 0 : 1);
+  if (!bad.length) return null;
+  return `${bad.length} of ${w.length} elements differ beyond rtol=${RTOL} atol=${ATOL}; ` +
+         `first at flat index ${bad[0]}: got ${g[bad[0]]}, expected ${w[bad[0]]}`;
+}
+
+(async () => {
+  let outputs;
+  try {
+    outputs = await run(MODEL, FEEDS);
+  } catch (e) {  // the engine fails on a valid model
+    console.log(`FAILS: the engine threw ${e && e.message || e}`);
+    process.exit(1);
+  }
+  if (outputs.length !== EXPECTED.length) {
+    console.log(`FAILS: ${outputs.length} outputs, expected ${EXPECTED.length}`);
+    process.exit(1);
+  }
+  let failed = false;
+  EXPECTED.forEach(([name, want], k) => {
+    const got = outputs[k];
+    const why = differs(got, want);
+    console.log(`output ${name}: ${why ? 'MISMATCH: ' + why : 'OK'}`);
+    if (want.data.length <= 32) {
+      console.log(`  expected ${want.type}[${want.dims}]: ${values(want).join(', ')}`);
+      console.log(`  got      ${got.type}[${Array.from(got.dims, Number)}]: ${values(got).join(', ')}`);
+    }
+    failed = failed || why !== null;
+  });
+  process.exit(failed ? 1 : 0);
 })();

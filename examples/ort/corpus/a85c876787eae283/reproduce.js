@@ -1,32 +1,112 @@
-// ONNX Runtime 1.30, CommonSubexpressionElimination (level basic and above) merges two Splits of one
-// input that have different numbers of outputs, so a one-output Split returns the first third of its
-// input. Standalone: onnxruntime-node and this folder's model.onnx.
-//   model: v4 = Split(v2[3]) (one output); v5 = Concat(v4) axis=-1; v8, v9, v10 = Split(v2)   (opset 17;
-//          no split input, axis 0)
-//   Split-13 without 'split' divides the axis into as many equal parts as the node has outputs:
-//     one output -> v4 = v2 whole, so v5 = Concat(v4) = v2 = [1, 2, 3] (shape [3]);
-//     three outputs -> v8 = [1], v9 = [2], v10 = [3].   (ORT at level disabled gives exactly this.)
-//   ORT basic/extended/all gives v5 = [1] (shape [1]): CSE's equivalence key of a node output is op type,
-//   domain, inputs, attributes and output index, never the node's output count, so v4 (output 0 of
-//   Split(v2)) is taken for v8 (output 0 of Split(v2)).
-//   upstream: no report found (searched 2026-11-26).
-//   node reproduce.js [path to node_modules]   -> exit 1 while the bug is there
+#!/usr/bin/env node
+// ort 1.30.0: Split returns an output of the wrong shape or type after CommonSubexpressionElimination — CommonSubexpressionElimination merges two Splits of one input with different output counts
+// ort 1.30.0, Node.js 20.20.2; configuration level=all,threads=1
+// Upstream: none found
+//
+// The ONNX specification, Split-13 (https://onnx.ai/onnx/operators/onnx__Split.html#split-13):
+//   | Split a tensor into a list of tensors, along the specified
+//   | 'axis'. Lengths of the parts can be specified using input 'split'.
+//   | Otherwise, the tensor is split to equal sized parts.
+//
+// What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at level=disabled,threads=1
+// Culprit: fails with only CommonSubexpressionElimination enabled; passes with it disabled; workaround: the configuration level=all,threads=1,disable=CommonSubexpressionElimination
+//
+// The model (model.onnx, beside this script):
+//   graph nncheck_33648 (opset 17, 3 nodes)
+//     input  v2: float32[3]
+//     v4 = Split(v2)
+//     v5 = Concat(v4) {axis=-1}
+//     v8, v9, v10 = Split(v2)
+//     output v5: float32[3]
+//     output v8: float32[1]
+//
+// Needs: npm install onnxruntime-node@1.30.0
+// Run: node reproduce.js   (exits 1 while the bug is there, 0 once it is fixed)
+// Written by: nncheck repro examples/ort/corpus/a85c876787eae283 --backend ort
+'use strict';
 const path = require('path');
-const ort = require(path.join(process.argv[2] || 'node_modules', 'onnxruntime-node'));
-(async () => {
-  const model = require('fs').readFileSync(path.join(__dirname, 'model.onnx'));
-  const v2 = new ort.Tensor('float32', Float32Array.from([1, 2, 3]), [3]);
-  const expected = {v5: {dims: [3], data: [1, 2, 3]}, v8: {dims: [1], data: [1]}};
-  let ok = true;
-  for (const level of ['disabled', 'basic']) {
-    const s = await ort.InferenceSession.create(model, {graphOptimizationLevel: level, intraOpNumThreads: 1});
-    const r = await s.run({v2});
-    const got = {v5: {dims: r.v5.dims, data: Array.from(r.v5.data)},
-                 v8: {dims: r.v8.dims, data: Array.from(r.v8.data)}};
-    const same = JSON.stringify(got) === JSON.stringify(expected);
-    console.log(`ORT ${ort.env.versions.common} ${level}: ${JSON.stringify(got)} -> ${same ? 'OK' : 'MISMATCH'}`);
-    ok = ok && same;
+
+// --- the engine, alone ---
+const ort = require('onnxruntime-node');
+
+async function run(modelPath, feeds) {
+  const session = await ort.InferenceSession.create(modelPath, {
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  const inputs = {};
+  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const results = await session.run(inputs);
+  return session.outputNames.map((name) => results[name]);
+}
+
+// --- the case ---
+const MODEL = path.join(__dirname, 'model.onnx');
+const FEEDS = {
+  "v2": {type: 'float32', dims: [3], data: Float32Array.from([0, 0, 0])},
+};
+// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+const EXPECTED = [
+  ["v5", {type: 'float32', dims: [3], data: Float32Array.from([0, 0, 0])}],
+  ["v8", {type: 'float32', dims: [1], data: Float32Array.from([0])}],
+];
+const OUTPUT_NAMES = EXPECTED.map(([name]) => name);
+const RTOL = 0.001, ATOL = 1.0000000000000001e-05;
+
+// A tensor's elements as numbers (float16 from its bits) or bigints.
+function values(t) {
+  if (t.type !== 'float16') return Array.from(t.data);
+  return Array.from(t.data, (h) => {
+    const e = (h >> 10) & 0x1f, m = h & 0x3ff, sign = h & 0x8000 ? -1 : 1;
+    if (e === 0) return sign * m * 2 ** -24;
+    if (e === 31) return m ? NaN : sign * Infinity;
+    return sign * (1 + m / 1024) * 2 ** (e - 15);
+  });
+}
+
+// null when `got` is `want` within the tolerance (NaN where NaN), else how it differs.
+function differs(got, want) {
+  const dims = Array.from(got.dims, Number);
+  if (got.type !== want.type) return `type ${got.type}, expected ${want.type}`;
+  if (dims.join() !== want.dims.join()) return `shape [${dims}], expected [${want.dims}]`;
+  const g = values(got), w = values(want);
+  const float = ['float16', 'float32', 'float64'].includes(want.type);
+  const bad = [];
+  for (let i = 0; i < w.length; ++i) {
+    const same = g[i] === w[i] || (float && (Math.abs(g[i] - w[i]) <= ATOL + RTOL * Math.abs(w[i]) ||
+                                             (Number.isNaN(g[i]) && Number.isNaN(w[i]))));
+    if (!same) bad.push(i);
   }
-  console.log(`expected ${JSON.stringify(expected)}`);
-  process.exit(ok ? 0 : 1);
+  if (!bad.length) return null;
+  return `${bad.length} of ${w.length} elements differ beyond rtol=${RTOL} atol=${ATOL}; ` +
+         `first at flat index ${bad[0]}: got ${g[bad[0]]}, expected ${w[bad[0]]}`;
+}
+
+(async () => {
+  let outputs;
+  try {
+    outputs = await run(MODEL, FEEDS);
+  } catch (e) {  // the engine fails on a valid model
+    console.log(`FAILS: the engine threw ${e && e.message || e}`);
+    process.exit(1);
+  }
+  if (outputs.length !== EXPECTED.length) {
+    console.log(`FAILS: ${outputs.length} outputs, expected ${EXPECTED.length}`);
+    process.exit(1);
+  }
+  let failed = false;
+  EXPECTED.forEach(([name, want], k) => {
+    const got = outputs[k];
+    const why = differs(got, want);
+    console.log(`output ${name}: ${why ? 'MISMATCH: ' + why : 'OK'}`);
+    if (want.data.length <= 32) {
+      console.log(`  expected ${want.type}[${want.dims}]: ${values(want).join(', ')}`);
+      console.log(`  got      ${got.type}[${Array.from(got.dims, Number)}]: ${values(got).join(', ')}`);
+    }
+    failed = failed || why !== null;
+  });
+  process.exit(failed ? 1 : 0);
 })();

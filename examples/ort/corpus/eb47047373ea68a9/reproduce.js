@@ -1,36 +1,115 @@
-// ONNX Runtime 1.30, SimplifiedLayerNormFusion (level extended and above) fuses an RMSNorm-shaped
-// chain whose ReduceMean has keepdims=0, which is not a normalization. Standalone: onnxruntime-node
-// and this folder's model.onnx.
-//   model: v4 = Pow(v2[2,1], w3=2); v5 = ReduceMean(v4) axes=[-1] keepdims=0 -> [2];
-//          v7 = Add(v5, w6=1e-05); v8 = Sqrt(v7); v9 = Div(v2, v8); v11 = Mul(v9, w10=[-0.7396849])  (opset 17)
-//   With keepdims=0, v8 has shape [2], and Div broadcasts [2,1] with [2] to [2,2]:
-//     v9[i,j] = v2[i,0] / v8[j],  v8[j] = sqrt(v2[j,0]^2 + 1e-05)
-//   feeds v2 = [[1],[1]]: v8 = [1.000005, 1.000005], v9 = 0.999995 everywhere, so
-//     v11 = 0.999995 x -0.7396849 = -0.7396812 at each of the [2,2] places.   (ORT at level disabled/basic
-//     gives exactly this.)
-//   ORT extended/all replaces the chain by SimplifiedLayerNormalization(axis=-1), i.e. x / rms(x) with
-//   keepdims=1 semantics: shape [2,1] instead of [2,2]. layer_norm_fusion.cc's SimplifiedLayerNormFusion
-//   never reads ReduceMean's keepdims (nor LayerNormFusion). With x of shape [1,3,3] the values go
-//   wrong too (each row divided by its own RMS instead of row j's).
-//   upstream: known, microsoft/onnxruntime#30513 (open, labelled stale), fix PR #31144 (open).
-//   node reproduce.js [path to node_modules]   -> exit 1 while the bug is there
+#!/usr/bin/env node
+// ort 1.30.0: Mul returns an output of the wrong shape or type after SimplifiedLayerNormFusion — SimplifiedLayerNormFusion fuses an RMSNorm chain whose ReduceMean has keepdims=0
+// ort 1.30.0, Node.js 20.20.2; configuration level=all,threads=1
+// Upstream: https://github.com/microsoft/onnxruntime/issues/30513 (known; fix in PR #31144, open)
+//
+// The ONNX specification, Mul-14 (https://onnx.ai/onnx/operators/onnx__Mul.html#mul-14):
+//   | Performs element-wise binary multiplication (with Numpy-style broadcasting support).
+//
+// What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+//   first diverging node: node 'Mul_7' (Mul), output 'v11' [differs only with its inputs kept internal: fusion?]: shape differs: expected float32[2, 2], got float32[2, 1]
+// Configurations: fails at level=all,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at level=basic,threads=1, level=disabled,threads=1
+// Culprit: fails with only SimplifiedLayerNormFusion enabled; passes with it disabled; workaround: the configuration level=all,threads=1,disable=SimplifiedLayerNormFusion
+//
+// The model (model.onnx, beside this script):
+//   graph nncheck_4164 (opset 17, 6 nodes)
+//     input  v2: float32[2, 1]
+//     init   w3: float32[] {2}
+//     init   w6: float32[] {1e-05}
+//     init   w10: float32[1] {-0.739685}
+//     v4 = Pow(v2, w3)
+//     v5 = ReduceMean(v4) {axes=[-1], keepdims=0}
+//     v7 = Add(v5, w6)
+//     v8 = Sqrt(v7)
+//     v9 = Div(v2, v8)
+//     v11 = Mul(v9, w10)
+//     output v11: float32[2, 2]
+//
+// Needs: npm install onnxruntime-node@1.30.0
+// Run: node reproduce.js   (exits 1 while the bug is there, 0 once it is fixed)
+// Written by: nncheck repro examples/ort/corpus/eb47047373ea68a9 --backend ort
+'use strict';
 const path = require('path');
-const ort = require(path.join(process.argv[2] || 'node_modules', 'onnxruntime-node'));
-(async () => {
-  const model = require('fs').readFileSync(path.join(__dirname, 'model.onnx'));
-  const v2 = new ort.Tensor('float32', Float32Array.from([1, 1]), [2, 1]);
-  const expected = [-0.7396812, -0.7396812, -0.7396812, -0.7396812];
-  let ok = true;
-  for (const level of ['disabled', 'extended']) {
-    const s = await ort.InferenceSession.create(model, {graphOptimizationLevel: level, intraOpNumThreads: 1});
-    const y = (await s.run({v2})).v11;
-    const got = Array.from(y.data);
-    const same = y.dims.join() === '2,2' && got.length === expected.length &&
-        expected.every((e, i) => Math.abs(got[i] - e) <= 1e-5 + 1e-4 * Math.abs(e));
-    console.log(`ORT ${ort.env.versions.common} ${level}: dims ${JSON.stringify(y.dims)} ` +
-                `${JSON.stringify(got.map(v => +v.toFixed(7)))} -> ${same ? 'OK' : 'MISMATCH'}`);
-    ok = ok && same;
+
+// --- the engine, alone ---
+const ort = require('onnxruntime-node');
+
+async function run(modelPath, feeds) {
+  const session = await ort.InferenceSession.create(modelPath, {
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  const inputs = {};
+  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const results = await session.run(inputs);
+  return session.outputNames.map((name) => results[name]);
+}
+
+// --- the case ---
+const MODEL = path.join(__dirname, 'model.onnx');
+const FEEDS = {
+  "v2": {type: 'float32', dims: [2, 1], data: Float32Array.from([1, 1])},
+};
+// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+const EXPECTED = [
+  ["v11", {type: 'float32', dims: [2, 2], data: Float32Array.from([-0.739681184, -0.739681184, -0.739681184, -0.739681184])}],
+];
+const OUTPUT_NAMES = EXPECTED.map(([name]) => name);
+const RTOL = 0.001, ATOL = 1.0000000000000001e-05;
+
+// A tensor's elements as numbers (float16 from its bits) or bigints.
+function values(t) {
+  if (t.type !== 'float16') return Array.from(t.data);
+  return Array.from(t.data, (h) => {
+    const e = (h >> 10) & 0x1f, m = h & 0x3ff, sign = h & 0x8000 ? -1 : 1;
+    if (e === 0) return sign * m * 2 ** -24;
+    if (e === 31) return m ? NaN : sign * Infinity;
+    return sign * (1 + m / 1024) * 2 ** (e - 15);
+  });
+}
+
+// null when `got` is `want` within the tolerance (NaN where NaN), else how it differs.
+function differs(got, want) {
+  const dims = Array.from(got.dims, Number);
+  if (got.type !== want.type) return `type ${got.type}, expected ${want.type}`;
+  if (dims.join() !== want.dims.join()) return `shape [${dims}], expected [${want.dims}]`;
+  const g = values(got), w = values(want);
+  const float = ['float16', 'float32', 'float64'].includes(want.type);
+  const bad = [];
+  for (let i = 0; i < w.length; ++i) {
+    const same = g[i] === w[i] || (float && (Math.abs(g[i] - w[i]) <= ATOL + RTOL * Math.abs(w[i]) ||
+                                             (Number.isNaN(g[i]) && Number.isNaN(w[i]))));
+    if (!same) bad.push(i);
   }
-  console.log(`expected dims [2,2] ${JSON.stringify(expected)}`);
-  process.exit(ok ? 0 : 1);
+  if (!bad.length) return null;
+  return `${bad.length} of ${w.length} elements differ beyond rtol=${RTOL} atol=${ATOL}; ` +
+         `first at flat index ${bad[0]}: got ${g[bad[0]]}, expected ${w[bad[0]]}`;
+}
+
+(async () => {
+  let outputs;
+  try {
+    outputs = await run(MODEL, FEEDS);
+  } catch (e) {  // the engine fails on a valid model
+    console.log(`FAILS: the engine threw ${e && e.message || e}`);
+    process.exit(1);
+  }
+  if (outputs.length !== EXPECTED.length) {
+    console.log(`FAILS: ${outputs.length} outputs, expected ${EXPECTED.length}`);
+    process.exit(1);
+  }
+  let failed = false;
+  EXPECTED.forEach(([name, want], k) => {
+    const got = outputs[k];
+    const why = differs(got, want);
+    console.log(`output ${name}: ${why ? 'MISMATCH: ' + why : 'OK'}`);
+    if (want.data.length <= 32) {
+      console.log(`  expected ${want.type}[${want.dims}]: ${values(want).join(', ')}`);
+      console.log(`  got      ${got.type}[${Array.from(got.dims, Number)}]: ${values(got).join(', ')}`);
+    }
+    failed = failed || why !== null;
+  });
+  process.exit(failed ? 1 : 0);
 })();

@@ -1,27 +1,118 @@
-"""TVM 0.27 (Relax): Pad whose constant_value is a graph input fails to import.
+#!/usr/bin/env python3
+# tvm 0.27.0.post1: Pad fails on a valid model — Pad whose constant_value is a graph input fails to import ('Var' object has no attribute 'value')
+# tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
+# Upstream: none found
+#
+# The ONNX specification, Pad-13 (https://onnx.ai/onnx/operators/onnx__Pad.html#pad-13):
+#   | Given a tensor containing the data to be padded (`data`), a tensor containing the number of start and end pad values for axis (`pads`), (optionally) a `mode`, and (optionally) `constant_value`,
+#   | a padded tensor (`output`) is generated.
+#
+# What goes wrong: tvm (pipeline=full) failed: tvm (pipeline=full): AttributeError: 'Var' object has no attribute 'value'
+# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none
+#
+# The model (model.onnx, beside this script):
+#   graph nncheck_2 (opset 17, 1 nodes)
+#     input  x0: float32[1, 1, 1]
+#     input  x2: float32[]
+#     init   s1: int64[6] {0, 0, 0, 0, 0, 0}
+#     v3 = Pad(x0, s1, x2)
+#     output v3: float32[1, 1, 1]
+#
+# Needs: pip install apache-tvm==0.27.0.post1 onnx==1.23.2 numpy
+# Run: python3 reproduce.py   (exits 1 while the bug is there, 0 once it is fixed)
+# Written by: nncheck repro examples/tvm/corpus/35b722eddd89a0a8 --backend tvm
+import os
+import sys
 
-ONNX's Pad-13 takes `constant_value` as an optional input, any scalar tensor of T, not only a
-constant. TVM's ONNX frontend reads it as a constant (`constant_value.value`) and fails with
-AttributeError: 'Var' object has no attribute 'value'.
-"""
 import numpy as np
+
+# --- the engine, alone ---
+from typing import Any
+
 import onnx
 import tvm
-from onnx import TensorProto, helper, numpy_helper
 from tvm import relax
 from tvm.relax.frontend.onnx import from_onnx
 
-x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1])
-value = helper.make_tensor_value_info("value", TensorProto.FLOAT, [])
-y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 3])
-pads = numpy_helper.from_array(np.array([0, 0, 1, 0, 0, 1], np.int64), "pads")
-graph = helper.make_graph([helper.make_node("Pad", ["x", "pads", "value"], ["y"])], "pad", [x, value], [y], [pads])
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-onnx.checker.check_model(model, full_check=True)
-try:
-    mod = from_onnx(model)
-except AttributeError as e:
-    raise SystemExit(f"bug reproduced: TVM {tvm.__version__} cannot import Pad with a constant_value input: {e}")
-vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
-out = vm["main"](tvm.runtime.tensor(np.ones([1, 1, 1], np.float32)), tvm.runtime.tensor(np.float32(7))).numpy()
-print(out)  # ONNX: [[[7, 1, 7]]]
+
+def run(model_path, feeds):
+    model = onnx.load(model_path)
+    mod = from_onnx(model, opset=model.opset_import[0].version)
+    mod = relax.transform.DecomposeOpsForInference()(mod)
+    target = tvm.target.Target("llvm")
+    with target:
+        for p in []:  # pipeline=default
+            mod = p(mod)
+    vm = relax.VirtualMachine(tvm.compile(mod, target=target), tvm.cpu())
+    names = [i.name for i in model.graph.input if i.name in feeds]
+    return flatten(vm["main"](*[tvm.runtime.tensor(feeds[n], tvm.cpu()) for n in names]))
+
+
+def flatten(value: Any) -> list[np.ndarray]:
+    """The VM's result as arrays: a tensor, a shape (ONNX Shape's int64 tensor), or a tuple of
+    them (nested)."""
+    if isinstance(value, tvm.runtime.Tensor):
+        return [value.numpy()]
+    if isinstance(value, tvm.runtime.ShapeTuple):
+        return [np.array(list(value), dtype=np.int64)]
+    if isinstance(value, (list, tuple)) or hasattr(value, "__len__"):
+        return [a for v in value for a in flatten(v)]
+    return [np.asarray(value)]
+
+# --- the case ---
+MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model.onnx")
+FEEDS = {
+    "x0": np.array([0], dtype=np.float32).reshape([1, 1, 1]),
+    "x2": np.array([0], dtype=np.float32).reshape([]),
+}
+# The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+EXPECTED = [
+    ("v3", np.array([0], dtype=np.float32).reshape([1, 1, 1])),
+]
+OUTPUT_NAMES = [name for name, _ in EXPECTED]
+RTOL, ATOL = 0.001, 9.9999999999999995e-08
+
+
+def differs(got, want):
+    """None when `got` is `want` within the tolerance (NaN where NaN), else how it differs."""
+    got = np.asarray(got)
+    if got.dtype != want.dtype:
+        return f"dtype {got.dtype}, expected {want.dtype}"
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, expected {list(want.shape)}"
+    if want.dtype.kind in "fc":
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        same = (g == w) | (np.abs(g - w) <= ATOL + RTOL * np.abs(w)) | (np.isnan(g) & np.isnan(w))
+    else:
+        same = got == want
+    bad = np.flatnonzero(~np.asarray(same).reshape(-1))
+    if bad.size == 0:
+        return None
+    at = np.unravel_index(bad[0], want.shape)
+    return (f"{bad.size} of {want.size} elements differ beyond rtol={RTOL} atol={ATOL}; "
+            f"first at {[int(i) for i in at]}: got {got[at]}, expected {want[at]}")
+
+
+def main():
+    try:
+        outputs = run(MODEL, FEEDS)
+    except Exception as e:  # the engine fails on a valid model
+        print(f"FAILS: the engine raised {type(e).__name__}: {e}")
+        return 1
+    if len(outputs) != len(EXPECTED):
+        print(f"FAILS: {len(outputs)} outputs, expected {len(EXPECTED)}")
+        return 1
+    failed = False
+    for (name, want), got in zip(EXPECTED, outputs):
+        got = np.asarray(got)
+        why = differs(got, want)
+        print(f"output {name}: {'MISMATCH: ' + why if why else 'OK'}")
+        if want.size <= 32:
+            print(f"  expected {want.dtype}{list(want.shape)}: {want.reshape(-1).tolist()}")
+            print(f"  got      {got.dtype}{list(got.shape)}: {got.reshape(-1).tolist()}")
+        failed = failed or why is not None
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,23 +1,120 @@
-"""TVM 0.27 (Relax): LRN with an even `size` grows the channel axis by one.
+#!/usr/bin/env python3
+# tvm 0.27.0.post1: LRN returns an output of the wrong shape or type (with size) — LRN with an even size grows the channel axis by one
+# tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
+# Upstream: none found (LRN came in apache/tvm#18668)
+#
+# The ONNX specification, LRN-13 (https://onnx.ai/onnx/operators/onnx__LRN.html#lrn-13):
+#   | Local Response Normalization proposed in the [AlexNet paper](https://papers.nips.cc/paper/4824-imagenet-classification-with-deep-convolutional-neural-networks.pdf).
+#   | It normalizes over local input regions.
+#   | The local region is defined across the channels. For an element X[n, c, d1, ..., dk] in a tensor
+#   | of shape (N x C x D1 x D2, ..., Dk), its region is
+#   | {X[n, i, d1, ..., dk] | max(0, c - floor((size - 1) / 2)) <= i <= min(C - 1, c + ceil((size - 1) / 2))}.
+#   size=4: The number of channels to sum over
+#
+# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+#   first diverging node: node 'LRN_8' (LRN), output 'v77': shape differs: expected float32[1, 1, 1], got float32[1, 2, 1]
+# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
+#
+# The model (model.onnx, beside this script):
+#   graph nncheck_63 (opset 17, 1 nodes)
+#     input  x74: float32[1, 1, 1]
+#     v77 = LRN(x74) {size=4}
+#     output v77: float32[1, 1, 1]
+#
+# Needs: pip install apache-tvm==0.27.0.post1 onnx==1.23.2 numpy
+# Run: python3 reproduce.py   (exits 1 while the bug is there, 0 once it is fixed)
+# Written by: nncheck repro examples/tvm/corpus/5e9783dea76e8947 --backend tvm
+import os
+import sys
 
-ONNX's LRN sums the squares over channels max(0, c - floor((size-1)/2)) .. min(C-1, c +
-ceil((size-1)/2)): the output has the input's shape. TVM's ONNX frontend (apache/tvm#18668)
-average-pools the squares with a window of `size` and padding size//2 on both sides, which for an
-even size gives C + 1 channels. Here: input [1, 1, 1], size 4 -> TVM gives [1, 2, 1].
-"""
 import numpy as np
+
+# --- the engine, alone ---
+from typing import Any
+
 import onnx
 import tvm
-from onnx import TensorProto, helper
 from tvm import relax
 from tvm.relax.frontend.onnx import from_onnx
 
-x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1])
-y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1])
-graph = helper.make_graph([helper.make_node("LRN", ["x"], ["y"], size=4)], "lrn", [x], [y])
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-onnx.checker.check_model(model, full_check=True)
-vm = relax.VirtualMachine(tvm.compile(from_onnx(model), target="llvm"), tvm.cpu())
-out = vm["main"](tvm.runtime.tensor(np.zeros([1, 1, 1], np.float32))).numpy()
-print("TVM", tvm.__version__, "output shape", list(out.shape), "(ONNX: [1, 1, 1])")
-assert list(out.shape) == [1, 1, 1], "bug reproduced: LRN with an even size changes the shape"
+
+def run(model_path, feeds):
+    model = onnx.load(model_path)
+    mod = from_onnx(model, opset=model.opset_import[0].version)
+    mod = relax.transform.DecomposeOpsForInference()(mod)
+    target = tvm.target.Target("llvm")
+    with target:
+        for p in []:  # pipeline=default
+            mod = p(mod)
+    vm = relax.VirtualMachine(tvm.compile(mod, target=target), tvm.cpu())
+    names = [i.name for i in model.graph.input if i.name in feeds]
+    return flatten(vm["main"](*[tvm.runtime.tensor(feeds[n], tvm.cpu()) for n in names]))
+
+
+def flatten(value: Any) -> list[np.ndarray]:
+    """The VM's result as arrays: a tensor, a shape (ONNX Shape's int64 tensor), or a tuple of
+    them (nested)."""
+    if isinstance(value, tvm.runtime.Tensor):
+        return [value.numpy()]
+    if isinstance(value, tvm.runtime.ShapeTuple):
+        return [np.array(list(value), dtype=np.int64)]
+    if isinstance(value, (list, tuple)) or hasattr(value, "__len__"):
+        return [a for v in value for a in flatten(v)]
+    return [np.asarray(value)]
+
+# --- the case ---
+MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model.onnx")
+FEEDS = {
+    "x74": np.array([0], dtype=np.float32).reshape([1, 1, 1]),
+}
+# The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+EXPECTED = [
+    ("v77", np.array([0], dtype=np.float32).reshape([1, 1, 1])),
+]
+OUTPUT_NAMES = [name for name, _ in EXPECTED]
+RTOL, ATOL = 0.001, 1.0000000000000001e-05
+
+
+def differs(got, want):
+    """None when `got` is `want` within the tolerance (NaN where NaN), else how it differs."""
+    got = np.asarray(got)
+    if got.dtype != want.dtype:
+        return f"dtype {got.dtype}, expected {want.dtype}"
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, expected {list(want.shape)}"
+    if want.dtype.kind in "fc":
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        same = (g == w) | (np.abs(g - w) <= ATOL + RTOL * np.abs(w)) | (np.isnan(g) & np.isnan(w))
+    else:
+        same = got == want
+    bad = np.flatnonzero(~np.asarray(same).reshape(-1))
+    if bad.size == 0:
+        return None
+    at = np.unravel_index(bad[0], want.shape)
+    return (f"{bad.size} of {want.size} elements differ beyond rtol={RTOL} atol={ATOL}; "
+            f"first at {[int(i) for i in at]}: got {got[at]}, expected {want[at]}")
+
+
+def main():
+    try:
+        outputs = run(MODEL, FEEDS)
+    except Exception as e:  # the engine fails on a valid model
+        print(f"FAILS: the engine raised {type(e).__name__}: {e}")
+        return 1
+    if len(outputs) != len(EXPECTED):
+        print(f"FAILS: {len(outputs)} outputs, expected {len(EXPECTED)}")
+        return 1
+    failed = False
+    for (name, want), got in zip(EXPECTED, outputs):
+        got = np.asarray(got)
+        why = differs(got, want)
+        print(f"output {name}: {'MISMATCH: ' + why if why else 'OK'}")
+        if want.size <= 32:
+            print(f"  expected {want.dtype}{list(want.shape)}: {want.reshape(-1).tolist()}")
+            print(f"  got      {got.dtype}{list(got.shape)}: {got.reshape(-1).tolist()}")
+        failed = failed or why is not None
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

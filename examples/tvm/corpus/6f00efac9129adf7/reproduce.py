@@ -1,25 +1,121 @@
-"""TVM 0.27 (Relax): EyeLike with a `dtype` attribute other than its input's fails to import.
+#!/usr/bin/env python3
+# tvm 0.27.0.post1: EyeLike fails on a valid model (with dtype) — EyeLike with a dtype other than its input's fails to import
+# tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
+# Upstream: none found
+#
+# The ONNX specification, EyeLike-9 (https://onnx.ai/onnx/operators/onnx__EyeLike.html#eyelike-9):
+#   | Generate a 2D tensor (matrix) with ones on the diagonal and zeros everywhere else. Only 2D
+#   | tensors are supported, i.e. input T1 must be of rank 2. The shape of the output tensor is the
+#   | same as the input tensor. The data type can be specified by the 'dtype' argument. If
+#   | 'dtype' is not specified, then the type of input tensor is used. By default, the main diagonal
+#   | is populated with ones, but attribute 'k' can be used to populate upper or lower diagonals.
+#   | The 'dtype' argument must be one of the data types specified in the 'DataType' enum field in the
+#   | TensorProto message and be valid as an output type.
+#   dtype=6: (Optional) The data type for the elements of the output tensor. If not specified,the data type of the input tensor T1 is used. If input tensor T1 is also notspecified, then type defaults to 'float'.
+#
+# What goes wrong: tvm (pipeline=zero) failed: tvm (pipeline=zero): ValueError: dtype mismatch between input (float32) and attribute (6)
+# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none
+#
+# The model (model.onnx, beside this script):
+#   graph nncheck_75 (opset 17, 1 nodes)
+#     input  v1: float32[1, 1]
+#     v3 = EyeLike(v1) {dtype=6}
+#     output v3: int32[1, 1]
+#
+# Needs: pip install apache-tvm==0.27.0.post1 onnx==1.23.2 numpy
+# Run: python3 reproduce.py   (exits 1 while the bug is there, 0 once it is fixed)
+# Written by: nncheck repro examples/tvm/corpus/6f00efac9129adf7 --backend tvm
+import os
+import sys
 
-ONNX's EyeLike-9 makes an identity-like tensor of its input's shape, of the type its `dtype`
-attribute names (else its input's). TVM's ONNX frontend refuses a `dtype` that differs from the
-input's: "ValueError: dtype mismatch between input (float32) and attribute (6)". ONNX's own node
-test test_eyelike_with_dtype fails the same way.
-"""
 import numpy as np
+
+# --- the engine, alone ---
+from typing import Any
+
 import onnx
 import tvm
-from onnx import TensorProto, helper
 from tvm import relax
 from tvm.relax.frontend.onnx import from_onnx
 
-x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])
-y = helper.make_tensor_value_info("y", TensorProto.INT32, [2, 2])
-graph = helper.make_graph([helper.make_node("EyeLike", ["x"], ["y"], dtype=TensorProto.INT32)], "eyelike", [x], [y])
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-onnx.checker.check_model(model, full_check=True)
-try:
-    mod = from_onnx(model)
-except ValueError as e:
-    raise SystemExit(f"bug reproduced: TVM {tvm.__version__} cannot import EyeLike with dtype: {e}")
-vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
-print(vm["main"](tvm.runtime.tensor(np.zeros([2, 2], np.float32))).numpy())  # ONNX: int32 [[1, 0], [0, 1]]
+
+def run(model_path, feeds):
+    model = onnx.load(model_path)
+    mod = from_onnx(model, opset=model.opset_import[0].version)
+    mod = relax.transform.DecomposeOpsForInference()(mod)
+    target = tvm.target.Target("llvm")
+    with target:
+        for p in []:  # pipeline=default
+            mod = p(mod)
+    vm = relax.VirtualMachine(tvm.compile(mod, target=target), tvm.cpu())
+    names = [i.name for i in model.graph.input if i.name in feeds]
+    return flatten(vm["main"](*[tvm.runtime.tensor(feeds[n], tvm.cpu()) for n in names]))
+
+
+def flatten(value: Any) -> list[np.ndarray]:
+    """The VM's result as arrays: a tensor, a shape (ONNX Shape's int64 tensor), or a tuple of
+    them (nested)."""
+    if isinstance(value, tvm.runtime.Tensor):
+        return [value.numpy()]
+    if isinstance(value, tvm.runtime.ShapeTuple):
+        return [np.array(list(value), dtype=np.int64)]
+    if isinstance(value, (list, tuple)) or hasattr(value, "__len__"):
+        return [a for v in value for a in flatten(v)]
+    return [np.asarray(value)]
+
+# --- the case ---
+MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model.onnx")
+FEEDS = {
+    "v1": np.array([0], dtype=np.float32).reshape([1, 1]),
+}
+# The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+EXPECTED = [
+    ("v3", np.array([1], dtype=np.int32).reshape([1, 1])),
+]
+OUTPUT_NAMES = [name for name, _ in EXPECTED]
+RTOL, ATOL = 0.001, 9.9999999999999995e-08
+
+
+def differs(got, want):
+    """None when `got` is `want` within the tolerance (NaN where NaN), else how it differs."""
+    got = np.asarray(got)
+    if got.dtype != want.dtype:
+        return f"dtype {got.dtype}, expected {want.dtype}"
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, expected {list(want.shape)}"
+    if want.dtype.kind in "fc":
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        same = (g == w) | (np.abs(g - w) <= ATOL + RTOL * np.abs(w)) | (np.isnan(g) & np.isnan(w))
+    else:
+        same = got == want
+    bad = np.flatnonzero(~np.asarray(same).reshape(-1))
+    if bad.size == 0:
+        return None
+    at = np.unravel_index(bad[0], want.shape)
+    return (f"{bad.size} of {want.size} elements differ beyond rtol={RTOL} atol={ATOL}; "
+            f"first at {[int(i) for i in at]}: got {got[at]}, expected {want[at]}")
+
+
+def main():
+    try:
+        outputs = run(MODEL, FEEDS)
+    except Exception as e:  # the engine fails on a valid model
+        print(f"FAILS: the engine raised {type(e).__name__}: {e}")
+        return 1
+    if len(outputs) != len(EXPECTED):
+        print(f"FAILS: {len(outputs)} outputs, expected {len(EXPECTED)}")
+        return 1
+    failed = False
+    for (name, want), got in zip(EXPECTED, outputs):
+        got = np.asarray(got)
+        why = differs(got, want)
+        print(f"output {name}: {'MISMATCH: ' + why if why else 'OK'}")
+        if want.size <= 32:
+            print(f"  expected {want.dtype}{list(want.shape)}: {want.reshape(-1).tolist()}")
+            print(f"  got      {got.dtype}{list(got.shape)}: {got.reshape(-1).tolist()}")
+        failed = failed or why is not None
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+#include "harness/root_cause.h"
+
+#include <signal.h>
+
+#include <cstring>
+#include <map>
+
+#include "nncheck/error.h"
+#include "ops/op_spec.h"
+
+namespace nncheck {
+
+const Node* rootNode(const FailureInfo& info, const Graph& g) {
+  if (info.divergence)
+    for (const Node& n : g.nodes)
+      if (n.name == info.divergence->name) return &n;
+  return g.nodes.empty() ? nullptr : &g.nodes.back();
+}
+
+std::vector<std::string> nonDefaultAttributes(const Node& n) {
+  const ops::OpSpec* spec = ops::Registry::instance().find(n.opType);
+  auto isDefault = [&](const Attribute& a) {
+    if (!spec) return false;
+    for (const ops::AttrSpec& declared : spec->attrs) {
+      if (declared.name != a.name || !declared.defaultValue) continue;
+      Attribute byDefault = *declared.defaultValue;
+      byDefault.name = a.name;
+      return byDefault == a;
+    }
+    return false;
+  };
+  std::vector<std::string> names;
+  for (const Attribute& a : n.attributes)
+    if (!isDefault(a)) names.push_back(a.name);
+  return names;
+}
+
+std::string rootCause(const FailureInfo& info, const Model& minimized) {
+  std::string cause = info.oracle == "reference" ? "" : info.oracle + ": ";
+  std::string needed;
+  if (info.culprit)
+    for (const std::string& name : info.culprit->needed) {
+      needed += needed.empty() ? "" : "+";
+      needed += name;
+    }
+  // Optimizations named finely enough to tell bugs apart are the bug, whatever op or kind shows
+  // it (EliminateDropout's wrong values, shapes and failed loads under every reader of a Dropout).
+  if (info.culprit && !needed.empty() &&
+      static_cast<int>(info.culprit->needed.size()) < info.culprit->searched)
+    return cause + "fails with only " + needed + " enabled";
+  // A wrong shape apart from wrong values: at the first diverging node, else at the outputs
+  // (records before layout_differs say it in their pattern alone).
+  const bool shape = (info.divergence && info.divergence->layoutDiffers) ||
+                     info.pattern.find("mismatch in shape") != std::string::npos;
+  // An error after a node computed a wrong value is that node's mismatch (recordFailure).
+  if (info.kind == Outcome::Mismatch || (info.kind == Outcome::Error && info.divergence))
+    cause += shape ? "mismatch in shape" : "mismatch";
+  else
+    cause += outcomeName(info.kind);
+  if (info.kind == Outcome::Crash && info.signal) {
+    const char* name = sigabbrev_np(info.signal);
+    cause +=
+        name ? std::string(" (SIG") + name + ")" : " (signal " + std::to_string(info.signal) + ")";
+  }
+  if (const Node* root = rootNode(info, minimized.graph)) {
+    cause += " at ";
+    cause += root->opType;
+    std::string attributes;
+    for (const std::string& name : nonDefaultAttributes(*root)) {
+      attributes += attributes.empty() ? "" : ", ";
+      attributes += name;
+    }
+    if (!attributes.empty()) cause += " (" + attributes + ")";
+  }
+  if (!needed.empty()) cause += ", needs " + needed;
+  return cause;
+}
+
+std::vector<RootCauseGroup> groupByRootCause(const std::vector<std::string>& causes) {
+  std::vector<RootCauseGroup> groups;
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < causes.size(); ++i) {
+    auto [it, first] = at.emplace(causes[i], groups.size());
+    if (first) groups.push_back({causes[i], {}});
+    groups[it->second].members.push_back(i);
+  }
+  return groups;
+}
+
+void KnownBugs::add(const std::filesystem::path& corpus) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(corpus, ec))
+    throw Error(corpus.string() + ": no such folder of known bugs");
+  for (const CorpusCase& c : loadCorpus(corpus)) {
+    if (!c.kind) continue;  // a case without a record is no finding
+    bugs_.push_back({c.dir, rootCause(c.info, c.testCase.model), c.info.title, c.info.upstream});
+  }
+  folders_.push_back(corpus);
+}
+
+const KnownBug* KnownBugs::match(const FailureInfo& info, const Model& minimized) const {
+  const std::string cause = rootCause(info, minimized);
+  for (const KnownBug& b : bugs_)
+    if (b.rootCause == cause) return &b;
+  return nullptr;
+}
+
+}  // namespace nncheck

@@ -1,0 +1,63 @@
+// The root cause a finding is grouped under, and the known bugs a campaign recognises.
+//
+// Minimized patterns are made of ops and wiring, so one bug shows under many of them (ReduceSum's
+// `noop_with_empty_axes` read by ReduceL1, ReduceMax, ReduceProd...). A root cause is what those
+// patterns share:
+// - a failure that needs some of the optimizations the culprit search chose among, and not all
+//   of them: those optimizations (one rewrite's bug shows under many ops and kinds);
+// - else the kind of failure (a shape apart from values), the op where it starts (the first
+//   diverging node; else, for a crash or an error no node explains, the last node), that node's
+//   attributes that differ from their defaults (shrinking drops the others), and the
+//   optimizations it needs when they are all there were (OpenCV's one `fusion` switch).
+//
+//   std::string cause = nncheck::rootCause(finding.info, finding.minimized.model);
+//   // "mismatch at ReduceSum (noop_with_empty_axes)"
+//   nncheck::KnownBugs known;
+//   known.add("examples/opencv/corpus");
+//   if (const nncheck::KnownBug* k = known.match(finding.info, finding.minimized.model)) ...
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nncheck/corpus.h"
+
+namespace nncheck {
+
+// The node a failure starts at: the first diverging node, else the last (a crash or an error
+// that no wrong value before it explains happens at the end of what shrinking kept); null for an
+// empty graph.
+const Node* rootNode(const FailureInfo& info, const Graph& minimized);
+// The node's attributes that differ from their defaults (all it sets, for an op nncheck lacks).
+std::vector<std::string> nonDefaultAttributes(const Node& n);
+
+// The root cause of a recorded failure of `minimized`: one line, equal for failures of one bug.
+std::string rootCause(const FailureInfo& info, const Model& minimized);
+
+// Findings grouped by root cause, groups in the order of their first member, members in order.
+struct RootCauseGroup {
+  std::string rootCause;
+  std::vector<size_t> members;  // indices into what was grouped
+};
+std::vector<RootCauseGroup> groupByRootCause(const std::vector<std::string>& causes);
+
+// The known bugs (nncheck/corpus.h) of some corpora (an engine's shipped corpus, a team's own
+// list). A failure is a known bug when a known case has its root cause (not merely its pattern:
+// one pattern of ops and wiring with other attributes is another bug).
+class KnownBugs {
+ public:
+  // Every readable case under `corpus` (a corpus, or a folder of cases). Throws nncheck::Error
+  // naming the folder when it is not one, or a case that cannot be read.
+  void add(const std::filesystem::path& corpus);
+  const KnownBug* match(const FailureInfo& info, const Model& minimized) const;
+  size_t size() const { return bugs_.size(); }
+  const std::vector<std::filesystem::path>& folders() const { return folders_; }
+
+ private:
+  std::vector<KnownBug> bugs_;
+  std::vector<std::filesystem::path> folders_;
+};
+
+}  // namespace nncheck

@@ -1,0 +1,16 @@
+// OpenCV's part of a standalone reproducer (EngineInfo::reproducer): a C++ run() that drives
+// OpenCV DNN alone at a configuration.
+//
+//   std::optional<nncheck::ReproducerRecipe> r = nncheck::opencv::reproducer("fusion=off");
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "nncheck/engine.h"
+
+namespace nncheck::opencv {
+
+std::optional<ReproducerRecipe> reproducer(const std::string& configuration);
+
+}  // namespace nncheck::opencv
