@@ -5,7 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "nncheck/generator.h"
-#include "nncheck/picture.h"
+#include "render/picture.h"
 
 namespace {
 

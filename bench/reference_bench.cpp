@@ -2,7 +2,7 @@
 //   ./build/bench/reference_bench
 #include <benchmark/benchmark.h>
 
-#include "nncheck/conformance.h"
+#include "harness/conformance.h"
 #include "nncheck/reference.h"
 
 namespace {

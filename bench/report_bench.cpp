@@ -4,8 +4,8 @@
 //   ./build/bench/report_bench
 #include <benchmark/benchmark.h>
 
+#include "harness/report.h"
 #include "nncheck/generator.h"
-#include "nncheck/report.h"
 
 namespace {
 

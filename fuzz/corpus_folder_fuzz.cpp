@@ -17,14 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "nncheck/backend_test.h"
+#include "core/backend_test.h"
+#include "core/files.h"
+#include "harness/corpus_store.h"
+#include "harness/corpus_tools.h"
+#include "harness/report.h"
 #include "nncheck/corpus.h"
-#include "nncheck/corpus_tools.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
-#include "nncheck/report.h"
 
 namespace {
 

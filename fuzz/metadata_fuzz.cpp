@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/corpus_store.h"
 #include "nncheck/corpus.h"
 #include "nncheck/error.h"
 

@@ -2,7 +2,8 @@
 // inside random surroundings (GeneratorConfig::seeds).
 #include <algorithm>
 
-#include "nncheck/backend_test.h"
+#include "core/backend_test.h"
+#include "core/files.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "nncheck/backend_test.h"
-#include "nncheck/conformance.h"
+#include "core/backend_test.h"
+#include "harness/conformance.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"

@@ -44,7 +44,7 @@ class Backend {
   virtual std::vector<std::string> optimizations() const { return {}; }
   // Optimizations the configuration may apply and switch off whose firing the engine cannot
   // report (rewrites inside a pass it reports only as a whole): searched for a failure's culprit
-  // (nncheck/culprit.h), not counted as reach. Default: none.
+  // (harness/culprit.h), not counted as reach. Default: none.
   virtual std::vector<std::string> unreportedOptimizations() const { return {}; }
 };
 

@@ -1,6 +1,6 @@
 // A differential campaign: generate -> run on the engine -> judge by the oracle (the reference by
 // default; nncheck/oracle.h) -> shrink -> localize -> triage across configurations -> save
-// (nncheck/after_failure.h), for a time or a number of cases. What `nncheck fuzz` runs.
+// (harness/after_failure.h), for a time or a number of cases. What `nncheck fuzz` runs.
 //
 // Cases the engine rejects are counted as unsupported, not as bugs, and the op it names loses
 // weight in the generator, so the campaign spends its time on what the engine runs. Cases whose
@@ -27,13 +27,28 @@
 #include <string>
 #include <vector>
 
-#include "nncheck/after_failure.h"
 #include "nncheck/corpus.h"
 #include "nncheck/coverage_guide.h"
 #include "nncheck/generator.h"
 #include "nncheck/shrink.h"
 
 namespace nncheck {
+
+// A distinct failure of a campaign (or of check()): its record, its minimized case, and where
+// it is saved.
+struct Finding {
+  // What nncheck.json holds: kind, message and figures, nodes before and after shrinking, first
+  // diverging node, configuration triage, pattern, culprit, and known failures when marked.
+  FailureInfo info;
+  TestCase minimized;
+  // The corpus case of its pattern: saved here, or already there (fromCorpus); empty when not
+  // saved.
+  std::filesystem::path dir;
+  bool fromCorpus = false;          // the pattern was in the corpus already (saved by another run)
+  int hits = 1;                     // shrunk failures with this pattern (campaigns count them)
+  std::string saveError{};          // why it could not be saved; empty: saved, or not asked to
+  std::optional<KnownBug> known{};  // the known bug it is (FailurePath::known); not saved then
+};
 
 struct CampaignEngine {
   std::string configuration;  // e.g. "target=cpu,fusion=on"
@@ -85,7 +100,7 @@ struct CampaignOptions {
   // progress (and what follows its failure), with the summary of what ran (nncheck fuzz asks
   // whether Ctrl-C was pressed). With jobs, each worker is asked to stop the same way.
   std::function<bool()> stop{};
-  // Check that each engine works here before the first case (nncheck/probe.h,
+  // Check that each engine works here before the first case (harness/probe.h,
   // checkEngineSetUp): a broken set-up is a SetUpError, never a finding. runCampaignJobs checks
   // once, then its workers skip it.
   bool checkSetUp = true;

@@ -1,5 +1,5 @@
 // What an engine accepts (ops, dtypes, opset, where weights live); the generator stays inside
-// it. An engine declares them, or `nncheck probe` measures them (nncheck/probe.h).
+// it. An engine declares them, or `nncheck probe` measures them (harness/probe.h).
 //
 //   nncheck::Capabilities caps;
 //   caps.ops = {"Conv", "Relu", "MatMul"};
@@ -25,7 +25,7 @@ struct Capabilities {
   // does not fold a constant subexpression computing them keeps this true.
   bool shapeOperandsMustBeInitializers = true;
   // Relative frequency per op, e.g. the share of an op's models the engine accepts (see
-  // nncheck/probe.h), so the generator spends little on what the engine mostly rejects.
+  // harness/probe.h), so the generator spends little on what the engine mostly rejects.
   std::map<std::string, double> opWeights;
 
   // These capabilities with the ops of a probed table (the rows `nncheck probe --write-table`

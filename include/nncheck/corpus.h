@@ -4,8 +4,11 @@
 //
 //   <corpus>/<Suite.Test>/<hash>/model.onnx, test_data_set_0/{input,output}_*.pb, nncheck.json
 //
-//   auto dir = nncheck::saveFailure("tests/corpus", "MyEngine.MatchesReference", tc, info);
-//   for (auto& c : nncheck::loadCorpus("tests/corpus")) { /* c.dir, c.testCase */ }
+//   for (auto& c : nncheck::loadCorpus("tests/corpus")) { /* c.dir, c.testCase, c.info */ }
+//   std::set<std::string> ops = nncheck::opsWithKnownFailures("tests/corpus");
+//
+// What a failure's record holds and how a corpus reads back; saving, matching patterns and the
+// record's one reader and writer are the harness's own (harness/corpus_store.h).
 #pragma once
 
 #include <filesystem>
@@ -15,13 +18,29 @@
 #include <string>
 #include <vector>
 
-#include "nncheck/culprit.h"
 #include "nncheck/localize.h"
 #include "nncheck/outcome.h"
-#include "nncheck/picture.h"
 #include "nncheck/property.h"
 
 namespace nncheck {
+
+// The culprit optimizations of a finding (harness/culprit.h finds them).
+struct Culprit {
+  // A 1-minimal set: the case fails with only these optimizations enabled, and with any one of
+  // them also switched off it passes.
+  std::vector<std::string> needed;
+  // Whether the case passes with `needed` switched off and every other optimization on: the
+  // workaround. (Another set of optimizations may fail it too.)
+  bool workaroundPasses = false;
+  // The configuration with `needed` switched off, as the engine names it (set by who ran the
+  // search; empty when it has no such name).
+  std::string workaround{};
+  int runs = 0;  // of the engine, by the search
+  // How many optimizations the search chose among (0: not recorded). A set smaller than that
+  // names the bug's rewrites; all of them (OpenCV's one `fusion` switch) says only that
+  // optimizing is involved.
+  int searched = 0;
+};
 
 struct FailureInfo {
   std::string property;              // Suite.Test
@@ -53,7 +72,7 @@ struct FailureInfo {
   // replay expects exactly that, so a fix or a new failure shows. Empty: it must pass.
   std::map<std::string, Outcome> knownFailures;
   // The optimizations the failure needs in its configuration, and the workaround
-  // (nncheck/culprit.h); nullopt: not searched, or none needed.
+  // (harness/culprit.h); nullopt: not searched, or none needed.
   std::optional<Culprit> culprit;
   // What a person wrote about the bug, for a corpus of known bugs: a title in the engine's terms
   // and where it is reported upstream (a URL, or "none found"); empty: nothing written.
@@ -67,45 +86,6 @@ struct KnownBug {
   std::string rootCause;
   std::string title, upstream;
 };
-
-// The record of a failing verdict on its minimized case: kind, message, figures, signal, first
-// diverging node, ops and pattern. The caller adds who failed (property, backend,
-// configuration), the shrink's figures and the triage.
-FailureInfo recordFailure(const Verdict& verdict, const TestCase& minimized,
-                          std::optional<Divergence> divergence);
-
-// The minimized pattern two failures share when they are the same bug: kind (a mismatch in shape
-// apart from one in values), each node's op and where its inputs come from, and the first
-// diverging op: "mismatch at Relu: MatMul(x,w) Relu(#0)".
-std::string failurePattern(const TestCase& tc, Outcome kind, const std::string& divergingOp,
-                           bool shapeOnly = false);
-
-// A 16-hex-digit hash of the model, its inputs and its equivalence rewrites.
-std::string contentHash(const TestCase& tc);
-
-// Saves the case with the reference's outputs; returns its folder. An existing folder with the
-// same hash is kept as it is.
-std::filesystem::path saveFailure(const std::filesystem::path& corpus, const std::string& property,
-                                  const TestCase& tc, const FailureInfo& info);
-
-// Saves the case unless <corpus>/<property> holds a case of its minimized pattern, across
-// processes: campaigns sharing a corpus save each pattern once. The case is saved first and its
-// pattern claimed after (<property>/.patterns/<hash>, naming the case), so a kill in between
-// leaves a case without a claim, never a claim without its case; a claim whose case is gone is
-// taken over. `dir` is the case that holds the pattern; `isNew` says whether this call saved it.
-struct SavedPattern {
-  std::filesystem::path dir;
-  bool isNew = false;
-};
-SavedPattern savePatternOnce(const std::filesystem::path& corpus, const std::string& property,
-                             const TestCase& tc, const FailureInfo& info);
-// Saves `tc` as the case of its pattern in place of `replaced`, a case of the same pattern that
-// the same campaign saved (a `--jobs` worker that got there first, while another worker's case
-// came first in case order), and removes `replaced`; returns the new case's folder.
-std::filesystem::path replacePatternCase(const std::filesystem::path& corpus,
-                                         const std::string& property, const TestCase& tc,
-                                         const FailureInfo& info,
-                                         const std::filesystem::path& replaced);
 
 // A saved case and what its nncheck.json records (a case without one: only the folder and the
 // test case).
@@ -141,10 +121,6 @@ struct CorpusCase {
   FailureInfo info;
 };
 
-// The folders of every case under `corpus` (recursively: a folder holding model.onnx), sorted;
-// unfinished saves are left out. A missing corpus folder is empty.
-std::vector<std::filesystem::path> corpusCaseDirs(const std::filesystem::path& corpus);
-
 // Every case under `corpus`, sorted by folder; throws nncheck::Error naming a broken one.
 std::vector<CorpusCase> loadCorpus(const std::filesystem::path& corpus);
 CorpusCase loadCorpusCase(const std::filesystem::path& caseDir);
@@ -157,33 +133,4 @@ std::set<std::string> opsWithKnownFailures(const std::filesystem::path& corpus,
 // "fusion=off: pass; fusion=on: mismatch": a triage or known failures for people ("(default)"
 // names the empty configuration).
 std::string outcomesByConfiguration(const std::map<std::string, Outcome>& m);
-// A failure as its saved case reads back, without saving it: what a report shows of a finding.
-CorpusCase corpusRecord(const TestCase& tc, const FailureInfo& info);
-
-// The registered engine a campaign's finding ran on, from its property ("fuzz-opencv", or
-// "reduce-ort" for `nncheck reduce`'s); "" for a property test's.
-std::string campaignEngine(const std::string& property);
-
-// The command that replays a saved case (c.dir): a campaign's finding (property fuzz-<engine>, or
-// `engine` given) by `nncheck run` against the reference's saved outputs, or by `nncheck corpus
-// check` for another oracle, with --engine-lib for a plug-in engine; a property's by its test
-// binary, which replays its saved cases first. Empty for a case not saved.
-std::string replayCommand(const CorpusCase& c, const std::string& engine = "");
-
-// The one reader of nncheck.json: fills the seed and the recorded fields of `into` from the
-// file's text; throws nncheck::Error naming `origin` (the file) and what is wrong.
-void readCaseMetadata(const std::string& text, const std::filesystem::path& origin,
-                      CorpusCase& into);
-TestCase loadCase(const std::filesystem::path& caseDir);
-// Adds `marks` (configuration -> outcome) to a saved case's known failures, keeping those it
-// has, and rewrites its nncheck.json atomically; false when it had them all already. Throws
-// nncheck::Error naming a case that cannot be read.
-bool addKnownFailures(const std::filesystem::path& caseDir,
-                      const std::map<std::string, Outcome>& marks);
-
-// How a saved case is drawn (nncheck/picture.h): its first diverging node highlighted, the
-// value it computes wrong and each differing graph output noted with how it differs. Saved
-// cases carry this drawing as model.svg.
-DrawOptions drawOptionsFor(const CorpusCase& c);
-
 }  // namespace nncheck

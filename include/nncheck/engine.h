@@ -70,16 +70,19 @@ struct EngineInfo {
   // The configuration with the named optimizations (as Backend::optimizations names them)
   // switched off too, in its canonical text; throws nncheck::Error for a name the
   // configuration cannot switch off. Empty function: the engine switches none off, and no
-  // culprit search runs (nncheck/culprit.h).
+  // culprit search runs (harness/culprit.h).
   std::function<std::string(const std::string& configuration,
                             const std::vector<std::string>& disabled)>
       withDisabled{};
   // How to install what the engine needs at run time, for the error that says it does not work
   // here (nncheck::SetUpError): "./scripts/install-deps.sh". Empty: nothing to say.
   std::string install{};
-  // The engine's part of a standalone reproducer at a configuration; empty function, or
+  // The engine's part of a standalone reproducer of `model` at a configuration (an engine that
+  // translates a model into its own program may write that program in); empty function, or
   // nullopt: the engine has none, and `nncheck repro` says so.
-  std::function<std::optional<ReproducerRecipe>(const std::string& configuration)> reproducer{};
+  std::function<std::optional<ReproducerRecipe>(const std::string& configuration,
+                                                const Model& model)>
+      reproducer{};
 };
 
 class EngineRegistry : public Registry<EngineInfo> {

@@ -32,7 +32,7 @@ class Unsupported : public Error {
 
 // An engine cannot run here at all: its runtime or worker program is missing or broken, so
 // every case would fail the same way. Commands stop with it (exit status 2) and save nothing;
-// it is never a finding (nncheck/probe.h, checkEngineSetUp).
+// it is never a finding (harness/probe.h, checkEngineSetUp).
 class SetUpError : public Error {
  public:
   using Error::Error;

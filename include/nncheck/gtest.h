@@ -64,7 +64,7 @@ struct CheckOptions {
   // Configuration triage: the shrunk failure is run under each of these properties (one per
   // configuration of the engine), and which pass and which fail is reported and saved.
   std::vector<std::pair<std::string, Property>> triage{};
-  // The culprit search (nncheck/culprit.h): the optimizations of the configuration under test
+  // The culprit search (harness/culprit.h): the optimizations of the configuration under test
   // (Backend::optimizations and unreportedOptimizations), and the property with some of them
   // switched off. With both, a failure names the optimizations it needs and the workaround.
   std::vector<std::string> optimizations{};

@@ -10,7 +10,6 @@
 
 // core: the IR, files, the engine interface
 #include "nncheck/backend.h"
-#include "nncheck/backend_test.h"
 #include "nncheck/capabilities.h"
 #include "nncheck/closeness.h"
 #include "nncheck/dtype.h"
@@ -38,10 +37,5 @@
 #include "nncheck/property.h"
 #include "nncheck/tolerance.h"
 // the harness
-#include "nncheck/after_failure.h"
 #include "nncheck/campaign.h"
-#include "nncheck/conformance.h"
 #include "nncheck/corpus.h"
-#include "nncheck/corpus_tools.h"
-#include "nncheck/probe.h"
-#include "nncheck/report.h"

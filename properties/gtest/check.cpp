@@ -16,9 +16,12 @@
 #include "backends/coverage.h"
 #include "check_environment.h"
 #include "core/hash.h"
+#include "harness/after_failure.h"
+#include "harness/corpus_store.h"
+#include "harness/culprit.h"
+#include "harness/probe.h"
 #include "nncheck/error.h"
 #include "nncheck/gtest.h"
-#include "nncheck/probe.h"
 
 namespace nncheck {
 namespace {
@@ -424,7 +427,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
       return;
     }
   }
-  // What follows the failure, as in campaigns (nncheck/after_failure.h): the shrunk case judged
+  // What follows the failure, as in campaigns (harness/after_failure.h): the shrunk case judged
   // again on engines of its own, not on workers the failure may have damaged.
   EngineScope afresh;
   FailurePath path;

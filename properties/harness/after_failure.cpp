@@ -1,7 +1,9 @@
-#include "nncheck/after_failure.h"
+#include "harness/after_failure.h"
 
 #include <algorithm>
 
+#include "harness/corpus_store.h"
+#include "harness/culprit.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
@@ -10,7 +12,7 @@
 namespace nncheck {
 namespace {
 
-// The culprit optimizations of the failure `v` of `tc` (nncheck/culprit.h), or none when the
+// The culprit optimizations of the failure `v` of `tc` (harness/culprit.h), or none when the
 // path has no search or the configuration cannot switch one of them off.
 std::optional<Culprit> culpritOf(const FailurePath& p, const TestCase& tc, const Verdict& v) {
   if (!p.without || p.optimizations.empty()) return std::nullopt;

@@ -7,11 +7,13 @@
 
 #include "backends/coverage.h"
 #include "core/deadline.h"
+#include "harness/after_failure.h"
+#include "harness/corpus_store.h"
+#include "harness/probe.h"
 #include "harness/root_cause.h"
 #include "nncheck/error.h"
 #include "nncheck/localize.h"
 #include "nncheck/oracle.h"
-#include "nncheck/probe.h"
 #include "nncheck/tolerance.h"
 #include "nncheck/variants.h"
 
@@ -104,7 +106,7 @@ std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
   return out;
 }
 
-// What follows a failure of engine `at` (nncheck/after_failure.h). Candidates shrink on
+// What follows a failure of engine `at` (harness/after_failure.h). Candidates shrink on
 // `shrinker` (the persistent worker in campaigns: a fork per candidate costs four times the run);
 // a result that does not fail in a fresh process is shrunk again in fresh processes. `freshes`
 // holds one per engine: the failure is confirmed, localized and triaged on them.

@@ -19,10 +19,11 @@
 #include <set>
 
 #include "harness/case_files.h"
+#include "harness/corpus_store.h"
+#include "harness/probe.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/probe.h"
 
 namespace nncheck {
 namespace {

@@ -1,10 +1,10 @@
-#include "nncheck/conformance.h"
+#include "harness/conformance.h"
 
 #include <algorithm>
 #include <set>
 
+#include "core/backend_test.h"
 #include "harness/case_files.h"
-#include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/property.h"

@@ -11,17 +11,19 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/backend_test.h"
+#include "core/files.h"
 #include "core/hash.h"
 #include "core/shell_words.h"
 #include "harness/case_files.h"
-#include "nncheck/backend_test.h"
+#include "harness/corpus_store.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/picture.h"
 #include "nncheck/reference.h"
 #include "nncheck/validity.h"
 #include "nncheck/variants.h"
 #include "ops/upgrade.h"
+#include "render/picture.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;

@@ -1,15 +1,17 @@
-#include "nncheck/corpus_tools.h"
+#include "harness/corpus_tools.h"
 
 #include <map>
 #include <optional>
 
+#include "core/backend_test.h"
+#include "core/files.h"
 #include "harness/case_files.h"
-#include "nncheck/backend_test.h"
-#include "nncheck/conformance.h"
+#include "harness/conformance.h"
+#include "harness/corpus_store.h"
+#include "harness/probe.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/oracle.h"
-#include "nncheck/probe.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;

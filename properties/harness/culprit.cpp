@@ -1,4 +1,4 @@
-#include "nncheck/culprit.h"
+#include "harness/culprit.h"
 
 #include <algorithm>
 #include <set>

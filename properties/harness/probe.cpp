@@ -1,4 +1,4 @@
-#include "nncheck/probe.h"
+#include "harness/probe.h"
 
 #include <algorithm>
 #include <array>

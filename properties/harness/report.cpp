@@ -1,15 +1,18 @@
-#include "nncheck/report.h"
+#include "harness/report.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/backend_test.h"
+#include "core/files.h"
+#include "harness/corpus_store.h"
+#include "harness/culprit.h"
 #include "harness/root_cause.h"
-#include "nncheck/backend_test.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/picture.h"
+#include "render/picture.h"
 
 namespace nncheck {
 namespace fs = std::filesystem;

@@ -5,11 +5,11 @@
 #include <cstring>
 #include <sstream>
 
+#include "harness/culprit.h"
 #include "harness/root_cause.h"
-#include "nncheck/culprit.h"
 #include "nncheck/error.h"
-#include "nncheck/picture.h"
 #include "ops/op_docs.h"
+#include "render/picture.h"
 
 namespace nncheck {
 
@@ -387,6 +387,11 @@ function differs(got, want) {
 // every integer up to 2^53 exactly).
 std::string cppTensor(const Tensor& t, const std::string& indent) {
   if (t.dtype() == DType::String) throw Error("no C++ tensor of strings in a reproducer");
+  if (!isFloatDType(t.dtype()))  // the script's values are doubles: integers to 2^53 are exact
+    for (int64_t i = 0; i < t.size(); ++i)
+      if (t.toInt64(i) > (int64_t{1} << 53) || t.toInt64(i) < -(int64_t{1} << 53))
+        throw Error("the C++ reproducer holds values as doubles, and " +
+                    std::to_string(t.toInt64(i)) + " is not one");
   std::string dims = dimsText(t.shape());
   dims.front() = '{';
   dims.back() = '}';

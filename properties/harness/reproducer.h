@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "core/files.h"
 #include "nncheck/corpus.h"
 #include "nncheck/engine.h"
 

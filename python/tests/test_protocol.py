@@ -164,6 +164,20 @@ class Serving(unittest.TestCase):
         self.assertEqual(error["message"], "ValueError: negative")
         self.assertIn("Traceback", error["trace"])
 
+    def test_facts_carry_a_reproducer_only_for_the_configurations_that_have_one(self) -> None:
+        class Scripted(Doubles):
+            reproducer_requirements = "pip install doubles"
+
+            def reproducer(self, configuration: str) -> str | None:
+                return "def run(model_path, feeds):\n    return []\n" if configuration == "fast" else None
+
+        self.assertNotIn("reproducer", Doubles().facts())
+        r = Scripted().facts()["reproducer"]
+        self.assertEqual(r["language"], "python")
+        self.assertEqual(r["requirements"], "pip install doubles")
+        self.assertEqual(list(r["configurations"]), ["fast"])
+        self.assertIn("numpy", r["runtime"])
+
     def test_what_an_engine_prints_goes_to_stderr_not_into_the_protocol(self) -> None:
         script = (
             "import sys; sys.path.insert(0, sys.argv[1])\n"

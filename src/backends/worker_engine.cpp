@@ -219,7 +219,7 @@ EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed) {
     c.disabled = mergeNames(c.disabled, names);
     return keyOf(readConfiguration(facts(), who, keyOf(c)));
   };
-  fixed.reproducer = [facts, who](const std::string& text) {
+  fixed.reproducer = [facts, who](const std::string& text, const Model&) {
     return worker::reproducerAt(facts(), readConfiguration(facts(), who, text).configuration);
   };
   return fixed;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "harness/corpus_store.h"
+#include "harness/culprit.h"
 #include "nncheck/corpus.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"

@@ -1,5 +1,5 @@
 // nncheck corpus list|check|merge: looking after a corpus (nncheck/corpus.h,
-// nncheck/corpus_tools.h) — a table of its cases by root cause, a check that each still loads and
+// harness/corpus_tools.h) — a table of its cases by root cause, a check that each still loads and
 // behaves as recorded, and the merge of several campaigns' corpora (shards, machines) into one.
 #include <cstdio>
 #include <iostream>
@@ -8,11 +8,11 @@
 #include "cli/campaign_engines.h"
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "core/backend_test.h"
 #include "core/deadline.h"
+#include "harness/corpus_tools.h"
 #include "harness/root_cause.h"
-#include "nncheck/backend_test.h"
 #include "nncheck/corpus.h"
-#include "nncheck/corpus_tools.h"
 #include "nncheck/error.h"
 
 namespace nncheck::cli {

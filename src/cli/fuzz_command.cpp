@@ -18,11 +18,12 @@
 #include "cli/root_causes.h"
 #include "cli/shard.h"
 #include "core/deadline.h"
+#include "core/files.h"
+#include "harness/report.h"
 #include "harness/root_cause.h"
 #include "nncheck/campaign.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/report.h"
 #include "nncheck/variants.h"
 
 namespace nncheck::cli {

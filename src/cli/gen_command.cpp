@@ -14,7 +14,8 @@
 
 #include "cli/commands.h"
 #include "cli/generation_options.h"
-#include "nncheck/backend_test.h"
+#include "core/backend_test.h"
+#include "core/files.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"

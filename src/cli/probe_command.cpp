@@ -7,10 +7,11 @@
 #include "cli/commands.h"
 #include "cli/engines.h"
 #include "core/deadline.h"
+#include "core/files.h"
+#include "harness/probe.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/probe.h"
 
 namespace nncheck::cli {
 namespace {

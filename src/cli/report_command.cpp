@@ -1,10 +1,11 @@
-// nncheck report: the HTML report of a corpus (nncheck/report.h).
+// nncheck report: the HTML report of a corpus (harness/report.h).
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/files.h"
+#include "harness/report.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/report.h"
 #include "nncheck/test_case.h"
 
 namespace nncheck::cli {

@@ -10,18 +10,20 @@
 
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "core/backend_test.h"
 #include "core/deadline.h"
+#include "core/files.h"
 #include "core/shell_words.h"
+#include "harness/conformance.h"
+#include "harness/corpus_store.h"
+#include "harness/probe.h"
 #include "harness/reproducer.h"
-#include "nncheck/backend_test.h"
-#include "nncheck/conformance.h"
 #include "nncheck/corpus.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/isolation.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/picture.h"
-#include "nncheck/probe.h"
+#include "render/picture.h"
 
 namespace nncheck::cli {
 namespace {
@@ -96,7 +98,8 @@ int repro(ReproOptions o) {
              !info.baseline.empty() && b != r.triage.end() && isFailure(b->second))
       r.configuration = info.baseline;
     if (!info.reproducer) throw Error(r.engine + " writes no standalone reproducer");
-    std::optional<ReproducerRecipe> recipe = info.reproducer(r.configuration);
+    std::optional<ReproducerRecipe> recipe =
+        info.reproducer(r.configuration, r.saved.testCase.model);
     if (!recipe)
       throw Error(r.engine + " writes no standalone reproducer at its configuration " +
                   r.configuration);

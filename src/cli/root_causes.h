@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "nncheck/after_failure.h"
+#include "harness/after_failure.h"
 
 namespace nncheck::cli {
 

@@ -7,9 +7,9 @@
 #include "cli/commands.h"
 #include "cli/engines.h"
 #include "core/deadline.h"
-#include "nncheck/conformance.h"
+#include "harness/conformance.h"
+#include "harness/probe.h"
 #include "nncheck/error.h"
-#include "nncheck/probe.h"
 #include "nncheck/test_case.h"
 
 namespace nncheck::cli {

@@ -1,4 +1,4 @@
-// nncheck show: a picture of a model file or a saved case (nncheck/picture.h), on standard
+// nncheck show: a picture of a model file or a saved case (render/picture.h), on standard
 // output or into a file.
 #include <unistd.h>
 
@@ -7,11 +7,13 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "nncheck/backend_test.h"
+#include "core/backend_test.h"
+#include "core/files.h"
+#include "harness/corpus_store.h"
 #include "nncheck/corpus.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/picture.h"
+#include "render/picture.h"
 
 namespace nncheck::cli {
 namespace {

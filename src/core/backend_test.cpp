@@ -1,7 +1,8 @@
-#include "nncheck/backend_test.h"
+#include "core/backend_test.h"
 
 #include <algorithm>
 
+#include "core/files.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 

@@ -6,6 +6,7 @@
 
 #include "ops/infer.h"
 #include "ops/op_spec.h"
+#include "render/picture.h"
 
 namespace nncheck::render {
 namespace {

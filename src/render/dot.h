@@ -1,4 +1,4 @@
-// The one writer of DOT, Graphviz's language, for models (nncheck/picture.h draws from it). Same
+// The one writer of DOT, Graphviz's language, for models (render/picture.h draws from it). Same
 // model, same text: ids are positional, so drawings of a case are byte-identical run to run.
 //
 //   std::string dot = render::modelToDot(model, {.highlightOutput = "y"});
@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "nncheck/picture.h"
+#include "render/picture.h"
 
 namespace nncheck::render {
 

@@ -1,4 +1,4 @@
-#include "nncheck/picture.h"
+#include "render/picture.h"
 
 #include <graphviz/gvc.h>
 

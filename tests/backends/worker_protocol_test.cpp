@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/files.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "cli/cli_runner.h"
-#include "nncheck/backend_test.h"
-#include "nncheck/conformance.h"
+#include "core/backend_test.h"
+#include "harness/conformance.h"
 #include "nncheck/corpus.h"
 #include "test_util.h"
 

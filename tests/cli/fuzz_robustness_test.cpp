@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "cli/cli_runner.h"
-#include "nncheck/backend_test.h"
+#include "core/backend_test.h"
 #include "nncheck/corpus.h"
 #include "test_util.h"
 

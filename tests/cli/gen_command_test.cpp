@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "cli/cli_runner.h"
-#include "nncheck/conformance.h"
+#include "core/files.h"
+#include "harness/conformance.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"
 

@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "cli/cli_runner.h"
+#include "core/files.h"
+#include "harness/corpus_store.h"
 #include "nncheck/corpus.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "cli/cli_runner.h"
+#include "core/files.h"
 #include "nncheck/corpus.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"

@@ -5,8 +5,9 @@
 #include <fstream>
 
 #include "cli/cli_runner.h"
+#include "core/backend_test.h"
+#include "core/files.h"
 #include "core/onnx_proto.h"
-#include "nncheck/backend_test.h"
 #include "nncheck/engine.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"

@@ -1,6 +1,6 @@
 // Finding backend-test cases in a folder tree: nested cases, unfinished saves, links, and
 // folders that come and go while a campaign saves into the tree being scanned.
-#include "nncheck/backend_test.h"
+#include "core/backend_test.h"
 
 #include <gtest/gtest.h>
 

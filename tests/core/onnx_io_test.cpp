@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 
+#include "core/files.h"
 #include "core/onnx_proto.h"
 #include "nncheck/error.h"
 #include "test_util.h"

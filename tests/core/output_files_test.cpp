@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/files.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"

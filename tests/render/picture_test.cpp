@@ -2,7 +2,7 @@
 // non-default attributes, dtypes and shapes on edges, inputs apart from initializers, small
 // initializers by value, bodies as clusters, the diverging node highlighted, notes on values),
 // and Graphviz renders it to SVG and PNG, the same bytes each time.
-#include "nncheck/picture.h"
+#include "render/picture.h"
 
 #include <gtest/gtest.h>
 

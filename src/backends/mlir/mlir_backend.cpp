@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/files.h"
 #include "mlir/jit.h"
 #include "mlir/translate.h"
 #include "nncheck/engine.h"

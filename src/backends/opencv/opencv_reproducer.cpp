@@ -9,7 +9,7 @@
 
 namespace nncheck::opencv {
 
-std::optional<ReproducerRecipe> reproducer(const std::string& configuration) {
+std::optional<ReproducerRecipe> reproducer(const std::string& configuration, const Model&) {
   const Config c = Config::parse(configuration);
   std::string code = R"(#include <opencv2/dnn.hpp>
 

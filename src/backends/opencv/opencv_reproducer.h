@@ -1,7 +1,7 @@
 // OpenCV's part of a standalone reproducer (EngineInfo::reproducer): a C++ run() that drives
 // OpenCV DNN alone at a configuration.
 //
-//   std::optional<nncheck::ReproducerRecipe> r = nncheck::opencv::reproducer("fusion=off");
+//   std::optional<nncheck::ReproducerRecipe> r = nncheck::opencv::reproducer("fusion=off", m);
 #pragma once
 
 #include <optional>
@@ -11,6 +11,6 @@
 
 namespace nncheck::opencv {
 
-std::optional<ReproducerRecipe> reproducer(const std::string& configuration);
+std::optional<ReproducerRecipe> reproducer(const std::string& configuration, const Model& model);
 
 }  // namespace nncheck::opencv

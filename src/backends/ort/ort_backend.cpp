@@ -308,7 +308,7 @@ NNCHECK_REGISTER_ENGINE(ort) {
            },
        .install = kInstall,
        .reproducer =
-           [](const std::string& config) {
+           [](const std::string& config, const Model&) {
              Config c = Config::parse(config);
              c.disabled.clear();  // the worker's configurations switch nothing off
              WorkerProcess process(workerCommand());

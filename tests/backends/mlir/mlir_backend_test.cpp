@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/probe.h"
 #include "mlir/emit.h"
 #include "mlir/jit.h"
 #include "mlir/translate.h"
@@ -15,7 +16,6 @@
 #include "nncheck/generator.h"
 #include "nncheck/isolation.h"
 #include "nncheck/mlir.h"
-#include "nncheck/probe.h"
 #include "nncheck/reference.h"
 
 namespace nncheck {

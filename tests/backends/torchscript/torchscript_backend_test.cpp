@@ -9,11 +9,11 @@
 
 #include "backends/torchscript/emit.h"
 #include "backends/torchscript/translate.h"
+#include "harness/probe.h"
 #include "nncheck/compare.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
-#include "nncheck/probe.h"
 #include "nncheck/reference.h"
 #include "nncheck/torchscript.h"
 

@@ -10,9 +10,11 @@
 #include <fstream>
 #include <set>
 
+#include "core/files.h"
 #include "doubles.h"
 #include "doubles/optimizer.h"
-#include "nncheck/conformance.h"
+#include "harness/conformance.h"
+#include "harness/corpus_store.h"
 #include "nncheck/gtest.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"

@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <set>
 
+#include "core/files.h"
 #include "doubles.h"
 #include "doubles/optimizer.h"
-#include "nncheck/corpus_tools.h"
+#include "harness/corpus_store.h"
+#include "harness/corpus_tools.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/oracle.h"
 #include "nncheck/reference.h"

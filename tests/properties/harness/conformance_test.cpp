@@ -1,4 +1,4 @@
-#include "nncheck/conformance.h"
+#include "harness/conformance.h"
 
 #include <gtest/gtest.h>
 

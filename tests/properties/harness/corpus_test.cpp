@@ -11,13 +11,15 @@
 #include <fstream>
 #include <thread>
 
+#include "core/backend_test.h"
+#include "core/files.h"
 #include "doubles.h"
 #include "harness/case_files.h"
-#include "nncheck/backend_test.h"
+#include "harness/corpus_store.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
-#include "nncheck/picture.h"
 #include "nncheck/property.h"
+#include "render/picture.h"
 #include "test_util.h"
 
 namespace nncheck {

@@ -1,6 +1,6 @@
 // Merging corpora (one case per pattern, marked cases kept) and checking that a corpus still
 // loads and behaves as recorded.
-#include "nncheck/corpus_tools.h"
+#include "harness/corpus_tools.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,8 +11,10 @@
 #include <fstream>
 #include <set>
 
+#include "core/backend_test.h"
+#include "core/files.h"
 #include "doubles.h"
-#include "nncheck/backend_test.h"
+#include "harness/corpus_store.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"

@@ -1,5 +1,5 @@
 // The culprit search: delta debugging over an engine's named optimizations.
-#include "nncheck/culprit.h"
+#include "harness/culprit.h"
 
 #include <gtest/gtest.h>
 

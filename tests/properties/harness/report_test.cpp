@@ -1,9 +1,11 @@
 // The campaign report's page: self-contained, every failure with its facts and picture, and
 // nothing a saved case holds (names, messages) able to break out of the page's markup.
-#include "nncheck/report.h"
+#include "harness/report.h"
 
 #include <gtest/gtest.h>
 
+#include "core/files.h"
+#include "harness/corpus_store.h"
 #include "nncheck/generator.h"
 #include "nncheck/onnx_io.h"
 #include "test_util.h"

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "harness/corpus_store.h"
 #include "nncheck/error.h"
 #include "test_util.h"
 

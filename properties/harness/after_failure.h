@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "nncheck/campaign.h"
 #include "nncheck/corpus.h"
 #include "nncheck/shrink.h"
 
@@ -40,7 +41,7 @@ struct FailurePath {
   // Configuration triage: each configuration's property on the minimized case.
   std::vector<std::pair<std::string, Judge>> triage{};
   bool markKnownFailures = false;  // record the configurations it fails in as known failures
-  // The culprit search (nncheck/culprit.h): the configuration's optimizations, and its property
+  // The culprit search (harness/culprit.h): the configuration's optimizations, and its property
   // with some of them switched off (throws nncheck::Error for one it cannot switch off: no
   // culprit then); `workaround` names the configuration with a set switched off.
   std::vector<std::string> optimizations{};
@@ -55,20 +56,6 @@ struct FailurePath {
   // How it was found (FailureInfo::casesRun, secondsRun).
   int64_t casesRun = 0;
   double secondsRun = 0;
-};
-
-struct Finding {
-  // What nncheck.json holds: kind, message and figures, nodes before and after shrinking, first
-  // diverging node, configuration triage, pattern, culprit, and known failures when marked.
-  FailureInfo info;
-  TestCase minimized;
-  // The corpus case of its pattern: saved here, or already there (fromCorpus); empty when not
-  // saved.
-  std::filesystem::path dir;
-  bool fromCorpus = false;          // the pattern was in the corpus already (saved by another run)
-  int hits = 1;                     // shrunk failures with this pattern (campaigns count them)
-  std::string saveError{};          // why it could not be saved; empty: saved, or not asked to
-  std::optional<KnownBug> known{};  // the known bug it is (FailurePath::known); not saved then
 };
 
 // The finding of `failing`, which failed `v` with the path's property. When the shrunk case does

@@ -13,24 +13,9 @@
 #include <string>
 #include <vector>
 
-namespace nncheck {
+#include "nncheck/corpus.h"
 
-struct Culprit {
-  // A 1-minimal set: the case fails with only these optimizations enabled, and with any one of
-  // them also switched off it passes.
-  std::vector<std::string> needed;
-  // Whether the case passes with `needed` switched off and every other optimization on: the
-  // workaround. (Another set of optimizations may fail it too.)
-  bool workaroundPasses = false;
-  // The configuration with `needed` switched off, as the engine names it (set by who ran the
-  // search; empty when it has no such name).
-  std::string workaround{};
-  int runs = 0;  // of the engine, by the search
-  // How many optimizations the search chose among (0: not recorded). A set smaller than that
-  // names the bug's rewrites; all of them (OpenCV's one `fusion` switch) says only that
-  // optimizing is involved.
-  int searched = 0;
-};
+namespace nncheck {
 
 // Searches the optimizations (names an engine switches off one by one) for the set a failure
 // needs. `fails(disabled)` runs the case with the named optimizations switched off and says
