@@ -58,6 +58,8 @@ void printFindingsByRootCause(const std::vector<Finding>& findings, const std::s
                     printable(shellQuote(first.dir.string())).c_str());
     }
   }
+  if (!groups.empty() && count[New] == 0)
+    std::printf("\nno new root cause: every failure is a known bug or was in the corpus before\n");
 }
 
 }  // namespace nncheck::cli

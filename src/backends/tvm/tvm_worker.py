@@ -55,6 +55,7 @@ PIPELINES: dict[str, list[Pass]] = {
 }
 
 HERE = pathlib.Path(__file__).resolve().parent
+STATED_LIMIT = re.compile(r"are supported|is supported|not supported|cannot handle")
 
 
 def probed_ops() -> dict[str, int]:
@@ -103,6 +104,12 @@ class Tvm(Engine):
             mod = from_onnx(proto, opset=proto.opset_import[0].version)
         except tvm.error.OpNotImplemented as e:
             raise Unsupported("op", str(e).strip().splitlines()[-1]) from None
+        except (AssertionError, ValueError) as e:
+            # A limit the frontend states ("Only resize1d/resize2d/resize3d are supported",
+            # "cannot handle ShapeExpr inputs") is no bug; any other failure to import is.
+            if STATED_LIMIT.search(str(e)):
+                raise Unsupported("frontend", str(e).strip().splitlines()[-1]) from None
+            raise
         mod = relax.transform.DecomposeOpsForInference()(mod)
         applied = []
         with self.target:
