@@ -75,6 +75,7 @@ int repro(ReproOptions o) {
     r.engine = o.engine.backend;
     const std::vector<std::string> configurations = engineConfigurations(o.engine);
     const EngineInfo& info = engines().at(r.engine);
+    if (!info.reproducer) throw Error(r.engine + " writes no standalone reproducer");
     const std::string recorded = info.key ? info.key(r.saved.configuration) : r.saved.configuration;
     // Every configuration now, judged against the saved outputs (as `nncheck run` does).
     const auto limit = timeLimitFromSeconds("--timeout", o.timeout);
@@ -97,7 +98,6 @@ int repro(ReproOptions o) {
     else if (const auto b = r.triage.find(info.baseline);
              !info.baseline.empty() && b != r.triage.end() && isFailure(b->second))
       r.configuration = info.baseline;
-    if (!info.reproducer) throw Error(r.engine + " writes no standalone reproducer");
     std::optional<ReproducerRecipe> recipe =
         info.reproducer(r.configuration, r.saved.testCase.model);
     if (!recipe)

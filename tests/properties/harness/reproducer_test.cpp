@@ -48,7 +48,9 @@ Reproduction leakyRelu(const std::string& language, const std::string& code) {
   r.expected = {{"y", y}, {"j", i}};
   r.saved.kind = r.saved.info.kind = Outcome::Mismatch;
   r.saved.info.message = "outputs differ from the reference";
-  r.saved.info.divergence = Divergence{.node = 0, .name = "LeakyRelu_0", .opType = "LeakyRelu"};
+  Divergence& d = r.saved.info.divergence.emplace();
+  d.name = "LeakyRelu_0";
+  d.opType = "LeakyRelu";
   r.engine = "double";
   r.configuration = "O1";
   r.triage = {{"O0", Outcome::Pass}, {"O1", Outcome::Mismatch}};

@@ -28,7 +28,10 @@ Model chain(std::vector<Node> nodes) {
     n.outputs = {last};
     m.graph.nodes.push_back(std::move(n));
   }
-  m.graph.outputs = {ValueInfo{.name = last, .dtype = DType::Float32}};
+  ValueInfo out;
+  out.name = last;
+  out.dtype = DType::Float32;
+  m.graph.outputs = {out};
   return m;
 }
 
@@ -42,10 +45,11 @@ Node node(std::string op, std::vector<Attribute> attributes = {}) {
 FailureInfo mismatchAt(const Model& m, size_t at, bool shape = false) {
   FailureInfo info;
   info.kind = Outcome::Mismatch;
-  info.divergence = Divergence{.node = at,
-                               .name = m.graph.nodes[at].name,
-                               .opType = m.graph.nodes[at].opType,
-                               .layoutDiffers = shape};
+  Divergence& d = info.divergence.emplace();
+  d.node = at;
+  d.name = m.graph.nodes[at].name;
+  d.opType = m.graph.nodes[at].opType;
+  d.layoutDiffers = shape;
   info.pattern = std::string(shape ? "mismatch in shape" : "mismatch") + " at " +
                  m.graph.nodes[at].opType + ": ...";
   return info;
