@@ -349,6 +349,17 @@ class ClaimsLock {
   int fd_;
 };
 
+// Removes a saved case so that a kill at any moment leaves the whole case or none of it: the
+// folder is renamed to a temporary first (swept by the next save if the removal is cut short).
+void removeCase(const fs::path& dir) {
+  fs::path doomed = dir;
+  doomed += ".tmp." + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(doomed, ec);
+  fs::rename(dir, doomed, ec);
+  if (!ec) fs::remove_all(doomed, ec);  // best effort: a leftover temporary is no case
+}
+
 }  // namespace
 
 Model loadSoundCaseModel(const fs::path& caseDir, std::string* upgraded) {
@@ -424,8 +435,7 @@ SavedPattern savePatternOnce(const fs::path& corpus, const std::string& property
   ClaimsLock lock(claim.parent_path());
   if (std::optional<fs::path> holder = holderOf(claim, folder, info.pattern, dir)) {
     if (*holder == dir) return {dir, made};
-    std::error_code ec;
-    if (made) fs::remove_all(dir, ec);  // another campaign saved the pattern first: best effort
+    if (made) removeCase(dir);  // another campaign saved the pattern first
     return {*holder, false};
   }
   // A stale claim (its case was removed, or a save was killed before this order was kept):
@@ -445,8 +455,7 @@ fs::path replacePatternCase(const fs::path& corpus, const std::string& property,
     ClaimsLock lock(claim.parent_path());
     writeFileAtomic(claim, claimText(info.pattern, dir));
   }
-  std::error_code ec;
-  fs::remove_all(replaced, ec);
+  removeCase(replaced);
   return dir;
 }
 
