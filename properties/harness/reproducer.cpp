@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/script_literal.h"
 #include "harness/culprit.h"
 #include "harness/root_cause.h"
 #include "nncheck/error.h"
@@ -16,132 +17,6 @@ namespace nncheck {
 namespace {
 
 bool isPython(const ReproducerRecipe& r) { return r.language == "python"; }
-
-// A float as the shortest text that reads back as the same value of its dtype.
-std::string floatText(double v, DType d) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, d == DType::Float64 ? "%.17g" : "%.9g", v);
-  return buf;
-}
-
-std::string pythonElement(const Tensor& t, int64_t i) {
-  const DType d = t.dtype();
-  if (isFloatDType(d)) {
-    const double v = t.toDouble(i);
-    if (std::isnan(v)) return "np.nan";
-    if (std::isinf(v)) return v > 0 ? "np.inf" : "-np.inf";
-    return floatText(v, d);
-  }
-  if (d == DType::Bool) return t.toInt64(i) ? "True" : "False";
-  return std::to_string(t.toInt64(i));
-}
-
-// A JSON string literal, which Python and JavaScript both read.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// The elements, twelve to a line, each line after the first indented by `indent`.
-template <class Element>
-std::string elements(int64_t n, const std::string& indent, Element element) {
-  std::string out;
-  for (int64_t i = 0; i < n; ++i) {
-    if (i) out += i % 12 == 0 ? ",\n" + indent : ", ";
-    out += element(i);
-  }
-  return out;
-}
-
-std::string dimsText(const Shape& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
-std::string pythonArray(const Tensor& t, const std::string& indent) {
-  const DType d = t.dtype();
-  if (d == DType::String)
-    return "np.array([" +
-           elements(t.size(), indent, [&](int64_t i) { return quoted(t.strings()[i]); }) +
-           "], dtype=object).reshape(" + dimsText(t.shape()) + ")";
-  if (d == DType::BFloat16) throw Error("numpy has no bfloat16: no Python reproducer for it");
-  const std::string type = d == DType::Bool ? "np.bool_" : "np." + std::string(dtypeName(d));
-  return "np.array([" + elements(t.size(), indent, [&](int64_t i) { return pythonElement(t, i); }) +
-         "], dtype=" + type + ").reshape(" + dimsText(t.shape()) + ")";
-}
-
-// ONNX Runtime's JavaScript tensor: its type name, its typed array, and an element's literal.
-std::string jsTensor(const Tensor& t, const std::string& indent) {
-  const DType d = t.dtype();
-  std::string array, type = std::string(dtypeName(d));
-  std::function<std::string(int64_t)> element = [&](int64_t i) {
-    return std::to_string(t.toInt64(i));
-  };
-  switch (d) {
-    case DType::Float32:
-    case DType::Float64:
-      array = d == DType::Float32 ? "Float32Array" : "Float64Array";
-      element = [&](int64_t i) {
-        const double v = t.toDouble(i);
-        return std::isnan(v)   ? std::string("NaN")
-               : std::isinf(v) ? std::string(v > 0 ? "Infinity" : "-Infinity")
-                               : floatText(v, d);
-      };
-      break;
-    case DType::Float16:  // ORT takes float16 as its bits
-      array = "Uint16Array";
-      element = [&](int64_t i) {
-        uint16_t bits;
-        std::memcpy(&bits, t.bytes().data() + 2 * i, 2);
-        return std::to_string(bits);
-      };
-      break;
-    case DType::Int64:
-    case DType::UInt64:
-      array = d == DType::Int64 ? "BigInt64Array" : "BigUint64Array";
-      element = [&](int64_t i) { return std::to_string(t.toInt64(i)) + "n"; };
-      break;
-    case DType::Int32:
-      array = "Int32Array";
-      break;
-    case DType::Int16:
-      array = "Int16Array";
-      break;
-    case DType::Int8:
-      array = "Int8Array";
-      break;
-    case DType::UInt32:
-      array = "Uint32Array";
-      break;
-    case DType::UInt16:
-      array = "Uint16Array";
-      break;
-    case DType::UInt8:
-    case DType::Bool:
-      array = "Uint8Array";
-      break;
-    case DType::String:
-      return "{type: 'string', dims: " + dimsText(t.shape()) + ", data: [" +
-             elements(t.size(), indent, [&](int64_t i) { return quoted(t.strings()[i]); }) + "]}";
-    default:
-      throw Error("no JavaScript tensor of " + type + " in a reproducer");
-  }
-  return "{type: '" + type + "', dims: " + dimsText(t.shape()) + ", data: " + array + ".from([" +
-         elements(t.size(), indent, element) + "])}";
-}
 
 // The lines of `text`, each prefixed.
 std::string prefixed(const std::string& text, const std::string& prefix) {
@@ -251,11 +126,11 @@ std::string pythonScript(const Reproduction& r) {
   s += "MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), \"model.onnx\")\n";
   s += "FEEDS = {\n";
   for (const auto& [name, t] : feeds(r))
-    s += "    " + quoted(name) + ": " + pythonArray(*t, "        ") + ",\n";
+    s += "    " + quotedLiteral(name) + ": " + pythonArrayLiteral(*t, "        ") + ",\n";
   s += "}\n# The ONNX reference's outputs (nncheck's interpreter), in the graph's order.\n";
   s += "EXPECTED = [\n";
   for (const auto& [name, t] : expectedOutputs(r))
-    s += "    (" + quoted(name) + ", " + pythonArray(*t, "        ") + "),\n";
+    s += "    (" + quotedLiteral(name) + ", " + pythonArrayLiteral(*t, "        ") + "),\n";
   s += "]\nOUTPUT_NAMES = [name for name, _ in EXPECTED]\n";
   s += toleranceLine(r, "RTOL, ATOL = %.17g, %.17g\n");
   s += R"(
@@ -317,11 +192,11 @@ std::string javascriptScript(const Reproduction& r) {
   s += "const MODEL = path.join(__dirname, 'model.onnx');\n";
   s += "const FEEDS = {\n";
   for (const auto& [name, t] : feeds(r))
-    s += "  " + quoted(name) + ": " + jsTensor(*t, "      ") + ",\n";
+    s += "  " + quotedLiteral(name) + ": " + javascriptTensorLiteral(*t, "      ") + ",\n";
   s += "};\n// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.\n";
   s += "const EXPECTED = [\n";
   for (const auto& [name, t] : expectedOutputs(r))
-    s += "  [" + quoted(name) + ", " + jsTensor(*t, "      ") + "],\n";
+    s += "  [" + quotedLiteral(name) + ", " + javascriptTensorLiteral(*t, "      ") + "],\n";
   s += "];\nconst OUTPUT_NAMES = EXPECTED.map(([name]) => name);\n";
   s += toleranceLine(r, "const RTOL = %.17g, ATOL = %.17g;\n");
   s += R"(
@@ -383,29 +258,6 @@ function differs(got, want) {
   return s;
 }
 
-// A tensor as the C++ script's Tensor: its type, dims and values (as doubles: every float32 and
-// every integer up to 2^53 exactly).
-std::string cppTensor(const Tensor& t, const std::string& indent) {
-  if (t.dtype() == DType::String) throw Error("no C++ tensor of strings in a reproducer");
-  if (!isFloatDType(t.dtype()))  // the script's values are doubles: integers to 2^53 are exact
-    for (int64_t i = 0; i < t.size(); ++i)
-      if (t.toInt64(i) > (int64_t{1} << 53) || t.toInt64(i) < -(int64_t{1} << 53))
-        throw Error("the C++ reproducer holds values as doubles, and " +
-                    std::to_string(t.toInt64(i)) + " is not one");
-  std::string dims = dimsText(t.shape());
-  dims.front() = '{';
-  dims.back() = '}';
-  return "{\"" + std::string(dtypeName(t.dtype())) + "\", " + dims + ", {" +
-         elements(t.size(), indent,
-                  [&](int64_t i) {
-                    const double v = t.toDouble(i);
-                    return std::isnan(v)   ? std::string("NAN")
-                           : std::isinf(v) ? std::string(v > 0 ? "INFINITY" : "-INFINITY")
-                                           : floatText(v, DType::Float64);
-                  }) +
-         "}}";
-}
-
 std::string cppScript(const Reproduction& r) {
   std::string s = prefixed(headText(r), "// ");
   s += R"(#include <cmath>
@@ -428,13 +280,13 @@ struct Tensor {
        ".rfind('/') + 1) + \"model.onnx\";\n";
   s += "static const std::vector<std::pair<std::string, Tensor>> FEEDS = {\n";
   for (const auto& [name, t] : feeds(r))
-    s += "    {" + quoted(name) + ", " + cppTensor(*t, "        ") + "},\n";
+    s += "    {" + quotedLiteral(name) + ", " + cppTensorLiteral(*t, "        ") + "},\n";
   s += "};\n// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.\n";
   s += "static const std::vector<std::pair<std::string, Tensor>> EXPECTED = {\n";
   std::string names;
   for (const auto& [name, t] : expectedOutputs(r)) {
-    s += "    {" + quoted(name) + ", " + cppTensor(*t, "        ") + "},\n";
-    names += (names.empty() ? "" : ", ") + quoted(name);
+    s += "    {" + quotedLiteral(name) + ", " + cppTensorLiteral(*t, "        ") + "},\n";
+    names += (names.empty() ? "" : ", ") + quotedLiteral(name);
   }
   s += "};\nstatic const std::vector<std::string> OUTPUT_NAMES = {" + names + "};\n";
   s += toleranceLine(r, "static const double RTOL = %.17g, ATOL = %.17g;\n");
@@ -501,15 +353,15 @@ int main() {
 
 // A tensor for people: its type and shape, and its values when few.
 std::string tensorText(const Tensor& t) {
-  std::string s = std::string(dtypeName(t.dtype())) + dimsText(t.shape());
+  std::string s = std::string(dtypeName(t.dtype())) + dimsLiteral(t.shape());
   if (t.size() > 64) return s + " (" + std::to_string(t.size()) + " values; in the script)";
   s += ": [";
   for (int64_t i = 0; i < t.size(); ++i) {
     if (i) s += ", ";
     if (t.dtype() == DType::String)
-      s += quoted(t.strings()[i]);
+      s += quotedLiteral(t.strings()[i]);
     else if (isFloatDType(t.dtype()))
-      s += floatText(t.toDouble(i), t.dtype());
+      s += floatLiteral(t.toDouble(i), t.dtype());
     else
       s += std::to_string(t.toInt64(i));
   }

@@ -5,6 +5,7 @@
 
 #include "core/files.h"
 #include "mlir/jit.h"
+#include "mlir/mlir_reproducer.h"
 #include "mlir/translate.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
@@ -225,7 +226,8 @@ NNCHECK_REGISTER_ENGINE(mlir) {
              return Config::parse(c.key()).key();  // checked: each a pass of its loops
            },
        .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libmlir-19-dev and "
-                  "llvm-19-dev)"},
+                  "llvm-19-dev)",
+       .reproducer = &reproducer},
       &configurations);
 }
 

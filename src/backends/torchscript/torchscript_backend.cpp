@@ -16,6 +16,7 @@
 #include "nncheck/error.h"
 #include "nncheck/torchscript.h"
 #include "torchscript/emit.h"
+#include "torchscript/torchscript_reproducer.h"
 #include "torchscript/translate.h"
 
 // Declared in torch/csrc/jit/codegen/fuser/interface.h, which Debian does not package.
@@ -224,7 +225,8 @@ NNCHECK_REGISTER_ENGINE(torchscript) {
        .description = "PyTorch 1.13 TorchScript (libtorch); configurations "
                       "level=eager|script|freeze|optimize|nnc",
        .baseline = "level=eager",
-       .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libtorch-dev)"},
+       .install = "scripts/install-deps.sh of nncheck's source tree (Debian's libtorch-dev)",
+       .reproducer = &reproducer},
       &configurations);
 }
 
