@@ -86,6 +86,7 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
       }
       TensorMap got = options.engine ? runOn(*options.engine, TestCase{model, data.inputs})
                                      : runReference(model, data.inputs);
+      r.outputs = got;
       for (size_t i = 0; i < model.graph.outputs.size(); ++i) {
         const std::string& name = model.graph.outputs[i].name;
         auto it = got.find(name);

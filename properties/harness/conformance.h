@@ -27,6 +27,7 @@ struct CaseResult {
   std::vector<std::string> ops;  // distinct op types of the model, sorted
   // A model of an opset older than nncheck's: what the reader did (parseModel's `upgraded`).
   std::string upgraded;
+  TensorMap outputs;  // what the engine computed for the last data set, when it ran
 };
 
 struct ConformanceReport {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.h"
 #include "cli/engines.h"
@@ -83,18 +84,23 @@ int repro(ReproOptions o) {
     judged.tolerance = r.saved.info.tolerance;
     std::vector<std::string> all = configurations;
     if (std::find(all.begin(), all.end(), recorded) == all.end()) all.push_back(recorded);
+    const std::string chosen = o.config.empty() ? "" : info.key ? info.key(o.config) : o.config;
+    if (!chosen.empty() && std::find(all.begin(), all.end(), chosen) == all.end())
+      all.push_back(chosen);
+    std::map<std::string, CaseResult> results;
     for (const std::string& configuration : all) {
       std::unique_ptr<Backend> engine = makeEngine(o.engine, configuration);
       const Isolated isolated(*engine, limit);
       checkEngineSetUp(isolated);
       judged.engine = &isolated;
-      r.triage[configuration] = runTestCase(dir, judged).outcome;
+      results[configuration] = runTestCase(dir, judged);
+      r.triage[configuration] = results[configuration].outcome;
     }
     // Reproduced where the engine optimizes least and still fails, which is what its maintainers
     // look at first; else where it was found.
     r.configuration = recorded;
-    if (!o.config.empty())
-      r.configuration = info.key ? info.key(o.config) : o.config;
+    if (!chosen.empty())
+      r.configuration = chosen;
     else if (const auto b = r.triage.find(info.baseline);
              !info.baseline.empty() && b != r.triage.end() && isFailure(b->second))
       r.configuration = info.baseline;
@@ -108,15 +114,10 @@ int repro(ReproOptions o) {
     r.command = "nncheck repro " + shellQuote(dir.lexically_normal().string()) + " --backend " +
                 shellQuote(r.engine) +
                 (o.config.empty() ? "" : " --config " + shellQuote(r.configuration));
-    std::unique_ptr<Backend> engine = makeEngine(o.engine, r.configuration);
-    const Isolated isolated(*engine, limit);
-    const RunOutcome run = isolated.run(r.saved.testCase.model, r.saved.testCase.inputs);
-    actual.outputs = run.outputs;
-    actual.message = run.message;
-    judged.engine = &isolated;
-    const CaseResult result = runTestCase(dir, judged);
-    actual.outcome = r.triage[r.configuration] = result.outcome;
-    if (result.outcome != Outcome::Pass) actual.message = result.message;
+    const CaseResult& result = results.at(r.configuration);
+    actual.outcome = result.outcome;
+    actual.outputs = result.outputs;
+    actual.message = result.message;
   } catch (const SetUpError& e) {
     return reportSetUpError("repro", e, o.engine.backend);
   } catch (const std::exception& e) {
