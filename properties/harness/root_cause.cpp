@@ -6,6 +6,7 @@
 #include <map>
 
 #include "nncheck/error.h"
+#include "ops/infer.h"
 #include "ops/op_spec.h"
 
 namespace nncheck {
@@ -34,6 +35,28 @@ std::vector<std::string> nonDefaultAttributes(const Node& n) {
     if (!isDefault(a)) names.push_back(a.name);
   return names;
 }
+
+namespace {
+
+// " on int64, float32": the dtypes of the node's inputs ("-" for an absent optional one); empty
+// when the model's types cannot be inferred.
+std::string inputDTypes(const Node& n, const Model& model) {
+  std::map<std::string, ops::InputFacts> facts;
+  try {
+    facts = ops::inferModel(model);
+  } catch (const Error&) {
+    return "";
+  }
+  std::string out;
+  for (const std::string& in : n.inputs) {
+    out += out.empty() ? " on " : ", ";
+    const auto it = facts.find(in);
+    out += in.empty() || it == facts.end() ? "-" : std::string(dtypeName(it->second.dtype));
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string rootCause(const FailureInfo& info, const Model& minimized) {
   std::string cause = info.oracle == "reference" ? "" : info.oracle + ": ";
@@ -71,6 +94,10 @@ std::string rootCause(const FailureInfo& info, const Model& minimized) {
       attributes += name;
     }
     if (!attributes.empty()) cause += " (" + attributes + ")";
+    // An engine that fails on a valid model mostly fails on a dtype it does not handle (TVM's Pow
+    // on two integers and on an integer and a float are two reports).
+    if (info.kind != Outcome::Mismatch && !info.divergence)
+      cause += inputDTypes(*root, minimized);
   }
   if (!needed.empty()) cause += ", needs " + needed;
   return cause;

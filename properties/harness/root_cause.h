@@ -7,8 +7,9 @@
 //   of them: those optimizations (one rewrite's bug shows under many ops and kinds);
 // - else the kind of failure (a shape apart from values), the op where it starts (the first
 //   diverging node; else, for a crash or an error no node explains, the last node), that node's
-//   attributes that differ from their defaults (shrinking drops the others), and the
-//   optimizations it needs when they are all there were (OpenCV's one `fusion` switch).
+//   attributes that differ from their defaults (shrinking drops the others), for a crash, hang
+//   or error no wrong value explains the dtypes of that node's inputs, and the optimizations it
+//   needs when they are all there were (OpenCV's one `fusion` switch).
 //
 //   std::string cause = nncheck::rootCause(finding.info, finding.minimized.model);
 //   // "mismatch at ReduceSum (noop_with_empty_axes)"

@@ -100,6 +100,27 @@ TEST(RootCause, ACrashIsNamedByItsSignalAndLastNode) {
   EXPECT_EQ(rootCause(crash, m), "crash (SIGABRT) at Gather");
 }
 
+TEST(RootCause, AnErrorOnOtherInputDTypesIsAnotherRootCause) {
+  // TVM fails Pow on two integers ("power only applies to float") and on an integer base with a
+  // float exponent (apache/tvm#15718): two reports.
+  auto pow = [](DType exponent) {
+    Model m;
+    m.opsets = {{"", 17}};
+    m.graph.inputs = {ValueInfo::tensor("a", DType::Int64, {2}),
+                      ValueInfo::tensor("b", exponent, {2})};
+    m.graph.nodes = {Node::make("Pow", {"a", "b"}, {"y"}, "Pow_0")};
+    m.graph.outputs = {ValueInfo::tensor("y", DType::Int64, {2})};
+    return m;
+  };
+  FailureInfo error;
+  error.kind = Outcome::Error;
+  EXPECT_EQ(rootCause(error, pow(DType::Int64)), "error at Pow on int64, int64");
+  EXPECT_EQ(rootCause(error, pow(DType::Float32)), "error at Pow on int64, float32");
+  // Wrong values are told apart by the op and its attributes alone.
+  FailureInfo mismatch = mismatchAt(pow(DType::Float32), 0);
+  EXPECT_EQ(rootCause(mismatch, pow(DType::Float32)), "mismatch at Pow");
+}
+
 TEST(RootCause, OptimizationsNamedFinelyAreTheBugWhateverOpOrKindShowsIt) {
   // EliminateDropout: wrong values under one reader, a wrong shape under another.
   const std::vector<std::string> needed = {"EliminateDropout", "Level1_RuleBasedTransformer"};
