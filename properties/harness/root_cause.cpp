@@ -96,8 +96,7 @@ std::string rootCause(const FailureInfo& info, const Model& minimized) {
     if (!attributes.empty()) cause += " (" + attributes + ")";
     // An engine that fails on a valid model mostly fails on a dtype it does not handle (TVM's Pow
     // on two integers and on an integer and a float are two reports).
-    if (info.kind != Outcome::Mismatch && !info.divergence)
-      cause += inputDTypes(*root, minimized);
+    if (info.kind != Outcome::Mismatch && !info.divergence) cause += inputDTypes(*root, minimized);
   }
   if (!needed.empty()) cause += ", needs " + needed;
   return cause;
