@@ -30,7 +30,19 @@ std::string prefixed(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+// The first line of a message, with the next non-empty one when the first only introduces it
+// ("torchscript (freeze): " and the error on the line after).
+std::string firstLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (line.empty()) continue;
+    out += (out.empty() ? "" : " ") + line;
+    if (out.back() != ':') break;
+  }
+  return out;
+}
 
 const Node* failingNode(const Reproduction& r) {
   return rootNode(r.saved.info, r.saved.testCase.model.graph);

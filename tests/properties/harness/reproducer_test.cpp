@@ -72,6 +72,11 @@ TEST(Reproducer, TheHeadCitesTheSpecAndSaysWhereItFailsAndPasses) {
   EXPECT_TRUE(has(script, "# Written by: nncheck repro case --backend double")) << script;
   EXPECT_TRUE(has(script, "np.nan, np.inf, -np.inf, 0.100000001")) << script;
   EXPECT_TRUE(has(script, "9007199254740993, -7")) << script;
+  // A message whose first line only introduces the error says the error too.
+  Reproduction introduced = leakyRelu("python", "");
+  introduced.saved.info.message = "torch (freeze): \nThe size of tensor a (3) must match\nmore";
+  EXPECT_TRUE(has(reproducerScript(introduced),
+                  "# What goes wrong: torch (freeze): The size of tensor a (3) must match\n"));
 }
 
 TEST(Reproducer, JavaScriptAndCppLiteralsReadBackExactly) {
