@@ -2,7 +2,7 @@
 #
 #   nncheck_engine(opencv DIR src/backends/opencv HEADER opencv.h FLAG OPENCV
 #     EXAMPLE examples/opencv LINK ${opencv_libs} INCLUDE ${opencv_include}
-#     [PACKAGE Torch] [REGISTERED torch] [WORKER worker.js ...])
+#     [PACKAGE Torch] [REGISTERED torch] [DEPENDS layer ...] [WORKER worker.js ...])
 #
 # makes two things of the engine's sources:
 # - the layer target nncheck_<name> (nncheck::<name>) over backends, with the engine library's
@@ -21,8 +21,9 @@
 # whole, the tests under tests/backends/<folder>/ are built, and its example is added
 # (nncheck_engine_link_all, nncheck_engine_test_sources, nncheck_engine_examples).
 function(nncheck_engine name)
-  cmake_parse_arguments(ARG "" "DIR;HEADER;FLAG;EXAMPLE;PACKAGE;REGISTERED" "LINK;INCLUDE;DEFINES;WORKER" ${ARGN})
-  nncheck_layer(${name} DIR ${ARG_DIR} HEADERS ${ARG_HEADER} DEPENDS backends LINK PUBLIC ${ARG_LINK})
+  cmake_parse_arguments(ARG "" "DIR;HEADER;FLAG;EXAMPLE;PACKAGE;REGISTERED" "LINK;INCLUDE;DEFINES;WORKER;DEPENDS" ${ARGN})
+  nncheck_layer(${name} DIR ${ARG_DIR} HEADERS ${ARG_HEADER} DEPENDS backends ${ARG_DEPENDS}
+    LINK PUBLIC ${ARG_LINK})
   # The plug-in is made of the layer's own objects, and leaves nncheck's symbols to the program
   # that loads it (which exports them), so there is one registry.
   if(NOT ARG_REGISTERED)

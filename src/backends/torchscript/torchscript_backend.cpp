@@ -15,9 +15,8 @@
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/torchscript.h"
-#include "torchscript/emit.h"
+#include "pytorch_source/translate.h"
 #include "torchscript/torchscript_reproducer.h"
-#include "torchscript/translate.h"
 
 // Declared in torch/csrc/jit/codegen/fuser/interface.h, which Debian does not package.
 namespace torch::jit {
@@ -176,7 +175,8 @@ Capabilities Backend::capabilities() const {
 }
 
 TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
-  const Script script = translate(model);  // Unsupported passes through
+  const pytorch::Script script =
+      pytorch::translate(model, "torchscript");  // Unsupported passes through
   try {
     torch::NoGradGuard noGrad;
     switchTo(config_.level);

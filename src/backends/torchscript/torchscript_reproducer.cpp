@@ -7,13 +7,13 @@
 
 #include "core/script_literal.h"
 #include "nncheck/torchscript.h"
-#include "torchscript/translate.h"
+#include "pytorch_source/translate.h"
 
 namespace nncheck::torchscript {
 
 std::optional<ReproducerRecipe> reproducer(const std::string& configuration, const Model& model) {
   const Level level = Config::parse(configuration).level;
-  const Script script = translate(model);
+  const pytorch::Script script = pytorch::translate(model, "torchscript");
   const bool nnc = level == Level::Nnc;
   const bool optimize = level != Level::Script && level != Level::Eager;
   std::string code = R"(#include <ATen/Parallel.h>

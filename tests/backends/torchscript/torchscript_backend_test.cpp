@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "backends/torchscript/emit.h"
-#include "backends/torchscript/translate.h"
+#include "backends/pytorch_source/emit.h"
+#include "backends/pytorch_source/translate.h"
 #include "harness/probe.h"
 #include "nncheck/compare.h"
 #include "nncheck/engine.h"
@@ -94,11 +94,11 @@ TEST(TorchScriptBackend, TranslatesEveryOpOfTheLibrary) {
   for (const std::string& op : usableOps(GeneratorConfig{})) {
     const bool listed = std::find(caps.ops.begin(), caps.ops.end(), op) != caps.ops.end();
     if (notYet.count(op)) {
-      EXPECT_FALSE(torchscript::emitters().count(op)) << op << " is translated now: unlist it";
+      EXPECT_FALSE(pytorch::emitters().count(op)) << op << " is translated now: unlist it";
       EXPECT_FALSE(listed) << op;
       continue;
     }
-    EXPECT_TRUE(torchscript::emitters().count(op)) << op;
+    EXPECT_TRUE(pytorch::emitters().count(op)) << op;
     EXPECT_TRUE(listed) << op;
   }
 }
@@ -214,7 +214,7 @@ TEST(TorchScriptBackend, WritesOpsInTheFormsExportedModelsHave) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 3.5f;
   const TensorMap in = {{"x", Tensor::fromVector<float>({2, 4}, x)}};
   for (const auto& [m, form] : cases) {
-    const std::string source = torchscript::translate(m).source;
+    const std::string source = pytorch::translate(m, "torchscript").source;
     EXPECT_NE(source.find(form), std::string::npos) << source;
     const Tensor want = runReference(m, in).at("y");
     for (const Config& c : torchscript::configurations()) {

@@ -5,9 +5,9 @@
 #include <numeric>
 
 #include "ops/resize.h"
-#include "torchscript/emit.h"
+#include "pytorch_source/emit.h"
 
-namespace nncheck::torchscript {
+namespace nncheck::pytorch {
 namespace {
 
 std::vector<int64_t> allAxes(int64_t rank) {
@@ -311,4 +311,4 @@ void addShapeEmitters(EmitterTable& t) {
   t["ArgMin"] = argReduce("torch.argmin");
 }
 
-}  // namespace nncheck::torchscript
+}  // namespace nncheck::pytorch

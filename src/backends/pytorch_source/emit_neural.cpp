@@ -4,9 +4,9 @@
 #include <optional>
 
 #include "ops/window.h"
-#include "torchscript/emit.h"
+#include "pytorch_source/emit.h"
 
-namespace nncheck::torchscript {
+namespace nncheck::pytorch {
 namespace {
 
 ops::WindowGeometry window(NodeEmit& e) {
@@ -241,4 +241,4 @@ void addNeuralEmitters(EmitterTable& t) {
   };
 }
 
-}  // namespace nncheck::torchscript
+}  // namespace nncheck::pytorch

@@ -1,8 +1,8 @@
 // Elementwise ops: unary math and activations, arithmetic, comparisons, logic, Cast, Clip,
 // Where, PRelu. ATen broadcasts as ONNX's multidirectional broadcasting does.
-#include "torchscript/emit.h"
+#include "pytorch_source/emit.h"
 
-namespace nncheck::torchscript {
+namespace nncheck::pytorch {
 namespace {
 
 bool isFloat(DType t) { return t == DType::Float32 || t == DType::Float64; }
@@ -155,4 +155,4 @@ void addElementwiseEmitters(EmitterTable& t) {
   };
 }
 
-}  // namespace nncheck::torchscript
+}  // namespace nncheck::pytorch

@@ -1,11 +1,13 @@
-// An ONNX model as TorchScript source: one statement or a few per node, each with ONNX's exact
+// An ONNX model as PyTorch source, the `forward` of a module: one statement or a few per node,
+// in the idiom of PyTorch user code and exporters, each with ONNX's exact
 // semantics at the model's opset (broadcasting, pads, defaults, integer and bool dtypes). The
 // numbers a node reads as parameters (Reshape's shape, Slice's starts, Pad's pads) are written
 // into the source, as a PyTorch user writes them; data initializers become buffers, which
-// freezing folds.
+// freezing folds. The text is TorchScript, a subset of Python: libtorch's torch.jit compiles it
+// (the torchscript engine), and Python runs it as it is (under torch.compile).
 //
-//   Script s = translate(model);   // throws nncheck::Unsupported naming the node
-//   module.define(s.source);       // then register s.buffers
+//   Script s = translate(model, "torchscript");   // throws nncheck::Unsupported naming the node
+//   module.define(s.source);                      // then register s.buffers
 #pragma once
 
 #include <string>
@@ -15,7 +17,7 @@
 #include "nncheck/graph.h"
 #include "nncheck/tensor.h"
 
-namespace nncheck::torchscript {
+namespace nncheck::pytorch {
 
 struct Script {
   std::string source;                                   // "def forward(self, ...):\n ..."
@@ -24,6 +26,8 @@ struct Script {
   std::vector<std::string> outputs;                     // the returned tuple, graph outputs
 };
 
-Script translate(const Model& model);
+// `engine` is named in what the translation refuses ("torchscript: Loop node 'l' is not
+// translated").
+Script translate(const Model& model, const std::string& engine);
 
-}  // namespace nncheck::torchscript
+}  // namespace nncheck::pytorch

@@ -1,17 +1,18 @@
-#include "torchscript/translate.h"
+#include "pytorch_source/translate.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include "nncheck/error.h"
-#include "torchscript/emit.h"
+#include "pytorch_source/emit.h"
 
-namespace nncheck::torchscript {
+namespace nncheck::pytorch {
 
 NodeEmit::NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
                    std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
-                   std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps)
-    : NodeReading(node, opset, std::move(facts), std::move(outs), "torchscript"),
+                   std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps,
+                   const std::string& engine)
+    : NodeReading(node, opset, std::move(facts), std::move(outs), engine),
       in_(std::move(in)),
       outNames_(std::move(outNames)),
       lines_(lines),
@@ -79,8 +80,8 @@ std::string torchDtype(DType t) {
     case DType::Bool:
       return "11";
     default:
-      throw Unsupported("dtype",
-                        "torchscript: dtype " + std::string(dtypeName(t)) + " is not translated");
+      throw Unsupported(
+          "dtype", "PyTorch source: dtype " + std::string(dtypeName(t)) + " is not translated");
   }
 }
 
@@ -97,9 +98,9 @@ void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t) {
                   ".0, " + lo + ", " + v + ".to(" + torchDtype(t) + ")))");
 }
 
-Script translate(const Model& model) {
+Script translate(const Model& model, const std::string& engine) {
   const Graph& g = model.graph;
-  const std::map<std::string, ops::InputFacts> facts = ops::inferStaticModel(model, "torchscript");
+  const std::map<std::string, ops::InputFacts> facts = ops::inferStaticModel(model, engine);
   Script s;
   std::map<std::string, std::string> expr;  // ONNX value -> TorchScript expression
   std::string params;
@@ -118,7 +119,7 @@ Script translate(const Model& model) {
   std::vector<std::string> lines;
   int temps = 0, values = 0;
   forEachNodeToTranslate(
-      g, facts, emitters(), "torchscript",
+      g, facts, emitters(), engine,
       [&](const Node& n, const Emitter& emitter, const std::vector<ops::InputFacts>& inFacts,
           const std::vector<ops::InputFacts>& outFacts) {
         std::vector<std::string> in;
@@ -130,7 +131,8 @@ Script translate(const Model& model) {
                                        : std::string("v").append(std::to_string(values++)));
           if (!v.empty()) expr[v] = outNames.back();
         }
-        NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, outNames, lines, temps);
+        NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, outNames, lines, temps,
+                      engine);
         emitter(emit);
       });
   std::string ret;
@@ -146,4 +148,4 @@ Script translate(const Model& model) {
   return s;
 }
 
-}  // namespace nncheck::torchscript
+}  // namespace nncheck::pytorch

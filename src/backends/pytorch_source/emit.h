@@ -1,4 +1,4 @@
-// What a node's translation sees and writes: its inputs as TorchScript expressions with their
+// What a node's translation to PyTorch source sees and writes: its inputs as expressions with their
 // static types (every shape is known), its attributes with ONNX's defaults, and the lines that
 // assign its outputs. Each op is one emitter; each file of emitters registers a family.
 //
@@ -14,13 +14,14 @@
 #include "nncheck/graph.h"
 #include "ops/infer.h"
 
-namespace nncheck::torchscript {
+namespace nncheck::pytorch {
 
 class NodeEmit : public NodeReading {
  public:
   NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
            std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
-           std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps);
+           std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps,
+           const std::string& engine);  // named in what it refuses
 
   size_t inputCount() const { return in_.size(); }
   bool has(size_t i) const { return i < in_.size() && !in_[i].empty(); }
@@ -61,4 +62,4 @@ std::string torchDtype(DType t);  // "6" (ScalarType::Float); Unsupported otherw
 // fromDouble): truncated, saturated at t's limits, NaN as 0. ATen's cast wraps instead. Assigns
 // output k.
 void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t);
-}  // namespace nncheck::torchscript
+}  // namespace nncheck::pytorch
