@@ -84,9 +84,9 @@ CaseResult runTestCase(const fs::path& dir, const ConformanceOptions& options) {
       } catch (const Error& e) {
         throw Unsupported("inputs", set.filename().string() + ": no test: " + e.what());
       }
-      TensorMap got = options.engine ? runOn(*options.engine, TestCase{model, data.inputs})
-                                     : runReference(model, data.inputs);
-      r.outputs = got;
+      r.outputs = options.engine ? runOn(*options.engine, TestCase{model, data.inputs})
+                                 : runReference(model, data.inputs);
+      const TensorMap& got = r.outputs;
       for (size_t i = 0; i < model.graph.outputs.size(); ++i) {
         const std::string& name = model.graph.outputs[i].name;
         auto it = got.find(name);

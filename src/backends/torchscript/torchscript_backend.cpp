@@ -16,6 +16,7 @@
 #include "nncheck/error.h"
 #include "nncheck/torchscript.h"
 #include "pytorch_source/translate.h"
+#include "torchscript/levels.h"
 #include "torchscript/torchscript_reproducer.h"
 
 // Declared in torch/csrc/jit/codegen/fuser/interface.h, which Debian does not package.
@@ -31,10 +32,6 @@ constexpr std::pair<Level, const char*> kLevels[] = {{Level::Eager, "eager"},
                                                      {Level::Freeze, "freeze"},
                                                      {Level::Optimize, "optimize"},
                                                      {Level::Nnc, "nnc"}};
-
-// The profiling executor optimizes a graph after it has seen it run: the third run uses the
-// optimized plan.
-constexpr int kRunsBeforeOptimizedPlan = 2;
 
 // The dtypes the engine exchanges with ATen, both ways.
 constexpr std::pair<DType, c10::ScalarType> kScalarTypes[] = {{DType::Float32, c10::kFloat},
@@ -115,10 +112,10 @@ c10::IValue runEager(torch::jit::Module& m, const std::vector<c10::IValue>& inpu
 // The global switches of PyTorch's JIT, set for this level before each run: configurations may
 // share a process.
 void switchTo(Level level) {
-  torch::jit::setGraphExecutorOptimize(level != Level::Script && level != Level::Eager);
-  torch::jit::setTensorExprFuserEnabled(level == Level::Nnc);
+  torch::jit::setGraphExecutorOptimize(optimizesGraph(level));
+  torch::jit::setTensorExprFuserEnabled(fusesWithNnc(level));
   torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;  // Debian's libtorch has no LLVM
-  torch::jit::overrideCanFuseOnCPU(level == Level::Nnc);
+  torch::jit::overrideCanFuseOnCPU(fusesWithNnc(level));
 }
 
 }  // namespace

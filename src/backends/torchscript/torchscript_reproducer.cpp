@@ -8,14 +8,15 @@
 #include "core/script_literal.h"
 #include "nncheck/torchscript.h"
 #include "pytorch_source/translate.h"
+#include "torchscript/levels.h"
 
 namespace nncheck::torchscript {
 
 std::optional<ReproducerRecipe> reproducer(const std::string& configuration, const Model& model) {
   const Level level = Config::parse(configuration).level;
   const pytorch::Script script = pytorch::translate(model, "torchscript");
-  const bool nnc = level == Level::Nnc;
-  const bool optimize = level != Level::Script && level != Level::Eager;
+  const bool nnc = fusesWithNnc(level);
+  const bool optimize = optimizesGraph(level);
   std::string code = R"(#include <ATen/Parallel.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
@@ -91,11 +92,12 @@ std::vector<Tensor> run(const std::string& /*model.onnx: translated above*/,
     code += std::string("  torch::jit::Module frozen = torch::jit::") +
             (level == Level::Optimize ? "optimize_for_inference" : "freeze") + "(m);\n";
     code +=
-        R"(  // The profiling executor optimizes a graph after two runs: the third runs the optimized plan.
-  frozen.forward(args);
-  frozen.forward(args);
-  const c10::IValue result = frozen.forward(args);
-)";
+        "  // The profiling executor optimizes a graph after it has seen it run: the last run uses "
+        "the\n"
+        "  // optimized plan.\n";
+    code += "  for (int i = 0; i < " + std::to_string(kRunsBeforeOptimizedPlan) +
+            "; ++i) frozen.forward(args);\n";
+    code += "  const c10::IValue result = frozen.forward(args);\n";
   } else {
     code += "  const c10::IValue result = m.forward(args);\n";
   }
