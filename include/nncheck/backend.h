@@ -8,6 +8,7 @@
 //   };
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,11 @@ class Backend {
   // report (rewrites inside a pass it reports only as a whole): searched for a failure's culprit
   // (harness/culprit.h), not counted as reach. Default: none.
   virtual std::vector<std::string> unreportedOptimizations() const { return {}; }
+  // How much longer than a case's time limit the first run in a fresh engine process may take:
+  // what starting the engine costs once (a worker importing its compiler; Inductor compiling its
+  // first kernel loads and probes its C++ toolchain), which no case is charged for as a hang.
+  // Called in the test's own process. Default: nothing.
+  virtual std::chrono::milliseconds startTime() const { return std::chrono::milliseconds(0); }
 };
 
 }  // namespace nncheck

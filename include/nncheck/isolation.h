@@ -75,6 +75,7 @@ class Isolated {
   std::string name_;
   Capabilities capabilities_;
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds startTime_;  // the engine's (Backend::startTime)
   std::shared_ptr<Folders> folders_;
   std::shared_ptr<Server> spawner_;
   std::shared_ptr<Server> worker_;

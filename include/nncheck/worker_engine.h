@@ -10,6 +10,7 @@
 //   nncheck::WorkerBackend opt(nncheck::WorkerCommand::parse("python3 my_engine.py"), "O2");
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,6 +26,11 @@ struct WorkerCommand {
   std::vector<std::string> argv;  // argv[0]: a path, or a name on PATH
   std::vector<std::pair<std::string, std::string>> environment;  // set for the worker
   std::string install;  // how to install what it needs, for the error when it does not start
+  // A built-in engine's part on the host, if it has one: the run request's `options` (a JSON
+  // object) for a model, such as the model translated to the language the worker runs (the
+  // inductor engine's PyTorch source). May throw nncheck::Unsupported for a model it cannot
+  // express. Empty: "{}".
+  std::function<std::string(const Model&)> options;
 
   // A command line split into words as a POSIX shell does (quotes and backslashes; no
   // expansion); throws nncheck::Error for an empty line or an unclosed quote. A word naming a
@@ -48,6 +54,8 @@ class WorkerBackend : public Backend {
   TensorMap run(const Model& model, const TensorMap& inputs) override;
   std::vector<std::string> optimizationsApplied() const override { return applied_; }
   std::vector<std::string> optimizations() const override;
+  std::vector<std::string> unreportedOptimizations() const override;
+  std::chrono::milliseconds startTime() const override;  // the facts' start_seconds
 
  private:
   struct State;

@@ -48,11 +48,20 @@ class Engine:
     capabilities: dict[str, Any] = {}
     # Runs after which nncheck starts the worker afresh (for an engine that leaks); 0: never.
     restart_every: int = 0
+    # Seconds past a case's time limit the first run of a fresh worker may take (an import, a
+    # first compile's one-time loading), so that starting the engine is no case's hang.
+    start_seconds: int = 0
     # What a standalone reproducer (`nncheck repro`) needs installed: "pip install ...".
     reproducer_requirements: str = ""
 
     def optimizations(self, configuration: str) -> list[str]:
         """The optimizations `configuration` may apply, each one `disabled` can switch off."""
+        return []
+
+    def unreported_optimizations(self, configuration: str) -> list[str]:
+        """Optimizations `disabled` can switch off at `configuration` whose firing the engine cannot
+        tell (a compiler's switch rather than a pass): searched for a failure's culprit, never
+        returned as applied."""
         return []
 
     def run(
@@ -63,6 +72,13 @@ class Engine:
         optionally the optimizations that changed the model. Raise Unsupported for a model the
         engine does not take; any other exception is the engine's error."""
         raise NotImplementedError
+
+    def run_request(self, run: protocol.Run) -> tuple[dict[str, np.ndarray], list[str]] | dict[
+        str, np.ndarray
+    ]:
+        """The whole run request, `options` too (an engine whose host side sends it more than the
+        model: the inductor engine's PyTorch source). By default, `run` without the options."""
+        return self.run(run.model, run.inputs, run.configuration, list(run.disabled))
 
     def reproducer(self, configuration: str) -> str | None:
         """Python source for a standalone reproducer (`nncheck repro`): with its imports, it defines
@@ -82,9 +98,13 @@ class Engine:
             "configurations": configurations,
             "baseline": self.baseline,
             "optimizations": {c: sorted(set(self.optimizations(c))) for c in configurations},
+            "unreported_optimizations": {
+                c: sorted(set(self.unreported_optimizations(c))) for c in configurations
+            },
             "install": self.install,
             "capabilities": self.capabilities,
             "restart_every": self.restart_every,
+            "start_seconds": self.start_seconds,
         }
         code = {c: source for c in configurations if (source := self.reproducer(c)) is not None}
         if code:
@@ -100,7 +120,7 @@ class Engine:
 def reply_to(engine: Engine, run: protocol.Run) -> list[bytes]:
     """The reply to one run: outputs, unsupported, or the engine's error with its trace."""
     try:
-        result = engine.run(run.model, run.inputs, run.configuration, list(run.disabled))
+        result = engine.run_request(run)
         outputs, applied = result if isinstance(result, tuple) else (result, [])
         return protocol.outputs_body({k: np.asarray(v) for k, v in outputs.items()}, list(applied))
     except Unsupported as u:

@@ -50,7 +50,9 @@ FACTS = {
         "shape_operands_must_be_initializers": True,
         "weights_must_be_initializers": False,
     },
+    "unreported_optimizations": {"O1": ["Vectorize"]},
     "restart_every": 500,
+    "start_seconds": 30,
     "reproducer": {
         "language": "python",
         "runtime": "Python 3.11",

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "nncheck/error.h"
@@ -57,6 +58,11 @@ std::string pythonSdkFolder() {
   static const char here = 0;
   const std::string init = engineFile(&here, "python/nncheck_engine/__init__.py");
   return std::filesystem::path(init).parent_path().parent_path().string();
+}
+
+std::string environmentPython(const std::string& environment, const std::string& builtDir) {
+  const char* dir = std::getenv("NNCHECK_PYTHON_DIR");
+  return (dir && *dir ? std::string(dir) : builtDir) + "/" + environment + "/bin/python";
 }
 
 }  // namespace nncheck

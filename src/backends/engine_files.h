@@ -26,4 +26,8 @@ std::string engineKnownBugs(const std::string& engine);
 // The folder of nncheck's Python SDK (python/nncheck_engine), for a worker's PYTHONPATH.
 std::string pythonSdkFolder();
 
+// The Python of an engine's environment (scripts/install-deps.sh <environment>):
+// $NNCHECK_PYTHON_DIR/<environment>/bin/python, else under `builtDir`, the folder the build found.
+std::string environmentPython(const std::string& environment, const std::string& builtDir);
+
 }  // namespace nncheck

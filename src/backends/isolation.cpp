@@ -531,9 +531,13 @@ class Isolated::Server {
 
   // What the run a request asked for did, read as it arrives; nullopt when the server died, did
   // not answer by the deadline or (a worker) went past the memory limit: it is then stopped, and
-  // the next request starts a new one.
-  std::optional<RunOutcome> ask(const std::string& request, Clock::time_point deadline) {
-    if (child_.pid <= 0) child_ = launch_();
+  // the next request starts a new one. A server started for this request has `startTime` more.
+  std::optional<RunOutcome> ask(const std::string& request, Clock::time_point deadline,
+                                std::chrono::milliseconds startTime) {
+    if (child_.pid <= 0) {
+      child_ = launch_();
+      deadline += startTime;
+    }
     std::optional<wire::MemoryWatch> watch;
     if (watched_) watch = wire::MemoryWatch{child_.pid, memoryLimit()};
     const wire::MemoryWatch* watching = watch ? &*watch : nullptr;
@@ -609,10 +613,12 @@ Isolated::Isolated(Backend& backend, std::chrono::milliseconds timeout, Isolatio
       name_(backend.name()),
       capabilities_(backend.capabilities()),
       timeout_(timeout),
+      startTime_(backend.startTime()),
       folders_(std::make_shared<Folders>()) {
   // The servers hold the folders too: they are removed after the last server's processes end.
   spawner_ = std::make_shared<Server>(
-      [&backend, timeout, folders = folders_] {
+      // Each of the spawner's children starts the engine afresh.
+      [&backend, timeout = timeout + startTime_, folders = folders_] {
         const std::string root = folders->root();
         return forkServing([&](int fd) { serveAsSpawner(fd, backend, timeout, root); });
       },
@@ -638,12 +644,13 @@ RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
   const auto start = Clock::now();
   const std::string request = runRequest(model, inputs);
   std::optional<RunOutcome> r;
-  if (worker_) r = worker_->ask(request, start + timeout_);
+  if (worker_) r = worker_->ask(request, start + timeout_, startTime_);
   // No worker, or it died or hung: the case alone, in a fresh child.
-  if (!r) r = spawner_->ask(request, Clock::now() + timeout_ + kSpawnerGrace);
+  if (!r) r = spawner_->ask(request, Clock::now() + timeout_ + startTime_ + kSpawnerGrace, {});
   // The spawner died too: a child of this process.
   if (!r)
-    r = decodeReport(runInChild(backend_, model, inputs, timeout_, -1, folders_->root(), true));
+    r = decodeReport(runInChild(backend_, model, inputs, timeout_ + startTime_, -1,
+                                folders_->root(), true));
   r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return std::move(*r);
 }

@@ -75,10 +75,13 @@ Configured readConfiguration(const worker::Facts& f, const std::string& who,
   if (!known)
     throw Error(f.name + " (" + who + "): no configuration '" + c.configuration +
                 "' (its configurations: " + all + ")");
-  const auto opts = f.optimizations.find(c.configuration);
+  const auto names = [&](const std::map<std::string, std::vector<std::string>>& m,
+                         const std::string& d) {
+    const auto it = m.find(c.configuration);
+    return it != m.end() && std::find(it->second.begin(), it->second.end(), d) != it->second.end();
+  };
   for (const std::string& d : c.disabled)
-    if (opts == f.optimizations.end() ||
-        std::find(opts->second.begin(), opts->second.end(), d) == opts->second.end())
+    if (!names(f.optimizations, d) && !names(f.unreported, d))
       throw Error(f.name + " (" + who + "): configuration '" + c.configuration +
                   "' names no optimization '" + d + "' to switch off");
   return c;
@@ -155,20 +158,42 @@ std::string WorkerBackend::name() const {
 
 Capabilities WorkerBackend::capabilities() const { return state_->facts->capabilities; }
 
-std::vector<std::string> WorkerBackend::optimizations() const {
-  const auto it = state_->facts->optimizations.find(state_->configured.configuration);
-  if (it == state_->facts->optimizations.end()) return {};
+std::chrono::milliseconds WorkerBackend::startTime() const {
+  return std::chrono::seconds(state_->facts->startSeconds);
+}
+
+namespace {
+
+// Those of a configuration's optimizations not switched off.
+std::vector<std::string> notDisabled(const std::map<std::string, std::vector<std::string>>& all,
+                                     const Configured& configured) {
+  const auto it = all.find(configured.configuration);
+  if (it == all.end()) return {};
   std::vector<std::string> out;
   for (const std::string& o : it->second)
-    if (std::find(state_->configured.disabled.begin(), state_->configured.disabled.end(), o) ==
-        state_->configured.disabled.end())
+    if (std::find(configured.disabled.begin(), configured.disabled.end(), o) ==
+        configured.disabled.end())
       out.push_back(o);
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> WorkerBackend::optimizations() const {
+  return notDisabled(state_->facts->optimizations, state_->configured);
+}
+
+std::vector<std::string> WorkerBackend::unreportedOptimizations() const {
+  return notDisabled(state_->facts->unreported, state_->configured);
 }
 
 TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
   applied_.clear();
   State& s = *state_;
+  // First, so that a model the host side refuses starts no worker.
+  worker::RunRequest request{.configuration = s.configured.configuration,
+                             .disabled = s.configured.disabled};
+  if (s.command.options) request.options = s.command.options(model);
   if (s.process && s.facts->restartEvery > 0 && s.runs >= s.facts->restartEvery) s.process.reset();
   if (!s.process) {
     s.runs = 0;
@@ -183,9 +208,7 @@ TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
     feeds.emplace_back(in->name, &it->second);
   }
   std::string log;
-  worker::Reply reply = s.process->run(
-      {.configuration = s.configured.configuration, .disabled = s.configured.disabled},
-      serializeModel(model), feeds, log);
+  worker::Reply reply = s.process->run(request, serializeModel(model), feeds, log);
   applied_ = reply.applied;
   if (reply.kind == worker::kUnsupported)
     throw Unsupported("engine", name() + ": " + reply.category + ": " + reply.message);

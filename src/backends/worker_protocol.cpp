@@ -112,9 +112,12 @@ Facts readFacts(std::string_view body, const std::string& who) {
   if (f.configurations.empty()) f.configurations = {""};
   f.baseline = field<std::string>(j, "baseline", who);
   f.optimizations = field<std::map<std::string, std::vector<std::string>>>(j, "optimizations", who);
+  f.unreported = field<std::map<std::string, std::vector<std::string>>>(
+      j, "unreported_optimizations", who, {});
   f.install = field<std::string>(j, "install", who);
   f.capabilities = readCapabilities(field<json>(j, "capabilities", who, json::object()), who);
   f.restartEvery = field<int>(j, "restart_every", who, 0);
+  f.startSeconds = field<int>(j, "start_seconds", who, 0);
   if (const json r = field<json>(j, "reproducer", who, json::object()); !r.empty()) {
     f.reproducer.language = field<std::string>(r, "language", who);
     if (f.reproducer.language != "python" && f.reproducer.language != "javascript")
@@ -127,6 +130,9 @@ Facts readFacts(std::string_view body, const std::string& who) {
   if (f.restartEvery < 0)
     throw Error(who + ": 'restart_every' is " + std::to_string(f.restartEvery) +
                 ": expected a count of runs, or 0 for never");
+  if (f.startSeconds < 0 || f.startSeconds > 600)
+    throw Error(who + ": 'start_seconds' is " + std::to_string(f.startSeconds) +
+                ": expected 0 to 600 seconds");
   return f;
 }
 
@@ -148,9 +154,11 @@ std::string factsBody(const Facts& f) {
          {"configurations", f.configurations},
          {"baseline", f.baseline},
          {"optimizations", f.optimizations},
+         {"unreported_optimizations", f.unreported},
          {"install", f.install},
          {"capabilities", capabilitiesJson(f.capabilities)},
-         {"restart_every", f.restartEvery}};
+         {"restart_every", f.restartEvery},
+         {"start_seconds", f.startSeconds}};
   if (!f.reproducer.language.empty())
     j["reproducer"] = {{"language", f.reproducer.language},
                        {"runtime", f.reproducer.runtime},

@@ -52,6 +52,9 @@ struct Facts {
   std::string baseline;                     // "" for none
   // configuration -> the optimizations it may apply, each one `disabled` can switch off
   std::map<std::string, std::vector<std::string>> optimizations;
+  // configuration -> optimizations `disabled` can switch off whose firing the engine cannot
+  // tell (a compiler's switch, not a pass): searched for culprits, never named as applied
+  std::map<std::string, std::vector<std::string>> unreported;
   std::string install;  // how to install what the worker needs
   // What the engine accepts; the defaults (any op, the generator's dtypes) when it says nothing.
   // Op weights travel as whole percentages (the protocol's JSON has no floating point).
@@ -59,6 +62,9 @@ struct Facts {
   // Runs after which the host starts the worker afresh (an engine that leaks: its memory and
   // caches stay bounded); 0: never.
   int restartEvery = 0;
+  // Seconds past a case's time limit a fresh worker's first run may take: starting the engine
+  // (an import, a first compile's one-time loading) is no case's hang.
+  int startSeconds = 0;
   ReproducerFacts reproducer;
 };
 

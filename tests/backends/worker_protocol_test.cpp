@@ -35,7 +35,9 @@ worker::Facts vectorFacts() {
   f.capabilities.dtypes = {DType::Float32, DType::Int64};
   f.capabilities = f.capabilities.withProbedOps({{"Add", 1.0}, {"Cast", 0.5}});
   f.capabilities.weightsMustBeInitializers = false;
+  f.unreported = {{"O1", {"Vectorize"}}};
   f.restartEvery = 500;
+  f.startSeconds = 30;
   f.reproducer = {.language = "python",
                   .runtime = "Python 3.11",
                   .requirements = "pip install vectors",
@@ -183,7 +185,9 @@ TEST(WorkerProtocol, ReadsEveryVectorBackToItsValues) {
   EXPECT_EQ(facts.capabilities.opWeights, want.capabilities.opWeights);
   EXPECT_EQ(facts.capabilities.opset, want.capabilities.opset);
   EXPECT_FALSE(facts.capabilities.weightsMustBeInitializers);
+  EXPECT_EQ(facts.unreported, want.unreported);
   EXPECT_EQ(facts.restartEvery, 500);
+  EXPECT_EQ(facts.startSeconds, 30);
   EXPECT_EQ(facts.reproducer.language, want.reproducer.language);
   EXPECT_EQ(facts.reproducer.runtime, want.reproducer.runtime);
   EXPECT_EQ(facts.reproducer.requirements, want.reproducer.requirements);

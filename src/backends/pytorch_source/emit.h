@@ -13,6 +13,7 @@
 #include "backends/node_reading.h"
 #include "nncheck/graph.h"
 #include "ops/infer.h"
+#include "pytorch_source/translate.h"
 
 namespace nncheck::pytorch {
 
@@ -21,7 +22,8 @@ class NodeEmit : public NodeReading {
   NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
            std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
            std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps,
-           const std::string& engine);  // named in what it refuses
+           const std::string& engine,  // named in what it refuses
+           Dialect dialect);
 
   size_t inputCount() const { return in_.size(); }
   bool has(size_t i) const { return i < in_.size() && !in_[i].empty(); }
@@ -37,12 +39,23 @@ class NodeEmit : public NodeReading {
   // A fresh local holding expr; returns its name.
   std::string let(const std::string& expr);
 
+  Dialect dialect() const { return dialect_; }
+  // Dtype t as the dialect writes it: "6" (ATen's ScalarType::Float) in TorchScript compiled from
+  // C++, which has no torch.float32; "torch.float32" in Python, where 6 would be a device.
+  // Unsupported for a dtype not translated.
+  std::string torchType(DType t) const;
+  // A function of torch.nn.functional as the dialect reaches it: "torch.leaky_relu" (the ATen
+  // builtin, all TorchScript compiled from C++ resolves), "torch.nn.functional.leaky_relu" in
+  // Python, as users write it. Only for functions whose positional parameters are ATen's.
+  std::string functional(const std::string& name) const;
+
  private:
   const ops::InputFacts& facts(size_t i) const;
   std::vector<std::string> in_;
   std::vector<std::string> outNames_;
   std::vector<std::string>& lines_;
   int& temps_;
+  Dialect dialect_;
 };
 
 using Emitter = std::function<void(NodeEmit&)>;
@@ -54,10 +67,9 @@ void addElementwiseEmitters(EmitterTable& t);
 void addNeuralEmitters(EmitterTable& t);  // Conv, pools, normalization, Softmax, MatMul, Gemm
 void addShapeEmitters(EmitterTable& t);   // reshaping, slicing, indexing, reductions
 
-// TorchScript literals.
+// Literals, the same in both dialects.
 std::string pyFloat(double v);                      // "0.5", "1e-05", "float('inf')"
 std::string pyInts(const std::vector<int64_t>& v);  // "[1, 2]"
-std::string torchDtype(DType t);  // "6" (ScalarType::Float); Unsupported otherwise
 // A float64 expression as integer type t the way nncheck's kernels convert (ops/kernels.h
 // fromDouble): truncated, saturated at t's limits, NaN as 0. ATen's cast wraps instead. Assigns
 // output k.

@@ -18,7 +18,7 @@ Emitter callKeepingType(const std::string& fn) {
     if (isFloat(e.dtype(0)))
       e.assign(0, fn + "(" + e.in(0) + ")");
     else
-      assignAsInteger(e, 0, fn + "(" + e.in(0) + ".to(" + torchDtype(DType::Float64) + "))",
+      assignAsInteger(e, 0, fn + "(" + e.in(0) + ".to(" + e.torchType(DType::Float64) + "))",
                       e.outDtype(0));
   };
 }
@@ -51,18 +51,28 @@ void addElementwiseEmitters(EmitterTable& t) {
   t["Round"] = call("torch.round");  // half to even, as ONNX
   t["Not"] = call("torch.logical_not");
   t["LeakyRelu"] = [](NodeEmit& e) {
-    e.assign(0, "torch.leaky_relu(" + e.in(0) + ", " + pyFloat(e.attrFloat("alpha", 0.01f)) + ")");
+    e.assign(0, e.functional("leaky_relu") + "(" + e.in(0) + ", " + pyFloat(e.attrFloat("alpha", 0.01f)) + ")");
   };
   // aten::elu(x, alpha, scale, input_scale) is scale * (x > 0 ? x : alpha * (exp(x) - 1)):
   // Elu with scale 1, Selu with ONNX's gamma as the scale.
   t["Elu"] = [](NodeEmit& e) {
-    e.assign(0,
-             "torch.elu(" + e.in(0) + ", " + pyFloat(e.attrFloat("alpha", 1.0f)) + ", 1.0, 1.0)");
+    const std::string alpha = pyFloat(e.attrFloat("alpha", 1.0f));
+    e.assign(0, e.dialect() == Dialect::Python
+                    ? "torch.nn.functional.elu(" + e.in(0) + ", " + alpha + ")"
+                    : "torch.elu(" + e.in(0) + ", " + alpha + ", 1.0, 1.0)");
   };
+  // Python's functional elu has no scale: selu, as users write it, with ONNX's default
+  // constants (PyTorch's, rounded to float), else gamma * elu.
   t["Selu"] = [](NodeEmit& e) {
-    e.assign(0, "torch.elu(" + e.in(0) + ", " +
-                    pyFloat(e.attrFloat("alpha", 1.67326319217681884765625f)) + ", " +
-                    pyFloat(e.attrFloat("gamma", 1.05070102214813232421875f)) + ", 1.0)");
+    constexpr float kAlpha = 1.67326319217681884765625f, kGamma = 1.05070102214813232421875f;
+    const float alpha = e.attrFloat("alpha", kAlpha), gamma = e.attrFloat("gamma", kGamma);
+    if (e.dialect() == Dialect::TorchScript)
+      e.assign(0, "torch.elu(" + e.in(0) + ", " + pyFloat(alpha) + ", " + pyFloat(gamma) + ", 1.0)");
+    else if (alpha == kAlpha && gamma == kGamma)
+      e.assign(0, "torch.nn.functional.selu(" + e.in(0) + ")");
+    else
+      e.assign(0, "torch.nn.functional.elu(" + e.in(0) + ", " + pyFloat(alpha) + ") * " +
+                      pyFloat(gamma));
   };
   // max(0, min(1, alpha x + beta)). With PyTorch's alpha 1/6 and beta 1/2, what its exporter
   // writes for hardsigmoid, the call itself, which freeze's MKLDNN fusions match; ATen's has no
@@ -70,7 +80,7 @@ void addElementwiseEmitters(EmitterTable& t) {
   t["HardSigmoid"] = [](NodeEmit& e) {
     const float alpha = e.attrFloat("alpha", 0.2f), beta = e.attrFloat("beta", 0.5f);
     if (alpha == 1.0f / 6 && beta == 0.5f && isFloat(e.dtype(0))) {
-      e.assign(0, "torch.hardsigmoid(" + e.in(0) + ")");
+      e.assign(0, e.functional("hardsigmoid") + "(" + e.in(0) + ")");
       return;
     }
     e.assign(0, "torch.clamp(" + e.in(0) + " * " + pyFloat(alpha) + " + " + pyFloat(beta) +
@@ -79,10 +89,10 @@ void addElementwiseEmitters(EmitterTable& t) {
   // x max(0, min(1, x / 6 + 1/2)), PyTorch's hardswish exactly (its exporter writes HardSwish).
   t["HardSwish"] = [](NodeEmit& e) {
     if (!isFloat(e.dtype(0))) e.unsupported("ATen's hardswish takes floats");
-    e.assign(0, "torch.hardswish(" + e.in(0) + ")");
+    e.assign(0, e.functional("hardswish") + "(" + e.in(0) + ")");
   };
   t["Softplus"] = [](NodeEmit& e) {  // log(exp(x) + 1); ATen returns x past its threshold
-    e.assign(0, "torch.softplus(" + e.in(0) + ", 1.0, 20.0)");
+    e.assign(0, e.functional("softplus") + "(" + e.in(0) + ", 1.0, 20.0)");
   };
 
   t["Add"] = call2("torch.add");
@@ -98,13 +108,13 @@ void addElementwiseEmitters(EmitterTable& t) {
                     ", " + e.in(1) + ")");
   };
   t["Pow"] = [](NodeEmit& e) {  // the result has the base's dtype
-    const std::string f64 = torchDtype(DType::Float64);
+    const std::string f64 = e.torchType(DType::Float64);
     if (isFloat(e.dtype(0))) {
       // Float types that differ promote by ATen's rules, under which a 0-d float64 base loses to
       // a float32 exponent: computed in float64, the result takes the base's type.
       e.assign(0, isFloat(e.dtype(1)) && e.dtype(1) != e.dtype(0)
                       ? "torch.pow(" + e.in(0) + ".to(" + f64 + "), " + e.in(1) + ".to(" + f64 +
-                            ")).to(" + torchDtype(e.dtype(0)) + ")"
+                            ")).to(" + e.torchType(e.dtype(0)) + ")"
                       : "torch.pow(" + e.in(0) + ", " + e.in(1) + ")");
       return;
     }
@@ -127,7 +137,7 @@ void addElementwiseEmitters(EmitterTable& t) {
   t["Where"] = [](NodeEmit& e) {
     e.assign(0, "torch.where(" + e.in(0) + ", " + e.in(1) + ", " + e.in(2) + ")");
   };
-  t["Cast"] = [](NodeEmit& e) { e.assign(0, e.in(0) + ".to(" + torchDtype(e.outDtype(0)) + ")"); };
+  t["Cast"] = [](NodeEmit& e) { e.assign(0, e.in(0) + ".to(" + e.torchType(e.outDtype(0)) + ")"); };
   // min(max(x, lo), hi), written as user code and PyTorch's exporter have it: a Clip with
   // constant bounds is torch.clamp with number bounds (hi wins when lo > hi, as in ONNX), and
   // [0, 6] on floats is relu6, hardtanh(x, 0, 6), which freeze's MKLDNN fusions match after a
@@ -148,7 +158,7 @@ void addElementwiseEmitters(EmitterTable& t) {
     };
     const std::string lo = bound(1), hi = bound(2);
     if (isFloat(e.dtype(0)) && lo == "0.0" && hi == "6.0") {
-      e.assign(0, "torch.hardtanh(" + e.in(0) + ", 0.0, 6.0)");
+      e.assign(0, e.functional("hardtanh") + "(" + e.in(0) + ", 0.0, 6.0)");
       return;
     }
     e.assign(0, "torch.clamp(" + e.in(0) + ", " + lo + ", " + hi + ")");

@@ -135,7 +135,7 @@ void emitMaxPool(NodeEmit& e) {
   }
   if (e.attrInt("storage_order", 0) != 0) e.unsupported("column-major Indices");
   // ATen's indices count within each (n, c) plane; ONNX's within the whole tensor.
-  const std::string both = e.let("torch.max_pool" + nd(e) + "_with_indices" + args + ")");
+  const std::string both = e.let(e.functional("max_pool" + nd(e) + "_with_indices") + args + ")");
   e.assign(0, both + "[0]");
   const Shape& s = e.shape(0);
   int64_t plane = 1;
@@ -150,7 +150,7 @@ void emitAveragePool(NodeEmit& e) {
   const ops::WindowGeometry w = window(e);
   const bool ceil = e.attrInt("ceil_mode", 0) != 0;
   const bool includePad = e.attrInt("count_include_pad", 0) != 0;
-  const std::string fn = "torch.avg_pool" + nd(e) + "(";
+  const std::string fn = e.functional("avg_pool" + nd(e)) + "(";
   const std::string rest = ", " + pyInts(w.kernel) + ", " + pyInts(w.strides) + ", ";
   const std::string flags = std::string(ceil ? "True" : "False") + ", ";
   if (std::optional<Shape> pads = atenPoolPads(e, w, ceil)) {
@@ -189,7 +189,7 @@ void addNeuralEmitters(EmitterTable& t) {
     if (e.attrInt("training_mode", 0) != 0) e.unsupported("training_mode=1");
     // ONNX lets the parameters' float types differ from X's; ATen wants one, so they take X's.
     auto param = [&e](size_t i) {
-      return e.dtype(i) == e.dtype(0) ? e.in(i) : e.in(i) + ".to(" + torchDtype(e.dtype(0)) + ")";
+      return e.dtype(i) == e.dtype(0) ? e.in(i) : e.in(i) + ".to(" + e.torchType(e.dtype(0)) + ")";
     };
     e.assign(0, "torch.batch_norm(" + e.in(0) + ", " + param(1) + ", " + param(2) + ", " +
                     param(3) + ", " + param(4) + ", False, " +
@@ -217,7 +217,7 @@ void addNeuralEmitters(EmitterTable& t) {
     if (e.dtype(0) != DType::Float32 && e.dtype(0) != DType::Float64) {
       // Integers: the product in the integer type (wrapping, as numpy's), scaled in float64,
       // converted back as the reference does.
-      const std::string f64 = ".to(" + torchDtype(DType::Float64) + ")";
+      const std::string f64 = ".to(" + e.torchType(DType::Float64) + ")";
       std::string y = "torch.mm(" + a + ", " + b + ")" + f64 + " * " + alpha;
       if (e.has(2)) y += " + " + e.in(2) + f64 + " * " + pyFloat(e.attrFloat("beta", 1.0f));
       assignAsInteger(e, 0, y, e.outDtype(0));
@@ -229,7 +229,7 @@ void addNeuralEmitters(EmitterTable& t) {
                         e.attrFloat("alpha", 1.0f) == 1.0f && e.attrFloat("beta", 1.0f) == 1.0f &&
                         (!e.has(2) || (e.rank(2) == 1 && e.shape(2)[0] == e.outShape(0)[1]));
     if (linear) {
-      e.assign(0, "torch.linear(" + e.in(0) + ", " + e.in(1) + ", " +
+      e.assign(0, e.functional("linear") + "(" + e.in(0) + ", " + e.in(1) + ", " +
                       (e.has(2) ? e.in(2) : "None") + ")");
       return;
     }

@@ -239,21 +239,23 @@ void emitResize(NodeEmit& e) {
   bool lengthOne = false;
   for (int64_t a = 2; a < r; ++a) lengthOne |= out[static_cast<size_t>(a)] == 1;
   const std::string d = std::to_string(r - 2) + "d";
-  std::string fn, align;
+  // ATen's op and functional.interpolate's mode; align_corners only for linear modes.
+  std::string fn, interpolateMode, align;
+  const std::string linear =
+      r == 3 ? "upsample_linear1d" : r == 4 ? "upsample_bilinear2d" : "upsample_trilinear3d";
+  const std::string linearMode = r == 3 ? "linear" : r == 4 ? "bilinear" : "trilinear";
   if (mode == "linear" &&
       (coord == "half_pixel" || (coord == "pytorch_half_pixel" && !lengthOne))) {
-    fn = r == 3 ? "upsample_linear1d" : r == 4 ? "upsample_bilinear2d" : "upsample_trilinear3d";
-    align = "False, ";
+    fn = linear, interpolateMode = linearMode, align = "False";
   } else if (mode == "linear" && coord == "align_corners") {
-    fn = r == 3 ? "upsample_linear1d" : r == 4 ? "upsample_bilinear2d" : "upsample_trilinear3d";
-    align = "True, ";
+    fn = linear, interpolateMode = linearMode, align = "True";
   } else if (mode == "nearest" && coord == "asymmetric" && nearest == "floor") {
-    fn = "upsample_nearest" + d;
+    fn = "upsample_nearest" + d, interpolateMode = "nearest";
   } else if (mode == "nearest" &&
              (((coord == "half_pixel" || (coord == "pytorch_half_pixel" && !lengthOne)) &&
                nearest == "round_prefer_ceil") ||
               (coord == "tf_half_pixel_for_nn" && nearest == "floor"))) {
-    fn = "_upsample_nearest_exact" + d;
+    fn = "_upsample_nearest_exact" + d, interpolateMode = "nearest-exact";
   } else {
     e.unsupported("mode " + mode + " with " + coord + " and " + nearest +
                   " has no ATen equivalent");
@@ -269,14 +271,22 @@ void emitResize(NodeEmit& e) {
     for (int64_t a = 2; a < r; ++a) scale += (a > 2 ? ", " : "") + pyFloat(s->toDouble(a));
     scale += "]";
   }
+  // The ATen op in TorchScript; in Python, interpolate, which users call and which calls it with
+  // the same size or scales.
+  const auto upsample = [&](const std::string& x) {
+    if (e.dialect() == Dialect::TorchScript)
+      return "torch." + fn + "(" + x + ", " + size + ", " + (align.empty() ? "" : align + ", ") +
+             scale + ")";
+    return "torch.nn.functional.interpolate(" + x + ", size=" + size + ", scale_factor=" + scale +
+           ", mode='" + interpolateMode + "'" + (align.empty() ? "" : ", align_corners=" + align) + ")";
+  };
   if (e.dtype(0) == DType::Float32 || e.dtype(0) == DType::Float64) {
-    e.assign(0, "torch." + fn + "(" + e.in(0) + ", " + size + ", " + align + scale + ")");
+    e.assign(0, upsample(e.in(0)));
     return;
   }
   // ATen upsamples floats only; the reference interpolates integers in double too, snapping
   // near-integers before the truncation.
-  const std::string y = e.let("torch." + fn + "(" + e.in(0) + ".to(" + torchDtype(DType::Float64) +
-                              "), " + size + ", " + align + scale + ")");
+  const std::string y = e.let(upsample(e.in(0) + ".to(" + e.torchType(DType::Float64) + ")"));
   const std::string nearestInt = e.let("torch.round(" + y + ")");
   assignAsInteger(e, 0,
                   "torch.where(torch.abs(" + y + " - " + nearestInt +

@@ -11,12 +11,13 @@ namespace nncheck::pytorch {
 NodeEmit::NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
                    std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
                    std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps,
-                   const std::string& engine)
+                   const std::string& engine, Dialect dialect)
     : NodeReading(node, opset, std::move(facts), std::move(outs), engine),
       in_(std::move(in)),
       outNames_(std::move(outNames)),
       lines_(lines),
-      temps_(temps) {}
+      temps_(temps),
+      dialect_(dialect) {}
 
 const std::string& NodeEmit::in(size_t i) const {
   if (!has(i)) unsupported("input " + std::to_string(i) + " is absent");
@@ -66,23 +67,27 @@ std::string pyInts(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
-// ATen's ScalarType codes: TorchScript compiled from C++ has no torch.float32 and the like.
-std::string torchDtype(DType t) {
+std::string NodeEmit::torchType(DType t) const {
+  const bool py = dialect_ == Dialect::Python;
   switch (t) {
     case DType::Int32:
-      return "3";
+      return py ? "torch.int32" : "3";
     case DType::Int64:
-      return "4";
+      return py ? "torch.int64" : "4";
     case DType::Float32:
-      return "6";
+      return py ? "torch.float32" : "6";
     case DType::Float64:
-      return "7";
+      return py ? "torch.float64" : "7";
     case DType::Bool:
-      return "11";
+      return py ? "torch.bool" : "11";
     default:
       throw Unsupported(
           "dtype", "PyTorch source: dtype " + std::string(dtypeName(t)) + " is not translated");
   }
+}
+
+std::string NodeEmit::functional(const std::string& name) const {
+  return (dialect_ == Dialect::Python ? "torch.nn.functional." : "torch.") + name;
 }
 
 void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t) {
@@ -95,10 +100,10 @@ void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t) {
   const std::string lo = "(-" + hi + " - 1)";  // the literal itself would overflow
   const std::string v = e.let("torch.nan_to_num(" + f64 + ", 0.0)");
   e.assign(k, "torch.where(" + v + " >= " + hi + ".0, " + hi + ", torch.where(" + v + " <= -" + hi +
-                  ".0, " + lo + ", " + v + ".to(" + torchDtype(t) + ")))");
+                  ".0, " + lo + ", " + v + ".to(" + e.torchType(t) + ")))");
 }
 
-Script translate(const Model& model, const std::string& engine) {
+Script translate(const Model& model, const std::string& engine, Dialect dialect) {
   const Graph& g = model.graph;
   const std::map<std::string, ops::InputFacts> facts = ops::inferStaticModel(model, engine);
   Script s;
@@ -114,7 +119,7 @@ Script translate(const Model& model, const std::string& engine) {
     if (expr.count(w.name)) continue;  // a graph input's default: the input wins
     const std::string name = std::string("w").append(std::to_string(s.buffers.size()));
     expr[w.name] = "self." + name;
-    s.buffers.emplace_back(name, w.value);
+    s.buffers.push_back({name, w.name, w.value});
   }
   std::vector<std::string> lines;
   int temps = 0, values = 0;
@@ -132,7 +137,7 @@ Script translate(const Model& model, const std::string& engine) {
           if (!v.empty()) expr[v] = outNames.back();
         }
         NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, outNames, lines, temps,
-                      engine);
+                      engine, dialect);
         emitter(emit);
       });
   std::string ret;

@@ -3,8 +3,9 @@
 // semantics at the model's opset (broadcasting, pads, defaults, integer and bool dtypes). The
 // numbers a node reads as parameters (Reshape's shape, Slice's starts, Pad's pads) are written
 // into the source, as a PyTorch user writes them; data initializers become buffers, which
-// freezing folds. The text is TorchScript, a subset of Python: libtorch's torch.jit compiles it
-// (the torchscript engine), and Python runs it as it is (under torch.compile).
+// freezing folds. One translation, two dialects that differ only in how a dtype and a
+// torch.nn.functional function are named: TorchScript as libtorch's torch.jit compiles it from C++
+// (the torchscript engine), and Python as users write it (torch.compile's engine runs it).
 //
 //   Script s = translate(model, "torchscript");   // throws nncheck::Unsupported naming the node
 //   module.define(s.source);                      // then register s.buffers
@@ -19,15 +20,25 @@
 
 namespace nncheck::pytorch {
 
+enum class Dialect { TorchScript, Python };
+
+// self.<name>: an initializer of the model.
+struct Buffer {
+  std::string name;         // "w0"
+  std::string initializer;  // its name in the model
+  Tensor value;
+};
+
 struct Script {
-  std::string source;                                   // "def forward(self, ...):\n ..."
-  std::vector<std::pair<std::string, Tensor>> buffers;  // self.<name> = the initializer
+  std::string source;            // "def forward(self, ...):\n ..."
+  std::vector<Buffer> buffers;
   std::vector<std::string> inputs;                      // forward's arguments, graph inputs
   std::vector<std::string> outputs;                     // the returned tuple, graph outputs
 };
 
 // `engine` is named in what the translation refuses ("torchscript: Loop node 'l' is not
 // translated").
-Script translate(const Model& model, const std::string& engine);
+Script translate(const Model& model, const std::string& engine,
+                 Dialect dialect = Dialect::TorchScript);
 
 }  // namespace nncheck::pytorch

@@ -35,8 +35,8 @@ static const char* SOURCE = R"TS(
 )";
   code += script.source +
           ")TS\";\nstatic const std::vector<std::pair<std::string, Tensor>> BUFFERS = {\n";
-  for (const auto& [name, value] : script.buffers)
-    code += "    {" + quotedLiteral(name) + ", " + cppTensorLiteral(value, "        ") + "},\n";
+  for (const pytorch::Buffer& b : script.buffers)
+    code += "    {" + quotedLiteral(b.name) + ", " + cppTensorLiteral(b.value, "        ") + "},\n";
   code += R"(};
 
 static at::Tensor toTorch(const Tensor& t) {

@@ -2,8 +2,6 @@
 // this plug-in) in the virtual environment scripts/install-deps.sh makes from
 // python/requirements/tvm.txt. What it is (configurations, passes, accepted ops) is the worker's
 // to say; this file only says where the worker is.
-#include <cstdlib>
-
 #include "backends/engine_files.h"
 #include "nncheck/engine.h"
 #include "nncheck/worker_engine.h"
@@ -13,19 +11,13 @@ namespace {
 
 constexpr const char* kInstall = "scripts/install-deps.sh tvm (of nncheck's source tree)";
 
-// The Python of the environment: $NNCHECK_PYTHON_DIR/tvm, else the one the build found.
-std::string python() {
-  const char* dir = std::getenv("NNCHECK_PYTHON_DIR");
-  return std::string(dir && *dir ? dir : NNCHECK_PYTHON_DIR) + "/tvm/bin/python";
-}
-
 void anchor() {}
 
 }  // namespace
 
 NNCHECK_REGISTER_ENGINE(tvm) {
   WorkerCommand command;
-  command.argv = {python(),
+  command.argv = {environmentPython("tvm", NNCHECK_PYTHON_DIR),
                   engineFile(reinterpret_cast<const void*>(&anchor), "tvm/tvm_worker.py")};
   command.install = kInstall;
   return workerEngine(std::move(command),
