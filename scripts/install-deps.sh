@@ -49,6 +49,7 @@ packages=(
   libonnx-testdata
   procps
   python3-venv
+  python3-dev  # Python.h: torch.compile builds each kernel as a C++ extension
 )
 # Node.js and npm for the ort engine, unless the machine has them from elsewhere (NodeSource).
 command -v node >/dev/null || packages+=(nodejs)

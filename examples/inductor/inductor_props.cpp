@@ -47,8 +47,7 @@ const std::set<std::string> kOps = {"Add",
                                     "Tanh",
                                     "Transpose"};
 
-nncheck::Capabilities withoutKnownBugs(const nncheck::Backend& engine,
-                                       const std::string& mode) {
+nncheck::Capabilities withoutKnownBugs(const nncheck::Backend& engine, const std::string& mode) {
   nncheck::Capabilities caps = engine.capabilities();
   caps.dtypes = {nncheck::DType::Float32};
   std::erase_if(caps.ops, [](const std::string& op) { return kOps.count(op) == 0; });
@@ -66,9 +65,7 @@ nncheck::Property matchesReference(const std::string& mode) {
   };
 }
 
-std::string testName(const std::string& mode) {
-  return mode.substr(mode.find('=') + 1);
-}
+std::string testName(const std::string& mode) { return mode.substr(mode.find('=') + 1); }
 
 class Inductor : public nncheck::PropertyTest<std::string> {};
 
@@ -98,7 +95,8 @@ INSTANTIATE_TEST_SUITE_P(Modes, Inductor, ::testing::ValuesIn(kModes),
 // The corpus, once per mode: known failures must still fail there, the rest pass.
 const bool corpusRegistered = [] {
   for (const std::string& p : kModes)
-    nncheck::registerCorpusTests("InductorCorpus_" + testName(p), INDUCTOR_CORPUS, matchesReference(p), p);
+    nncheck::registerCorpusTests("InductorCorpus_" + testName(p), INDUCTOR_CORPUS,
+                                 matchesReference(p), p);
   return true;
 }();
 

@@ -5,7 +5,7 @@
     serve(Mine())          # nncheck fuzz --engine-worker 'python3 mine.py'
 """
 
-from .engine import Engine, Unsupported, reply_to, serve
+from .engine import Engine, Unsupported, probed_ops, reply_to, serve
 from .protocol import PROTOCOL_VERSION, ProtocolError
 
-__all__ = ["Engine", "Unsupported", "serve", "reply_to", "PROTOCOL_VERSION", "ProtocolError"]
+__all__ = ["Engine", "Unsupported", "serve", "reply_to", "probed_ops", "PROTOCOL_VERSION", "ProtocolError"]

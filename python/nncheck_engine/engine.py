@@ -15,7 +15,9 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import platform
+import re
 import sys
 import traceback
 from typing import Any, BinaryIO
@@ -23,6 +25,16 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from . import protocol
+
+
+def probed_ops(table: pathlib.Path) -> dict[str, int]:
+    """The ops `nncheck probe --write-table <table>` found an engine takes, weighted by the whole
+    percentage of their models it ran (the facts' capabilities "ops"); {} when there is no table."""
+    ops: dict[str, int] = {}
+    if table.exists():
+        for op, share in re.findall(r'\{"(\w+)", ([0-9.]+)\}', table.read_text()):
+            ops[op] = round(float(share) * 100)
+    return ops
 
 
 class Unsupported(Exception):

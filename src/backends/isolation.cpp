@@ -649,8 +649,8 @@ RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
   if (!r) r = spawner_->ask(request, Clock::now() + timeout_ + startTime_ + kSpawnerGrace, {});
   // The spawner died too: a child of this process.
   if (!r)
-    r = decodeReport(runInChild(backend_, model, inputs, timeout_ + startTime_, -1,
-                                folders_->root(), true));
+    r = decodeReport(
+        runInChild(backend_, model, inputs, timeout_ + startTime_, -1, folders_->root(), true));
   r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return std::move(*r);
 }

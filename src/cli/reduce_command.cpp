@@ -19,6 +19,9 @@ struct ReduceOptions {
   std::string caseDir;
   std::string corpus = "nncheck-corpus";
   bool markKnown = false;
+  // One case, asked for by name, may take longer than a campaign gives each finding: an engine
+  // that compiles each candidate (torch.compile, C++ kernels) runs a few a second.
+  double shrinkSeconds = 300;
 };
 
 int reduce(const ReduceOptions& o) {
@@ -53,6 +56,7 @@ int reduce(const ReduceOptions& o) {
   c.corpus = o.corpus;
   c.property = "reduce-" + o.engine.selection.backend;
   c.markKnownFailures = o.markKnown;
+  c.shrink.seconds = o.shrinkSeconds;
   try {
     std::optional<Finding> f = reduceCase(engines.list, tc, c);
     if (!f) {
@@ -87,6 +91,9 @@ void addReduceCommand(CLI::App& app) {
   addCampaignEngineOptions(cmd, o->engine);
   addOracleOption(cmd, o->engine.oracle, "default: the one the case records, else reference");
   cmd->add_option("--corpus", o->corpus, "where the reduced case is saved")->capture_default_str();
+  cmd->add_option("--shrink-seconds", o->shrinkSeconds, "time box of the shrinking")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--mark-known", o->markKnown,
                 "save it as a known failure of the configurations it fails in");
   cmd->callback([o] { setExitCode(reduce(*o)); });

@@ -19,13 +19,16 @@ using testing::runCli;
 // Probes `engine` afresh and expects the table its source compiles in (or its worker reads),
 // `table` under the source tree, to be that probe's, so it never drifts from the installed
 // engine; returns the probe's output.
-std::string expectFreshProbeMatches(const std::string& engine, const std::string& table) {
+std::string expectFreshProbeMatches(const std::string& engine, const std::string& table,
+                                    const std::string& config = "") {
   testing::TempDir tmp("probe");
   const std::string fresh = (tmp.path() / "table.inc").string();
-  auto o = runCli("probe --backend " + engine + " --write-table " + fresh);
+  const std::string probe =
+      "probe --backend " + engine + (config.empty() ? "" : " --config " + config);
+  auto o = runCli(probe + " --write-table " + fresh);
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_EQ(readFile(fresh), readFile(std::string(NNCHECK_SOURCE_DIR "/") + table))
-      << "rebuild it: nncheck probe --backend " << engine << " --write-table " << table;
+      << "rebuild it: nncheck " << probe << " --write-table " << table;
   return o.output;
 }
 
@@ -72,6 +75,15 @@ TEST(ProbeCommand, TvmsCapabilityTableMatchesAFreshProbe) {
   // And for TVM 0.27 at its zero pipeline: what its ONNX frontend imports and its CPU build runs
   // of each op's generated models. The worker reads the table to say which ops TVM takes.
   expectFreshProbeMatches("tvm", "src/backends/tvm/tvm_capabilities.inc");
+}
+#endif
+
+#ifdef NNCHECK_HAS_INDUCTOR_ENGINE
+TEST(ProbeCommand, InductorsCapabilityTableMatchesAFreshProbe) {
+  // And for PyTorch 2.15 in eager mode: what the translation to PyTorch expresses and eager
+  // PyTorch runs of each op's generated models (what the compiling modes then fail on is theirs).
+  expectFreshProbeMatches("inductor", "src/backends/inductor/inductor_capabilities.inc",
+                          "mode=eager");
 }
 #endif
 

@@ -37,8 +37,7 @@ std::string programOptions(const Model& model) {
         .append(quotedLiteral(s.buffers[i].initializer));
   buffers += "}";
   return "{\"buffers\":" + buffers + ",\"inputs\":" + namesLiteral(s.inputs) +
-         ",\"outputs\":" + namesLiteral(s.outputs) + ",\"source\":" + quotedLiteral(s.source) +
-         "}";
+         ",\"outputs\":" + namesLiteral(s.outputs) + ",\"source\":" + quotedLiteral(s.source) + "}";
 }
 
 // The host's part of a reproducer: the model as a PyTorch module, its buffers written out (the
@@ -71,19 +70,21 @@ std::string modelClass(const Model& model) {
 
 NNCHECK_REGISTER_ENGINE(inductor) {
   WorkerCommand command;
-  command.argv = {environmentPython("inductor", NNCHECK_PYTHON_DIR),
-                  engineFile(reinterpret_cast<const void*>(&anchor), "inductor/inductor_worker.py")};
+  command.argv = {
+      environmentPython("inductor", NNCHECK_PYTHON_DIR),
+      engineFile(reinterpret_cast<const void*>(&anchor), "inductor/inductor_worker.py")};
   command.install = kInstall;
   command.options = programOptions;
-  EngineInfo info = workerEngine(std::move(command),
-                      {.name = "inductor",
-                       .description = "PyTorch 2.15's torch.compile on CPU, in a Python worker: the "
-                                      "model as PyTorch source; configurations mode=eager|"
-                                      "aot_eager|inductor|freezing|dynamic|max-autotune",
-                       .baseline = "mode=eager",
-                       .install = kInstall});
+  EngineInfo info =
+      workerEngine(std::move(command),
+                   {.name = "inductor",
+                    .description = "PyTorch 2.15's torch.compile on CPU, in a Python worker: the "
+                                   "model as PyTorch source; configurations mode=eager|"
+                                   "aot_eager|inductor|freezing|dynamic|max-autotune",
+                    .baseline = "mode=eager",
+                    .install = kInstall});
   info.reproducer = [worker = info.reproducer](const std::string& configuration,
-                                                const Model& model) {
+                                               const Model& model) {
     std::optional<ReproducerRecipe> r = worker(configuration, model);
     if (r) r->code = modelClass(model) + r->code;
     return r;

@@ -39,42 +39,30 @@ import torch  # noqa: E402
 import torch._dynamo  # noqa: E402
 import torch._inductor.config as inductor_config  # noqa: E402
 from torch import Tensor  # noqa: E402  (the source's annotations)
-from torch._dynamo.utils import counters  # noqa: E402
 from torch.fx.passes.graph_transform_observer import GraphTransformObserver  # noqa: E402
 
-from nncheck_engine import Engine, serve  # noqa: E402
+from nncheck_engine import Engine, probed_ops, serve  # noqa: E402
 from nncheck_engine.protocol import Run  # noqa: E402
 
 torch.set_num_threads(1)
 VERSION = torch.__version__.split("+")[0]  # PyPI's version, without the wheel's CUDA tag
-# This CPU's vector ISAs (from /proc/cpuinfo) are taken as buildable, as in fbcode, rather than
-# proved by compiling a probe per ISA and loading it in a child Python: that proof cost a fresh
-# worker 9 s of its first compile (2.5 s without), and a fresh process judges every failure.
-inductor_config.cpp.vec_isa_ok = True
 
 MODES = ["eager", "aot_eager", "inductor", "freezing", "dynamic", "max-autotune"]
 INDUCTOR_MODES = {"inductor", "freezing", "dynamic", "max-autotune"}
 
-# Inductor's FX graph passes, by the names GraphTransformObserver gives them (the names
-# config.disabled_passes switches off): those that may rewrite an inference graph on CPU. The
-# unnamed pattern-matcher passes (joint-graph, post-grad and freezing patterns: constant and
-# binary folding, MKLDNN fusions) share the name "pattern_matcher"; "pass_pattern_i" holds the
-# i-th of the joint-graph and post-grad pattern sets.
+# Inductor's FX graph passes that config.disabled_passes switches off: those run through
+# GraphTransformObserver.apply_graph_pass or apply_gm_pass (a pass run in a plain `with` block of
+# the observer, as the pattern sets of freezing and the pre-grad fusions are, cannot be), and that
+# may rewrite an inference graph on CPU. "pass_pattern_i" is the i-th pattern set of the joint
+# graph and of the post-grad passes.
 GRAPH_PASSES = [
-    # before AOTAutograd
-    "efficient_conv_bn_eval_pass",
-    "fuse_conv_bn",
-    "group_batch_fusion_passes",
-    "linear_permute_fusion",
-    "permute_linear_fusion",
-    "permute_matmul_fusion",
-    "remove_identity",
-    # on the joint (here: inference) graph, and after it
+    "apply_gumbel_max_trick_pass",
     "constant_fold_uniform_value",
+    "efficient_conv_bn_eval_pass",
+    "group_batch_fusion_passes",
     "pass_pattern_0",
     "pass_pattern_1",
     "pass_pattern_2",
-    "pattern_matcher",
     "reinplace_inplaceable_ops",
     "remove_noop_ops",
     "reorder_for_locality",
@@ -83,6 +71,7 @@ GRAPH_PASSES = [
 SWITCHES: dict[str, dict[str, Any]] = {
     "fusion": {"max_fusion_size": 1},  # the scheduler fuses no two nodes
     "vectorization": {"cpp.simdlen": 1},  # no vector ISA has width 1: scalar C++ kernels
+    "weight_prepack": {"cpp.weight_prepack": False},  # freezing's MKL/oneDNN weight packing
 }
 
 
@@ -116,7 +105,7 @@ def _observed_enter(self: GraphTransformObserver) -> GraphTransformObserver:
 def _observed_exit(self: GraphTransformObserver, *exc: Any) -> None:
     _exit(self, *exc)
     before = _open.pop()
-    if exc[0] is None and _fingerprint(self) != before:
+    if exc[0] is None and self.passname in GRAPH_PASSES and _fingerprint(self) != before:
         _fired.append(self.passname)
 
 
@@ -134,9 +123,13 @@ class Inductor(Engine):
     configurations = [f"mode={m}" for m in ["inductor"] + [m for m in MODES if m != "inductor"]]
     baseline = "mode=eager"
     install = "scripts/install-deps.sh inductor"
+    # What the translation and eager PyTorch take, probed at mode=eager: what the compiling modes
+    # fail on among those is theirs to fix.
     capabilities = {
         "dtypes": [1, 7, 9],  # float32, int64, bool
         "opset": 17,
+        # nncheck probe --backend inductor --config mode=eager
+        "ops": probed_ops(pathlib.Path(__file__).resolve().parent / "inductor_capabilities.inc"),
         "weights_must_be_initializers": False,
         "shape_operands_must_be_initializers": True,
     }
@@ -148,7 +141,10 @@ class Inductor(Engine):
         return GRAPH_PASSES if mode_of(configuration) in INDUCTOR_MODES else []
 
     def unreported_optimizations(self, configuration: str) -> list[str]:
-        return list(SWITCHES) if mode_of(configuration) in INDUCTOR_MODES else []
+        mode = mode_of(configuration)
+        if mode not in INDUCTOR_MODES:
+            return []
+        return [s for s in SWITCHES if s != "weight_prepack" or mode == "freezing"]
 
     def reproducer(self, configuration: str) -> str:
         return reproducer_code(mode_of(configuration))
@@ -159,7 +155,6 @@ class Inductor(Engine):
         module = build_module(run.model, program)
         feeds = [torch.from_numpy(np.array(run.inputs[n])) for n in program["inputs"]]
         torch._dynamo.reset()
-        counters.clear()
         _fired.clear()
         with torch.no_grad(), inductor_config.patch(config_of(mode, run.disabled)):
             compiled = compile_module(module, mode)

@@ -51,7 +51,8 @@ void addElementwiseEmitters(EmitterTable& t) {
   t["Round"] = call("torch.round");  // half to even, as ONNX
   t["Not"] = call("torch.logical_not");
   t["LeakyRelu"] = [](NodeEmit& e) {
-    e.assign(0, e.functional("leaky_relu") + "(" + e.in(0) + ", " + pyFloat(e.attrFloat("alpha", 0.01f)) + ")");
+    e.assign(0, e.functional("leaky_relu") + "(" + e.in(0) + ", " +
+                    pyFloat(e.attrFloat("alpha", 0.01f)) + ")");
   };
   // aten::elu(x, alpha, scale, input_scale) is scale * (x > 0 ? x : alpha * (exp(x) - 1)):
   // Elu with scale 1, Selu with ONNX's gamma as the scale.
@@ -67,7 +68,8 @@ void addElementwiseEmitters(EmitterTable& t) {
     constexpr float kAlpha = 1.67326319217681884765625f, kGamma = 1.05070102214813232421875f;
     const float alpha = e.attrFloat("alpha", kAlpha), gamma = e.attrFloat("gamma", kGamma);
     if (e.dialect() == Dialect::TorchScript)
-      e.assign(0, "torch.elu(" + e.in(0) + ", " + pyFloat(alpha) + ", " + pyFloat(gamma) + ", 1.0)");
+      e.assign(0,
+               "torch.elu(" + e.in(0) + ", " + pyFloat(alpha) + ", " + pyFloat(gamma) + ", 1.0)");
     else if (alpha == kAlpha && gamma == kGamma)
       e.assign(0, "torch.nn.functional.selu(" + e.in(0) + ")");
     else

@@ -241,8 +241,9 @@ void emitResize(NodeEmit& e) {
   const std::string d = std::to_string(r - 2) + "d";
   // ATen's op and functional.interpolate's mode; align_corners only for linear modes.
   std::string fn, interpolateMode, align;
-  const std::string linear =
-      r == 3 ? "upsample_linear1d" : r == 4 ? "upsample_bilinear2d" : "upsample_trilinear3d";
+  const std::string linear = r == 3   ? "upsample_linear1d"
+                             : r == 4 ? "upsample_bilinear2d"
+                                      : "upsample_trilinear3d";
   const std::string linearMode = r == 3 ? "linear" : r == 4 ? "bilinear" : "trilinear";
   if (mode == "linear" &&
       (coord == "half_pixel" || (coord == "pytorch_half_pixel" && !lengthOne))) {
@@ -278,7 +279,8 @@ void emitResize(NodeEmit& e) {
       return "torch." + fn + "(" + x + ", " + size + ", " + (align.empty() ? "" : align + ", ") +
              scale + ")";
     return "torch.nn.functional.interpolate(" + x + ", size=" + size + ", scale_factor=" + scale +
-           ", mode='" + interpolateMode + "'" + (align.empty() ? "" : ", align_corners=" + align) + ")";
+           ", mode='" + interpolateMode + "'" + (align.empty() ? "" : ", align_corners=" + align) +
+           ")";
   };
   if (e.dtype(0) == DType::Float32 || e.dtype(0) == DType::Float64) {
     e.assign(0, upsample(e.in(0)));

@@ -30,10 +30,10 @@ struct Buffer {
 };
 
 struct Script {
-  std::string source;            // "def forward(self, ...):\n ..."
+  std::string source;  // "def forward(self, ...):\n ..."
   std::vector<Buffer> buffers;
-  std::vector<std::string> inputs;                      // forward's arguments, graph inputs
-  std::vector<std::string> outputs;                     // the returned tuple, graph outputs
+  std::vector<std::string> inputs;   // forward's arguments, graph inputs
+  std::vector<std::string> outputs;  // the returned tuple, graph outputs
 };
 
 // `engine` is named in what the translation refuses ("torchscript: Loop node 'l' is not

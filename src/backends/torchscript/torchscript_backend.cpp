@@ -178,7 +178,8 @@ TensorMap Backend::run(const Model& model, const TensorMap& inputs) {
     torch::NoGradGuard noGrad;
     switchTo(config_.level);
     torch::jit::Module m("nncheck");
-    for (const pytorch::Buffer& b : script.buffers) m.register_buffer(b.name, toTorch(b.value, b.name));
+    for (const pytorch::Buffer& b : script.buffers)
+      m.register_buffer(b.name, toTorch(b.value, b.name));
     m.define(script.source);
     m.eval();
     std::vector<c10::IValue> args;

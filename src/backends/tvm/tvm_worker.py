@@ -30,7 +30,7 @@ import tvm_ffi
 from tvm import relax
 from tvm.relax.frontend.onnx import from_onnx
 
-from nncheck_engine import Engine, Unsupported, serve
+from nncheck_engine import Engine, Unsupported, probed_ops, serve
 
 Pass = tuple[str, Callable[[], Any], bool]  # name, the pass, whether it is an optimization
 
@@ -58,17 +58,6 @@ HERE = pathlib.Path(__file__).resolve().parent
 STATED_LIMIT = re.compile(r"are supported|is supported|not supported|cannot handle")
 
 
-def probed_ops() -> dict[str, int]:
-    """The ops `nncheck probe --backend tvm --write-table tvm_capabilities.inc` found TVM takes,
-    weighted by the whole percentage of their models it ran."""
-    table = HERE / "tvm_capabilities.inc"
-    ops: dict[str, int] = {}
-    if table.exists():
-        for op, share in re.findall(r'\{"(\w+)", ([0-9.]+)\}', table.read_text()):
-            ops[op] = round(float(share) * 100)
-    return ops
-
-
 class Tvm(Engine):
     name = "tvm"
     version = tvm.__version__
@@ -84,7 +73,7 @@ class Tvm(Engine):
     )
 
     def __init__(self) -> None:
-        ops = probed_ops()
+        ops = probed_ops(HERE / "tvm_capabilities.inc")  # nncheck probe --backend tvm
         self.capabilities = {
             "dtypes": [1, 7, 9],  # float32, int64, bool
             "opset": 17,
