@@ -87,6 +87,14 @@ TEST(ProbeCommand, InductorsCapabilityTableMatchesAFreshProbe) {
 }
 #endif
 
+#ifdef NNCHECK_HAS_XLA_ENGINE
+TEST(ProbeCommand, XlasCapabilityTableMatchesAFreshProbe) {
+  // And for XLA through JAX op by op: what the translation to JAX expresses and JAX runs of each
+  // op's generated models without jit (what jit then fails on is XLA's).
+  expectFreshProbeMatches("xla", "src/backends/xla/xla_capabilities.inc", "mode=eager");
+}
+#endif
+
 #ifdef NNCHECK_HAS_MLIR_ENGINE
 TEST(ProbeCommand, MlirsCompiledCapabilityTableMatchesAFreshProbe) {
   // And for MLIR's TOSA path: what the emission expresses and Debian's MLIR 19 runs, probed at

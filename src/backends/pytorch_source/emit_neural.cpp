@@ -116,7 +116,7 @@ void emitConvTranspose(NodeEmit& e) {
 void emitMaxPool(NodeEmit& e) {
   const ops::WindowGeometry w = window(e);
   const bool ceil = e.attrInt("ceil_mode", 0) != 0;
-  const bool indices = e.outputCount() > 1 && e.out(1) != "_unused";
+  const bool indices = e.outUsed(1);
   std::optional<Shape> pads = atenPoolPads(e, w, ceil);
   std::string x = e.in(0);
   if (!pads) {

@@ -1,43 +1,9 @@
 #include "pytorch_source/translate.h"
 
-#include <cmath>
-#include <cstdio>
-
 #include "nncheck/error.h"
 #include "pytorch_source/emit.h"
 
 namespace nncheck::pytorch {
-
-NodeEmit::NodeEmit(const Node& node, int64_t opset, std::vector<std::string> in,
-                   std::vector<ops::InputFacts> facts, std::vector<ops::InputFacts> outs,
-                   std::vector<std::string> outNames, std::vector<std::string>& lines, int& temps,
-                   const std::string& engine, Dialect dialect)
-    : NodeReading(node, opset, std::move(facts), std::move(outs), engine),
-      in_(std::move(in)),
-      outNames_(std::move(outNames)),
-      lines_(lines),
-      temps_(temps),
-      dialect_(dialect) {}
-
-const std::string& NodeEmit::in(size_t i) const {
-  if (!has(i)) unsupported("input " + std::to_string(i) + " is absent");
-  return in_[i];
-}
-
-const ops::InputFacts& NodeEmit::facts(size_t i) const {
-  if (!has(i)) unsupported("input " + std::to_string(i) + " is absent");
-  return inputFacts()[i];
-}
-
-void NodeEmit::assign(size_t k, const std::string& expr) {
-  lines_.push_back(out(k) + " = " + expr);
-}
-
-std::string NodeEmit::let(const std::string& expr) {
-  const std::string name = "_t" + std::to_string(temps_++);
-  lines_.push_back(name + " = " + expr);
-  return name;
-}
 
 const EmitterTable& emitters() {
   static const EmitterTable table = [] {
@@ -48,23 +14,6 @@ const EmitterTable& emitters() {
     return t;
   }();
   return table;
-}
-
-std::string pyFloat(double v) {
-  if (std::isnan(v)) return "float('nan')";
-  if (std::isinf(v)) return v > 0 ? "float('inf')" : "float('-inf')";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string pyInts(const std::vector<int64_t>& v) {
-  if (v.empty()) return "[]";  // typed by the parameter it is passed to
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
 }
 
 std::string NodeEmit::torchType(DType t) const {
@@ -104,51 +53,21 @@ void assignAsInteger(NodeEmit& e, size_t k, const std::string& f64, DType t) {
 }
 
 Script translate(const Model& model, const std::string& engine, Dialect dialect) {
-  const Graph& g = model.graph;
-  const std::map<std::string, ops::InputFacts> facts = ops::inferStaticModel(model, engine);
-  Script s;
-  std::map<std::string, std::string> expr;  // ONNX value -> TorchScript expression
-  std::string params;
-  for (const ValueInfo* in : g.feedInputs()) {
-    const std::string name = std::string("a").append(std::to_string(s.inputs.size()));
-    expr[in->name] = name;
-    s.inputs.push_back(in->name);
-    params += ", " + name + ": Tensor";
-  }
-  for (const Initializer& w : g.initializers) {
-    if (expr.count(w.name)) continue;  // a graph input's default: the input wins
-    const std::string name = std::string("w").append(std::to_string(s.buffers.size()));
-    expr[w.name] = "self." + name;
-    s.buffers.push_back({name, w.name, w.value});
-  }
-  std::vector<std::string> lines;
-  int temps = 0, values = 0;
-  forEachNodeToTranslate(
-      g, facts, emitters(), engine,
-      [&](const Node& n, const Emitter& emitter, const std::vector<ops::InputFacts>& inFacts,
-          const std::vector<ops::InputFacts>& outFacts) {
-        std::vector<std::string> in;
-        for (const std::string& v : n.inputs) in.push_back(v.empty() ? "" : expr.at(v));
-        std::vector<std::string> outNames;
-        for (const std::string& v : n.outputs) {
-          // Appended, not concatenated: GCC 12 warns -Wrestrict on "v" + string here.
-          outNames.push_back(v.empty() ? "_unused"
-                                       : std::string("v").append(std::to_string(values++)));
-          if (!v.empty()) expr[v] = outNames.back();
-        }
-        NodeEmit emit(n, model.defaultOpset(), in, inFacts, outFacts, outNames, lines, temps,
-                      engine, dialect);
-        emitter(emit);
-      });
-  std::string ret;
-  for (const ValueInfo& o : g.outputs) {
-    s.outputs.push_back(o.name);
-    ret += expr.at(o.name) + ", ";
-  }
-  s.source = "def forward(self";  // appended, not concatenated: GCC 12 warns -Wrestrict
-  s.source += params;
+  PythonBody b = translateToPython(model, engine, emitters(), "self.", "",
+                                   [dialect](const Emitter& emitter, PythonSite site) {
+                                     NodeEmit e(std::move(site), dialect);
+                                     emitter(e);
+                                   });
+  Script s{.source = "def forward(self",
+           .buffers = std::move(b.weights),
+           .inputs = std::move(b.inputs),
+           .outputs = std::move(b.outputs)};
+  for (size_t i = 0; i < s.inputs.size(); ++i)
+    s.source.append(", a").append(std::to_string(i)).append(": Tensor");
   s.source += "):\n";
-  for (const std::string& l : lines) s.source += "    " + l + "\n";
+  for (const std::string& l : b.lines) s.source += "    " + l + "\n";
+  std::string ret;
+  for (const std::string& r : b.returned) ret += r + ", ";
   s.source += "    return (" + ret + ")\n";
   return s;
 }

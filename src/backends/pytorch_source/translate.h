@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/python_source.h"
 #include "nncheck/graph.h"
 #include "nncheck/tensor.h"
 
@@ -23,11 +24,7 @@ namespace nncheck::pytorch {
 enum class Dialect { TorchScript, Python };
 
 // self.<name>: an initializer of the model.
-struct Buffer {
-  std::string name;         // "w0"
-  std::string initializer;  // its name in the model
-  Tensor value;
-};
+using Buffer = PythonWeight;
 
 struct Script {
   std::string source;  // "def forward(self, ...):\n ..."

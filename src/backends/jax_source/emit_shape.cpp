@@ -1,0 +1,283 @@
+// Reshaping, slicing, indexing, padding, Resize and the reductions, as jax.numpy writes them.
+// Every shape is static, so output shapes come from the model's inferred types; negative axes are
+// normalized here, as ONNX defines them.
+#include <algorithm>
+#include <numeric>
+
+#include "jax_source/emit.h"
+
+namespace nncheck::jax {
+namespace {
+
+std::vector<int64_t> allAxes(int64_t rank) {
+  std::vector<int64_t> a(static_cast<size_t>(rank));
+  std::iota(a.begin(), a.end(), 0);
+  return a;
+}
+
+std::vector<int64_t> normAxes(std::vector<int64_t> axes, int64_t rank) {
+  for (int64_t& a : axes) a = normAxis(a, rank);
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+std::string pairs(const std::vector<int64_t>& pads, size_t rank) {  // ONNX's [b..., e...]
+  std::string s = "[";
+  for (size_t a = 0; a < rank; ++a)
+    s += (a ? ", " : "") + std::string("(") + std::to_string(pads[a]) + ", " +
+         std::to_string(pads[a + rank]) + ")";
+  return s + "]";
+}
+
+void emitReshape(JaxEmit& e) {
+  e.assign(0, "jnp.reshape(" + e.in(0) + ", " + pyTuple(e.outShape(0)) + ")");
+}
+
+void emitSqueeze(JaxEmit& e) {
+  // Squeeze-11's axes are an attribute; 13's are input 1; none: every axis of length 1.
+  std::vector<int64_t> axes = e.has(1) ? e.constInts(1) : e.attrInts("axes");
+  if (axes.empty())
+    for (int64_t a = 0; a < e.rank(0); ++a)
+      if (e.shape(0)[static_cast<size_t>(a)] == 1) axes.push_back(a);
+  e.assign(0, "jnp.squeeze(" + e.in(0) + ", axis=" + pyTuple(normAxes(axes, e.rank(0))) + ")");
+}
+
+void emitUnsqueeze(JaxEmit& e) {
+  const int64_t outRank = static_cast<int64_t>(e.outShape(0).size());
+  const std::vector<int64_t> axes = e.has(1) ? e.constInts(1) : e.attrInts("axes");
+  e.assign(0, "jnp.expand_dims(" + e.in(0) + ", " + pyTuple(normAxes(axes, outRank)) + ")");
+}
+
+void emitTranspose(JaxEmit& e) {
+  std::vector<int64_t> perm = e.attrInts("perm");
+  if (perm.empty()) {
+    perm = allAxes(e.rank(0));
+    std::reverse(perm.begin(), perm.end());
+  }
+  e.assign(0, "jnp.transpose(" + e.in(0) + ", " + pyTuple(perm) + ")");
+}
+
+void emitConcat(JaxEmit& e) {
+  std::string list;
+  for (size_t i = 0; i < e.inputCount(); ++i) list += (i ? ", " : "") + e.in(i);
+  e.assign(0, "jnp.concatenate([" + list +
+                  "], axis=" + std::to_string(normAxis(e.attrInt("axis", 0), e.rank(0))) + ")");
+}
+
+void emitSplit(JaxEmit& e) {
+  const int64_t axis = normAxis(e.attrInt("axis", 0), e.rank(0));
+  std::vector<int64_t> cuts;
+  int64_t at = 0;
+  for (size_t k = 0; k + 1 < e.outputCount(); ++k)
+    cuts.push_back(at += e.outShape(k).at(static_cast<size_t>(axis)));
+  const std::string parts =
+      e.let("jnp.split(" + e.in(0) + ", " + pyInts(cuts) + ", axis=" + std::to_string(axis) + ")");
+  for (size_t k = 0; k < e.outputCount(); ++k)
+    if (e.outUsed(k)) e.assign(k, parts + "[" + std::to_string(k) + "]");
+}
+
+// Pad: jnp.pad in its constant, edge and reflect modes (numpy's, which ONNX's follow), lax.pad
+// for the negative pads (crops) jnp.pad refuses.
+void emitPad(JaxEmit& e) {
+  const std::string mode = e.attrString("mode", "constant");
+  const std::vector<int64_t> pads = e.constInts(1);
+  const size_t r = static_cast<size_t>(e.rank(0));
+  if (e.has(3)) e.unsupported("the axes input");
+  if (pads.size() != 2 * r) e.unsupported("pads has " + std::to_string(pads.size()) + " values");
+  const bool negative = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; });
+  if (mode == "constant") {
+    std::string value = "0";
+    if (e.has(2)) {  // a number as written, else the computed scalar
+      const Tensor* v = e.constant(2);
+      value = !v                          ? "jnp.reshape(" + e.in(2) + ", ())"
+              : e.isFloat(0)              ? pyFloat(v->toDouble(0))
+              : e.dtype(0) == DType::Bool ? (v->toDouble(0) != 0 ? "True" : "False")
+                                          : std::to_string(v->toInt64s().at(0));
+    }
+    if (!negative) {
+      e.assign(0,
+               "jnp.pad(" + e.in(0) + ", " + pairs(pads, r) + ", constant_values=" + value + ")");
+      return;
+    }
+    std::string config = "[";
+    for (size_t a = 0; a < r; ++a)
+      config += (a ? ", " : "") + std::string("(") + std::to_string(pads[a]) + ", " +
+                std::to_string(pads[a + r]) + ", 0)";
+    e.assign(0, "lax.pad(" + e.in(0) + ", jnp.array(" + value + ", " + e.dtypeName(e.dtype(0)) +
+                    "), " + config + "])");
+    return;
+  }
+  if (mode != "edge" && mode != "reflect") e.unsupported("mode " + mode);
+  if (negative) e.unsupported("negative pads in " + mode + " mode");
+  e.assign(0, "jnp.pad(" + e.in(0) + ", " + pairs(pads, r) + ", mode='" + mode + "')");
+}
+
+void emitGather(JaxEmit& e) {  // negative indices count from the end, as numpy's take
+  e.assign(0, "jnp.take(" + e.in(0) + ", " + e.in(1) +
+                  ", axis=" + std::to_string(normAxis(e.attrInt("axis", 0), e.rank(0))) + ")");
+}
+
+// Indices may be shorter than the data on the other axes: the data is cut to them first, as
+// take_along_axis broadcasts instead.
+void emitGatherElements(JaxEmit& e) {
+  const int64_t axis = normAxis(e.attrInt("axis", 0), e.rank(0));
+  const std::string i = e.in(1);
+  const std::string n = std::to_string(e.shape(0)[static_cast<size_t>(axis)]);
+  std::string data = e.in(0);
+  if (e.shape(0) != e.shape(1)) {
+    std::string cut;
+    for (int64_t a = 0; a < e.rank(0); ++a)
+      cut +=
+          (a ? ", " : "") +
+          (a == axis ? std::string(":") : ":" + std::to_string(e.shape(1)[static_cast<size_t>(a)]));
+    data += "[" + cut + "]";
+  }
+  e.assign(0, "jnp.take_along_axis(" + data + ", jnp.where(" + i + " < 0, " + i + " + " + n + ", " +
+                  i + "), axis=" + std::to_string(axis) + ")");
+}
+
+// Slice as Python's slices, with ONNX's clamping written out.
+void emitSlice(JaxEmit& e) {
+  const std::vector<int64_t> starts = e.constInts(1), ends = e.constInts(2);
+  std::vector<int64_t> axes =
+      e.has(3) ? e.constInts(3) : allAxes(static_cast<int64_t>(starts.size()));
+  const std::vector<int64_t> steps =
+      e.has(4) ? e.constInts(4) : std::vector<int64_t>(starts.size(), 1);
+  std::vector<std::string> ranges(static_cast<size_t>(e.rank(0)), ":");
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const int64_t a = normAxis(axes[k], e.rank(0)), n = e.shape(0)[static_cast<size_t>(a)];
+    int64_t s = starts[k] < 0 ? starts[k] + n : starts[k];
+    int64_t t = ends[k] < 0 ? ends[k] + n : ends[k];
+    const int64_t step = steps[k];
+    std::string range;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, n);
+      t = std::clamp<int64_t>(t, 0, n);
+      range = std::to_string(s) + ":" + std::to_string(t);
+    } else {
+      s = std::clamp<int64_t>(s, 0, n - 1);
+      t = std::clamp<int64_t>(t, -1, n - 1);
+      range = std::to_string(s) + ":" + (t < 0 ? "" : std::to_string(t));  // -1: through 0
+    }
+    ranges[static_cast<size_t>(a)] = step == 1 ? range : range + ":" + std::to_string(step);
+  }
+  std::string index;
+  for (size_t a = 0; a < ranges.size(); ++a) index += (a ? ", " : "") + ranges[a];
+  e.assign(0, ranges.empty() ? e.in(0) : e.in(0) + "[" + index + "]");
+}
+
+void emitCumSum(JaxEmit& e) {
+  const int64_t axis = normAxis(e.constInts(1).at(0), e.rank(0));
+  const std::string a = std::to_string(axis);
+  const bool reverse = e.attrInt("reverse", 0) != 0, exclusive = e.attrInt("exclusive", 0) != 0;
+  std::string x = reverse ? "jnp.flip(" + e.in(0) + ", " + a + ")" : e.in(0);
+  // jnp.cumsum, like numpy's, would widen int32 to int64.
+  std::string y = "jnp.cumsum(" + x + ", axis=" + a + ", dtype=" + e.dtypeName(e.dtype(0)) + ")";
+  if (exclusive) {  // zero, then the sums of all but the last
+    std::vector<int64_t> pads(2 * static_cast<size_t>(e.rank(0)), 0);
+    pads[static_cast<size_t>(axis)] = 1;
+    const int64_t n = e.shape(0)[static_cast<size_t>(axis)];
+    y = "jnp.pad(lax.slice_in_dim(" + y + ", 0, " + std::to_string(n - 1) + ", axis=" + a + "), " +
+        pairs(pads, static_cast<size_t>(e.rank(0))) + ")";
+  }
+  e.assign(0, reverse ? "jnp.flip(" + y + ", " + a + ")" : y);
+}
+
+// ONNX's reductions: axes from the attribute (or the input, since ReduceSum 13 and the others
+// 18), none meaning all unless noop_with_empty_axes. `pre` and `post` wrap the reduction.
+Emitter reduce(const std::string& fn, const std::string& pre = "", const std::string& post = "",
+               bool floatsOnly = false) {
+  return [=](JaxEmit& e) {
+    if (floatsOnly && !e.isFloat(0)) e.unsupported("of " + e.dtypeName(e.dtype(0)));
+    std::vector<int64_t> axes = e.has(1) ? e.constInts(1) : e.attrInts("axes");
+    if (axes.empty() && e.attrInt("noop_with_empty_axes", 0) != 0) {
+      e.assign(0, e.in(0));
+      return;
+    }
+    axes = axes.empty() ? allAxes(e.rank(0)) : normAxes(axes, e.rank(0));
+    const std::string keep = e.attrInt("keepdims", 1) ? "True" : "False";
+    const std::string x = pre.empty() ? e.in(0) : pre + "(" + e.in(0) + ")";
+    // Sums and products keep the dtype: jnp's, like numpy's, widen int32 to int64.
+    const bool widens = fn == "jnp.sum" || fn == "jnp.prod";
+    const std::string y = fn + "(" + x + ", axis=" + pyTuple(axes) + ", keepdims=" + keep +
+                          (widens ? ", dtype=" + e.dtypeName(e.dtype(0)) : "") + ")";
+    e.assign(0, post.empty() ? y : post + "(" + y + ")");
+  };
+}
+
+Emitter argReduce(const std::string& fn) {
+  return [fn](JaxEmit& e) {
+    const int64_t axis = normAxis(e.attrInt("axis", 0), e.rank(0));
+    const std::string a = std::to_string(axis);
+    const std::string keep = e.attrInt("keepdims", 1) ? "True" : "False";
+    if (e.attrInt("select_last_index", 0) == 0) {  // numpy picks the first, as ONNX
+      e.assign(0, fn + "(" + e.in(0) + ", axis=" + a + ", keepdims=" + keep + ")");
+      return;
+    }
+    e.assign(0, std::to_string(e.shape(0)[static_cast<size_t>(axis)] - 1) + " - " + fn +
+                    "(jnp.flip(" + e.in(0) + ", " + a + "), axis=" + a + ", keepdims=" + keep +
+                    ")");
+  };
+}
+
+// Resize as jax.image.resize where ONNX's mapping is its: linear interpolation with half-pixel
+// centres, without antialiasing (ONNX's default), to the output's shape.
+void emitResize(JaxEmit& e) {
+  const Shape& out = e.outShape(0);
+  const std::string mode = e.attrString("mode", "nearest");
+  const std::string coord = e.attrString("coordinate_transformation_mode", "half_pixel");
+  bool lengthOne = false;
+  for (int64_t d : out) lengthOne |= d == 1;
+  if (mode != "linear" || !(coord == "half_pixel" || (coord == "pytorch_half_pixel" && !lengthOne)))
+    e.unsupported("mode " + mode + " with " + coord + " is not jax.image.resize's");
+  if (e.attrInt("antialias", 0) != 0) e.unsupported("antialias");
+  if (!e.isFloat(0)) e.unsupported("of " + e.dtypeName(e.dtype(0)));
+  e.assign(0, "jax.image.resize(" + e.in(0) + ", " + pyTuple(out) +
+                  ", method='linear', antialias=False)");
+}
+
+}  // namespace
+
+void addShapeEmitters(EmitterTable& t) {
+  t["Reshape"] = emitReshape;
+  t["Flatten"] = emitReshape;  // to the 2-D shape the rule gives
+  t["Squeeze"] = emitSqueeze;
+  t["Unsqueeze"] = emitUnsqueeze;
+  t["Transpose"] = emitTranspose;
+  t["Concat"] = emitConcat;
+  t["Split"] = emitSplit;
+  t["Pad"] = emitPad;
+  t["Gather"] = emitGather;
+  t["GatherElements"] = emitGatherElements;
+  t["Slice"] = emitSlice;
+  t["Expand"] = [](JaxEmit& e) {
+    e.assign(0, "jnp.broadcast_to(" + e.in(0) + ", " + pyTuple(e.outShape(0)) + ")");
+  };
+  t["Tile"] = [](JaxEmit& e) {
+    e.assign(0, "jnp.tile(" + e.in(0) + ", " + pyTuple(e.constInts(1)) + ")");
+  };
+  t["Trilu"] = [](JaxEmit& e) {
+    const std::string k = e.has(1) ? std::to_string(e.constInts(1).at(0)) : "0";
+    e.assign(0, std::string(e.attrInt("upper", 1) ? "jnp.triu(" : "jnp.tril(") + e.in(0) + ", " +
+                    k + ")");
+  };
+  t["Einsum"] = [](JaxEmit& e) {
+    std::string args;
+    for (size_t i = 0; i < e.inputCount(); ++i) args += ", " + e.in(i);
+    e.assign(0, "jnp.einsum('" + e.attrString("equation", "") + "'" + args + ")");
+  };
+  t["CumSum"] = emitCumSum;
+  t["Resize"] = emitResize;
+  t["ReduceSum"] = reduce("jnp.sum");
+  t["ReduceMean"] = reduce("jnp.mean", "", "", true);
+  t["ReduceMax"] = reduce("jnp.max");
+  t["ReduceMin"] = reduce("jnp.min");
+  t["ReduceProd"] = reduce("jnp.prod");
+  t["ReduceSumSquare"] = reduce("jnp.sum", "jnp.square");
+  t["ReduceLogSum"] = reduce("jnp.sum", "", "jnp.log", true);
+  t["ReduceLogSumExp"] = reduce("jax.nn.logsumexp", "", "", true);
+  t["ArgMax"] = argReduce("jnp.argmax");
+  t["ArgMin"] = argReduce("jnp.argmin");
+}
+
+}  // namespace nncheck::jax
