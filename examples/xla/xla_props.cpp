@@ -9,6 +9,7 @@
 #include <nncheck/engine.h>
 #include <nncheck/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -65,7 +66,12 @@ nncheck::Property matchesReference(const std::string& mode) {
   };
 }
 
-std::string testName(const std::string& mode) { return mode.substr(mode.find('=') + 1); }
+// "jit-O0" as GoogleTest takes a name: jit_O0.
+std::string testName(const std::string& mode) {
+  std::string name = mode.substr(mode.find('=') + 1);
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
 
 class Xla : public nncheck::PropertyTest<std::string> {};
 

@@ -156,5 +156,12 @@ def serve(engine: Engine, stdin: BinaryIO | None = None, stdout: BinaryIO | None
         return
     protocol.read_hello(hello)  # the host refuses facts of another version, naming both
     protocol.write_frame(out, protocol.facts_body(engine.facts()))
+    # NNCHECK_WORKER_RECORD=DIR keeps each run request as sent (run-<pid>-<n>.bin), to replay
+    # without nncheck: what a worker's author debugs with, and what an engine's floor is timed on.
+    record = os.environ.get("NNCHECK_WORKER_RECORD")
+    n = 0
     while (body := protocol.read_frame(inp)) is not None:
+        if record:
+            pathlib.Path(record, f"run-{os.getpid()}-{n}.bin").write_bytes(body)
+            n += 1
         protocol.write_frame(out, reply_to(engine, protocol.read_run(body)))

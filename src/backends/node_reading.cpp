@@ -1,5 +1,8 @@
 #include "backends/node_reading.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "nncheck/error.h"
 
 namespace nncheck {
@@ -44,6 +47,18 @@ std::vector<int64_t> NodeReading::attrInts(const char* name, std::vector<int64_t
 
 void NodeReading::unsupported(const std::string& why) const {
   throw Unsupported(engine_, engine_ + ": " + node_.opType + " node '" + node_.name + "': " + why);
+}
+
+std::vector<int64_t> normAxes(std::vector<int64_t> axes, int64_t rank) {
+  for (int64_t& a : axes) a = normAxis(a, rank);
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+std::vector<int64_t> allAxes(int64_t rank) {
+  std::vector<int64_t> a(static_cast<size_t>(rank));
+  std::iota(a.begin(), a.end(), 0);
+  return a;
 }
 
 }  // namespace nncheck

@@ -73,5 +73,9 @@ void forEachNodeToTranslate(const Graph& g, const std::map<std::string, ops::Inp
 
 // Axis a of a rank-r tensor, negative counted from the end, as ONNX normalizes it.
 inline int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+// Each axis normalized, sorted.
+std::vector<int64_t> normAxes(std::vector<int64_t> axes, int64_t rank);
+// 0, 1, ..., rank - 1.
+std::vector<int64_t> allAxes(int64_t rank);
 
 }  // namespace nncheck

@@ -59,6 +59,12 @@ std::string quotedLiteral(const std::string& s) {
   return out + "\"";
 }
 
+std::string quotedListLiteral(const std::vector<std::string>& items) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) s.append(i ? "," : "").append(quotedLiteral(items[i]));
+  return s + "]";
+}
+
 std::string dimsLiteral(const Shape& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);

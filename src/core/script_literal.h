@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nncheck/tensor.h"
 
@@ -14,6 +15,8 @@ namespace nncheck {
 
 // A JSON string literal, which Python, JavaScript and C++ (for printable ASCII) all read.
 std::string quotedLiteral(const std::string& s);
+// A JSON list of string literals, ["a","b"], which Python and JavaScript read as lists.
+std::string quotedListLiteral(const std::vector<std::string>& items);
 // The dims as "[2, 3]".
 std::string dimsLiteral(const Shape& shape);
 // A float of dtype `d` (float64: 17 digits, else 9), without NaN or infinity spelled.

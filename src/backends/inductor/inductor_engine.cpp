@@ -17,12 +17,6 @@ constexpr const char* kInstall = "scripts/install-deps.sh inductor (of nncheck's
 
 void anchor() {}
 
-std::string namesLiteral(const std::vector<std::string>& names) {
-  std::string s = "[";
-  for (size_t i = 0; i < names.size(); ++i) s.append(i ? "," : "").append(quotedLiteral(names[i]));
-  return s + "]";
-}
-
 // The run's options: {"buffers": {"w0": initializer, ...}, "inputs": [graph input, ...],
 // "outputs": [graph output, ...], "source": "def forward(self, a0, ...):..."}, keys sorted as
 // the protocol writes JSON. forward's arguments are the inputs in order, and it returns the
@@ -36,8 +30,9 @@ std::string programOptions(const Model& model) {
         .append(":")
         .append(quotedLiteral(s.buffers[i].initializer));
   buffers += "}";
-  return "{\"buffers\":" + buffers + ",\"inputs\":" + namesLiteral(s.inputs) +
-         ",\"outputs\":" + namesLiteral(s.outputs) + ",\"source\":" + quotedLiteral(s.source) + "}";
+  return "{\"buffers\":" + buffers + ",\"inputs\":" + quotedListLiteral(s.inputs) +
+         ",\"outputs\":" + quotedListLiteral(s.outputs) + ",\"source\":" + quotedLiteral(s.source) +
+         "}";
 }
 
 // The host's part of a reproducer: the model as a PyTorch module, its buffers written out (the
@@ -63,7 +58,7 @@ std::string modelClass(const Model& model) {
     code.append("    ").append(s.source, at, end - at + 1);
     at = end == std::string::npos ? s.source.size() : end + 1;
   }
-  return code + "\n\nINPUTS = " + namesLiteral(s.inputs) + "\n\n";
+  return code + "\n\nINPUTS = " + quotedListLiteral(s.inputs) + "\n\n";
 }
 
 }  // namespace

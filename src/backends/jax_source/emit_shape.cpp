@@ -2,24 +2,11 @@
 // Every shape is static, so output shapes come from the model's inferred types; negative axes are
 // normalized here, as ONNX defines them.
 #include <algorithm>
-#include <numeric>
 
 #include "jax_source/emit.h"
 
 namespace nncheck::jax {
 namespace {
-
-std::vector<int64_t> allAxes(int64_t rank) {
-  std::vector<int64_t> a(static_cast<size_t>(rank));
-  std::iota(a.begin(), a.end(), 0);
-  return a;
-}
-
-std::vector<int64_t> normAxes(std::vector<int64_t> axes, int64_t rank) {
-  for (int64_t& a : axes) a = normAxis(a, rank);
-  std::sort(axes.begin(), axes.end());
-  return axes;
-}
 
 std::string pairs(const std::vector<int64_t>& pads, size_t rank) {  // ONNX's [b..., e...]
   std::string s = "[";
@@ -84,6 +71,10 @@ void emitPad(JaxEmit& e) {
   const size_t r = static_cast<size_t>(e.rank(0));
   if (e.has(3)) e.unsupported("the axes input");
   if (pads.size() != 2 * r) e.unsupported("pads has " + std::to_string(pads.size()) + " values");
+  if (r == 0) {  // nothing to pad; jnp.pad takes no empty pad_width
+    e.assign(0, e.in(0));
+    return;
+  }
   const bool negative = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; });
   if (mode == "constant") {
     std::string value = "0";
@@ -126,10 +117,10 @@ void emitGatherElements(JaxEmit& e) {
   std::string data = e.in(0);
   if (e.shape(0) != e.shape(1)) {
     std::string cut;
-    for (int64_t a = 0; a < e.rank(0); ++a)
-      cut +=
-          (a ? ", " : "") +
-          (a == axis ? std::string(":") : ":" + std::to_string(e.shape(1)[static_cast<size_t>(a)]));
+    for (int64_t a = 0; a < e.rank(0); ++a) {
+      cut.append(a ? ", :" : ":");  // appended: GCC 12 warns -Wrestrict on ":" + string
+      if (a != axis) cut.append(std::to_string(e.shape(1)[static_cast<size_t>(a)]));
+    }
     data += "[" + cut + "]";
   }
   e.assign(0, "jnp.take_along_axis(" + data + ", jnp.where(" + i + " < 0, " + i + " + " + n + ", " +

@@ -1,7 +1,6 @@
 // Reshaping, slicing, indexing, reductions. The numbers a node reads as parameters (Reshape's
 // shape, Slice's starts, Pad's pads) must be initializers: TOSA takes them as attributes.
 #include <algorithm>
-#include <numeric>
 
 #include "mlir/emit.h"
 
@@ -25,12 +24,6 @@ Value concat(NodeEmit& e, const std::vector<Value>& parts, int64_t axis) {
   for (const Value& p : parts)
     shape[static_cast<size_t>(axis)] += p.shape[static_cast<size_t>(axis)];
   return e.body().op("tosa.concat", parts, parts[0].dtype, shape, axisAttr(axis));
-}
-
-std::vector<int64_t> allAxes(int64_t rank) {
-  std::vector<int64_t> a(static_cast<size_t>(rank));
-  std::iota(a.begin(), a.end(), 0);
-  return a;
 }
 
 void emitReshape(NodeEmit& e) {  // also Flatten, Squeeze, Unsqueeze: the rule's output shape

@@ -2,25 +2,12 @@
 // output shapes come from the model's inferred types; negative axes and indices are normalized
 // here, as ONNX defines them.
 #include <algorithm>
-#include <numeric>
 
 #include "ops/resize.h"
 #include "pytorch_source/emit.h"
 
 namespace nncheck::pytorch {
 namespace {
-
-std::vector<int64_t> allAxes(int64_t rank) {
-  std::vector<int64_t> a(static_cast<size_t>(rank));
-  std::iota(a.begin(), a.end(), 0);
-  return a;
-}
-
-std::vector<int64_t> normAxes(std::vector<int64_t> axes, int64_t rank) {
-  for (int64_t& a : axes) a = normAxis(a, rank);
-  std::sort(axes.begin(), axes.end());
-  return axes;
-}
 
 void emitReshape(NodeEmit& e) {
   e.assign(0, "torch.reshape(" + e.in(0) + ", " + pyInts(e.outShape(0)) + ")");

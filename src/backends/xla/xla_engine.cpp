@@ -16,12 +16,6 @@ constexpr const char* kInstall = "scripts/install-deps.sh xla (of nncheck's sour
 
 void anchor() {}
 
-std::string namesLiteral(const std::vector<std::string>& names) {
-  std::string s = "[";
-  for (size_t i = 0; i < names.size(); ++i) s.append(i ? "," : "").append(quotedLiteral(names[i]));
-  return s + "]";
-}
-
 // The run's options: {"inputs": [graph input, ...], "outputs": [graph output, ...], "params":
 // {"w0": initializer, ...}, "source": "def model(params, a0, ...):..."}, keys sorted as the
 // protocol writes JSON. model's arguments after params are the inputs in order, and it returns
@@ -35,8 +29,9 @@ std::string programOptions(const Model& model) {
         .append(":")
         .append(quotedLiteral(p.params[i].initializer));
   params += "}";
-  return "{\"inputs\":" + namesLiteral(p.inputs) + ",\"outputs\":" + namesLiteral(p.outputs) +
-         ",\"params\":" + params + ",\"source\":" + quotedLiteral(p.source) + "}";
+  return "{\"inputs\":" + quotedListLiteral(p.inputs) +
+         ",\"outputs\":" + quotedListLiteral(p.outputs) + ",\"params\":" + params +
+         ",\"source\":" + quotedLiteral(p.source) + "}";
 }
 
 // The host's part of a reproducer: the model as a JAX function, PARAMS written out (the script
@@ -57,7 +52,7 @@ std::string modelFunction(const Model& model) {
         .append("),  # ")
         .append(w.initializer)
         .append("\n");
-  return code + "}\nINPUTS = " + namesLiteral(p.inputs) + "\n\n";
+  return code + "}\nINPUTS = " + quotedListLiteral(p.inputs) + "\n\n";
 }
 
 }  // namespace

@@ -174,12 +174,13 @@ def reproducer_code(mode: str) -> str:
     before it: `model`, PARAMS (its initializers) and INPUTS (its arguments by graph input)."""
     if mode == "eager":
         body = "    with jax.disable_jit():  # eager: op by op\n        outputs = model(PARAMS, *args)"
-    else:
-        options = compiler_options(mode, [])
+    elif options := compiler_options(mode, []):
         body = (
             f"    compiled = jax.jit(model).lower(PARAMS, *args).compile(compiler_options={options!r})\n"
             "    outputs = compiled(PARAMS, *args)"
         )
+    else:
+        body = "    outputs = jax.jit(model)(PARAMS, *args)"
     return f"""
 
 def run(model_path, feeds):  # JAX reads no ONNX: model above is the model

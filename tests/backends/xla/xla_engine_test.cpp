@@ -68,7 +68,9 @@ TEST(Xla, EachModeMatchesTheReferenceAndNamesThePassesThatChangedTheModule) {
     EXPECT_TRUE(c.ok) << config << ": " << c.message;
     for (const std::string& o : r.optimizations)
       EXPECT_TRUE(named(engine->optimizations(), o)) << config << " applied " << o;
-    if (config == "mode=eager") EXPECT_TRUE(r.optimizations.empty());
+    if (config == "mode=eager") {
+      EXPECT_TRUE(r.optimizations.empty());
+    }
     if (config == "mode=jit") fired = r.optimizations;
   }
   ASSERT_TRUE(named(fired, "fusion")) << "XLA fused nothing";
