@@ -218,6 +218,14 @@ void addNeuralEmitters(EmitterTable& t) {
                       ", axis=" + std::to_string(normAxis(e.attrInt("axis", -1), e.rank(0))) + ")");
     };
   }
+  // 1 at the first largest along the axis, as jax.nn.one_hot of the argmax.
+  t["Hardmax"] = [](JaxEmit& e) {
+    const int64_t axis = normAxis(e.attrInt("axis", -1), e.rank(0));
+    const std::string a = std::to_string(axis);
+    e.assign(0, "jax.nn.one_hot(jnp.argmax(" + e.in(0) + ", axis=" + a + "), " +
+                    std::to_string(e.shape(0)[static_cast<size_t>(axis)]) + ", axis=" + a +
+                    ", dtype=" + e.dtypeName(e.dtype(0)) + ")");
+  };
   t["MatMul"] = [](JaxEmit& e) { e.assign(0, e.in(0) + " @ " + e.in(1)); };
   t["Gemm"] = [](JaxEmit& e) {  // alpha A' B' + beta C, C broadcast to [M, N]
     const std::string a = e.attrInt("transA", 0) ? e.in(0) + ".T" : e.in(0);

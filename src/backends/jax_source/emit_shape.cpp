@@ -227,9 +227,114 @@ void emitResize(JaxEmit& e) {
                   ", method='linear', antialias=False)");
 }
 
+// DepthToSpace (DCR or CRD) and SpaceToDepth as ONNX defines them: a reshape, a transpose, a
+// reshape.
+void emitDepthToSpace(JaxEmit& e) {
+  const Shape& x = e.shape(0);
+  const int64_t b = e.attrInt("blocksize", 1), c = x[1] / (b * b);
+  const bool crd = e.attrString("mode", "DCR") == "CRD";
+  const std::vector<int64_t> split = crd ? std::vector<int64_t>{x[0], c, b, b, x[2], x[3]}
+                                         : std::vector<int64_t>{x[0], b, b, c, x[2], x[3]};
+  const std::vector<int64_t> perm =
+      crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+  e.assign(0, "jnp.reshape(jnp.transpose(jnp.reshape(" + e.in(0) + ", " + pyTuple(split) + "), " +
+                  pyTuple(perm) + "), " + pyTuple(e.outShape(0)) + ")");
+}
+
+void emitSpaceToDepth(JaxEmit& e) {
+  const Shape& x = e.shape(0);
+  const int64_t b = e.attrInt("blocksize", 1);
+  e.assign(0, "jnp.reshape(jnp.transpose(jnp.reshape(" + e.in(0) + ", " +
+                  pyTuple({x[0], x[1], x[2] / b, b, x[3] / b, b}) + "), (0, 3, 5, 1, 2, 4)), " +
+                  pyTuple(e.outShape(0)) + ")");
+}
+
+// The k largest (or smallest) along the axis, sorted, ties to the lower index: lax.top_k's
+// order, over the axis moved last.
+void emitTopK(JaxEmit& e) {
+  if (e.attrInt("sorted", 1) == 0) e.unsupported("sorted=0: the order is the engine's");
+  const bool largest = e.attrInt("largest", 1) != 0;
+  if (!largest && !e.isFloat(0)) e.unsupported("the smallest of integers (negation overflows)");
+  const int64_t axis = normAxis(e.attrInt("axis", -1), e.rank(0));
+  const std::string a = std::to_string(axis);
+  const std::string x = "jnp.moveaxis(" + e.in(0) + ", " + a + ", -1)";
+  const std::string both = e.let("lax.top_k(" + (largest ? x : "-" + x) + ", " +
+                                 std::to_string(e.constInts(1).at(0)) + ")");
+  e.assign(0, std::string(largest ? "" : "-") + "jnp.moveaxis(" + both + "[0], -1, " + a + ")");
+  if (e.outUsed(1)) e.assign(1, "jnp.moveaxis(" + both + "[1], -1, " + a + ").astype(jnp.int64)");
+}
+
+// data.at[...] with ONNX's reductions: the index of each update along the axis, its own position
+// on the others.
+std::string scatterUpdate(JaxEmit& e, const std::string& index) {
+  const std::string reduction = e.attrString("reduction", "none");
+  const std::string method = reduction == "none"  ? "set"
+                             : reduction == "add" ? "add"
+                             : reduction == "mul" ? "multiply"
+                             : reduction == "max" ? "max"
+                             : reduction == "min" ? "min"
+                                                  : "";
+  if (method.empty()) e.unsupported("reduction " + reduction);
+  if (method != "set" && e.dtype(0) == DType::Bool)
+    e.unsupported("reduction " + reduction + " of bool");
+  return e.in(0) + ".at[" + index + "]." + method + "(" + e.in(2) + ")";
+}
+
+void emitScatterElements(JaxEmit& e) {
+  const int64_t axis = normAxis(e.attrInt("axis", 0), e.rank(0));
+  const std::string i = e.in(1), n = std::to_string(e.shape(0)[static_cast<size_t>(axis)]);
+  const std::string grid = e.let("jnp.indices(" + pyTuple(e.shape(1)) + ", sparse=True)");
+  std::string index = "(";
+  for (int64_t a = 0; a < e.rank(0); ++a)
+    index += a == axis ? "jnp.where(" + i + " < 0, " + i + " + " + n + ", " + i + "), "
+                       : grid + "[" + std::to_string(a) + "], ";
+  e.assign(0, scatterUpdate(e, index + ")"));
+}
+
+// The index tuple of GatherND and ScatterND (batch_dims 0): the indices' last axis spread over
+// the data's leading axes, negative ones counted from the end.
+std::string ndIndex(JaxEmit& e) {
+  const int64_t k = e.shape(1).back();
+  const std::string i = e.in(1);
+  std::string index = "(";
+  for (int64_t a = 0; a < k; ++a) {
+    const std::string at = i + "[..., " + std::to_string(a) + "]";
+    index += "jnp.where(" + at + " < 0, " + at + " + " +
+             std::to_string(e.shape(0)[static_cast<size_t>(a)]) + ", " + at + "), ";
+  }
+  return index + ")";
+}
+
 }  // namespace
 
 void addShapeEmitters(EmitterTable& t) {
+  t["DepthToSpace"] = emitDepthToSpace;
+  t["SpaceToDepth"] = emitSpaceToDepth;
+  t["TopK"] = emitTopK;
+  t["ScatterElements"] = emitScatterElements;
+  t["GatherND"] = [](JaxEmit& e) {
+    if (e.attrInt("batch_dims", 0) != 0) e.unsupported("batch_dims");
+    e.assign(0, e.in(0) + "[" + ndIndex(e) + "]");
+  };
+  t["ScatterND"] = [](JaxEmit& e) { e.assign(0, scatterUpdate(e, ndIndex(e))); };
+  t["Shape"] = [](JaxEmit& e) {  // static: the dims as written
+    const int64_t r = e.rank(0);
+    int64_t start = normAxis(e.attrInt("start", 0), r), end = normAxis(e.attrInt("end", r), r);
+    start = std::clamp<int64_t>(start, 0, r);
+    end = std::clamp<int64_t>(end, start, r);
+    e.assign(0, "jnp.array(" + pyInts(Shape(e.shape(0).begin() + start, e.shape(0).begin() + end)) +
+                    ", jnp.int64)");
+  };
+  t["Size"] = [](JaxEmit& e) {
+    int64_t n = 1;
+    for (int64_t d : e.shape(0)) n *= d;
+    e.assign(0, "jnp.array(" + std::to_string(n) + ", jnp.int64)");
+  };
+  t["EyeLike"] = [](JaxEmit& e) {
+    e.assign(0, "jnp.eye(" + std::to_string(e.shape(0)[0]) + ", " + std::to_string(e.shape(0)[1]) +
+                    ", " + std::to_string(e.attrInt("k", 0)) +
+                    ", dtype=" + e.dtypeName(e.outDtype(0)) + ")");
+  };
   t["Reshape"] = emitReshape;
   t["Flatten"] = emitReshape;  // to the 2-D shape the rule gives
   t["Squeeze"] = emitSqueeze;
@@ -265,6 +370,8 @@ void addShapeEmitters(EmitterTable& t) {
   t["ReduceMin"] = reduce("jnp.min");
   t["ReduceProd"] = reduce("jnp.prod");
   t["ReduceSumSquare"] = reduce("jnp.sum", "jnp.square");
+  t["ReduceL1"] = reduce("jnp.sum", "jnp.abs");
+  t["ReduceL2"] = reduce("jnp.sum", "jnp.square", "jnp.sqrt", true);
   t["ReduceLogSum"] = reduce("jnp.sum", "", "jnp.log", true);
   t["ReduceLogSumExp"] = reduce("jax.nn.logsumexp", "", "", true);
   t["ArgMax"] = argReduce("jnp.argmax");
