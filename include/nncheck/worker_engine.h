@@ -31,6 +31,9 @@ struct WorkerCommand {
   // inductor engine's PyTorch source). May throw nncheck::Unsupported for a model it cannot
   // express. Empty: "{}".
   std::function<std::string(const Model&)> options;
+  // The same engine's part of a standalone reproducer, if it has one: source put before the
+  // worker's own code for a model (the model in the worker's language, which reads no ONNX).
+  std::function<std::string(const Model&)> reproducerModel;
 
   // A command line split into words as a POSIX shell does (quotes and backslashes; no
   // expansion); throws nncheck::Error for an empty line or an unclosed quote. A word naming a

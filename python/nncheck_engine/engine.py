@@ -159,6 +159,8 @@ def serve(engine: Engine, stdin: BinaryIO | None = None, stdout: BinaryIO | None
     # NNCHECK_WORKER_RECORD=DIR keeps each run request as sent (run-<pid>-<n>.bin), to replay
     # without nncheck: what a worker's author debugs with, and what an engine's floor is timed on.
     record = os.environ.get("NNCHECK_WORKER_RECORD")
+    if record:
+        pathlib.Path(record).mkdir(parents=True, exist_ok=True)
     n = 0
     while (body := protocol.read_frame(inp)) is not None:
         if record:

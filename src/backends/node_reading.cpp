@@ -49,6 +49,15 @@ void NodeReading::unsupported(const std::string& why) const {
   throw Unsupported(engine_, engine_ + ": " + node_.opType + " node '" + node_.name + "': " + why);
 }
 
+std::vector<int64_t> NodeReading::transposePerm() const {
+  std::vector<int64_t> perm = attrInts("perm");
+  if (perm.empty() && !inputs_.empty()) {
+    perm = allAxes(static_cast<int64_t>(inputs_[0].shape.size()));
+    std::reverse(perm.begin(), perm.end());
+  }
+  return perm;
+}
+
 std::vector<int64_t> normAxes(std::vector<int64_t> axes, int64_t rank) {
   for (int64_t& a : axes) a = normAxis(a, rank);
   std::sort(axes.begin(), axes.end());

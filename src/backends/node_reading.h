@@ -39,6 +39,8 @@ class NodeReading {
   float attrFloat(const char* name, float fallback) const;
   std::string attrString(const char* name, const std::string& fallback) const;
   std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
+  // Transpose's perm, or ONNX's default when it has none: input 0's axes reversed.
+  std::vector<int64_t> transposePerm() const;
 
   // nncheck::Unsupported naming the engine, the op, the node and why.
   [[noreturn]] void unsupported(const std::string& why) const;

@@ -242,8 +242,12 @@ EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed) {
     c.disabled = mergeNames(c.disabled, names);
     return keyOf(readConfiguration(facts(), who, keyOf(c)));
   };
-  fixed.reproducer = [facts, who](const std::string& text, const Model&) {
-    return worker::reproducerAt(facts(), readConfiguration(facts(), who, text).configuration);
+  fixed.reproducer = [facts, who, prefix = command.reproducerModel](const std::string& text,
+                                                                    const Model& model) {
+    std::optional<ReproducerRecipe> r =
+        worker::reproducerAt(facts(), readConfiguration(facts(), who, text).configuration);
+    if (r && prefix) r->code = prefix(model) + r->code;
+    return r;
   };
   return fixed;
 }

@@ -70,21 +70,15 @@ NNCHECK_REGISTER_ENGINE(inductor) {
       engineFile(reinterpret_cast<const void*>(&anchor), "inductor/inductor_worker.py")};
   command.install = kInstall;
   command.options = programOptions;
-  EngineInfo info =
-      workerEngine(std::move(command),
-                   {.name = "inductor",
-                    .description = "PyTorch 2.15's torch.compile on CPU, in a Python worker: the "
-                                   "model as PyTorch source; configurations mode=eager|"
-                                   "aot_eager|inductor|freezing|dynamic|max-autotune",
-                    .baseline = "mode=eager",
-                    .install = kInstall});
-  info.reproducer = [worker = info.reproducer](const std::string& configuration,
-                                               const Model& model) {
-    std::optional<ReproducerRecipe> r = worker(configuration, model);
-    if (r) r->code = modelClass(model) + r->code;
-    return r;
-  };
-  return info;
+  command.reproducerModel = modelClass;
+  return workerEngine(
+      std::move(command),
+      {.name = "inductor",
+       .description = "PyTorch 2.15's torch.compile on CPU, in a Python worker: the "
+                      "model as PyTorch source; configurations mode=eager|"
+                      "aot_eager|inductor|freezing|dynamic|max-autotune",
+       .baseline = "mode=eager",
+       .install = kInstall});
 }
 
 }  // namespace nncheck::inductor

@@ -36,11 +36,7 @@ void emitUnsqueeze(JaxEmit& e) {
 }
 
 void emitTranspose(JaxEmit& e) {
-  std::vector<int64_t> perm = e.attrInts("perm");
-  if (perm.empty()) {
-    perm = allAxes(e.rank(0));
-    std::reverse(perm.begin(), perm.end());
-  }
+  const std::vector<int64_t> perm = e.transposePerm();
   e.assign(0, "jnp.transpose(" + e.in(0) + ", " + pyTuple(perm) + ")");
 }
 

@@ -33,11 +33,7 @@ void emitReshape(NodeEmit& e) {  // also Flatten, Squeeze, Unsqueeze: the rule's
 
 void emitTranspose(NodeEmit& e) {
   e.requireTypes(kAll);
-  std::vector<int64_t> perm = e.attrInts("perm");
-  if (perm.empty()) {
-    perm = allAxes(e.rank(0));
-    std::reverse(perm.begin(), perm.end());
-  }
+  const std::vector<int64_t> perm = e.transposePerm();
   e.assign(0, e.body().transpose(e.in(0), perm));
 }
 

@@ -36,11 +36,7 @@ void emitUnsqueeze(NodeEmit& e) {
 }
 
 void emitTranspose(NodeEmit& e) {
-  std::vector<int64_t> perm = e.attrInts("perm");
-  if (perm.empty()) {
-    perm = allAxes(e.rank(0));
-    std::reverse(perm.begin(), perm.end());
-  }
+  const std::vector<int64_t> perm = e.transposePerm();
   e.assign(0, "torch.permute(" + e.in(0) + ", " + pyInts(perm) + ")");
 }
 

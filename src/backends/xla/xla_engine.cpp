@@ -63,20 +63,14 @@ NNCHECK_REGISTER_ENGINE(xla) {
                   engineFile(reinterpret_cast<const void*>(&anchor), "xla/xla_worker.py")};
   command.install = kInstall;
   command.options = programOptions;
-  EngineInfo info = workerEngine(
+  command.reproducerModel = modelFunction;
+  return workerEngine(
       std::move(command),
       {.name = "xla",
        .description = "XLA on CPU through JAX 0.10.2, in a Python worker: the model as JAX "
                       "source; configurations mode=jit|eager|jit-O0|jit-no-simplify",
        .baseline = "mode=eager",
        .install = kInstall});
-  info.reproducer = [worker = info.reproducer](const std::string& configuration,
-                                               const Model& model) {
-    std::optional<ReproducerRecipe> r = worker(configuration, model);
-    if (r) r->code = modelFunction(model) + r->code;
-    return r;
-  };
-  return info;
 }
 
 }  // namespace nncheck::xla
