@@ -4,6 +4,7 @@
 
 #include "harness/corpus_store.h"
 #include "harness/culprit.h"
+#include "harness/root_cause.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
@@ -62,28 +63,21 @@ std::optional<Divergence> localizeByProperty(const FailurePath& p, const TestCas
   return std::nullopt;
 }
 
-}  // namespace
-
-Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdict& v) {
-  if (!p.judge) throw Error("after a failure: no property to judge the case with");
-  ShrinkResult r = p.shrink ? p.shrink(failing, v) : ShrinkResult{failing, 0, 0};
-  Verdict last = p.judge(r.testCase);
-  if (!sameFailure(last, v)) {
-    // Flaky (the engine failed on the shrunk case once, not again): keep the case that failed
-    // before shrinking, with its figures, rather than a minimized case that replays green (an
-    // NNC campaign once saved an Abs(Sub(x, x)) that no fresh process fails).
-    r.testCase = failing;
-    last = v;
-  }
-  Finding f;
-  FailureInfo& info = f.info;
+// Where the failure `v` of `tc` starts: the verdict's own localization, else (a mismatch) the
+// first sub-model failing the property the same way.
+std::optional<Divergence> localize(const FailurePath& p, const TestCase& tc, const Verdict& v) {
   std::optional<Divergence> divergence;
-  if (last.localize) divergence = last.localize(false);
+  if (v.localize) divergence = v.localize(false);
   // (Not an error: the first sub-model that errs is where the engine said it errs, and
   // recordFailure would take that node for one that computed a wrong value before the error.)
-  if (!divergence && last.outcome == Outcome::Mismatch)
-    divergence = localizeByProperty(p, r.testCase, last);
-  info = recordFailure(last, r.testCase, std::move(divergence));
+  if (!divergence && v.outcome == Outcome::Mismatch) divergence = localizeByProperty(p, tc, v);
+  return divergence;
+}
+
+// The record of the failure `v` of `tc` (without triage and culprit).
+FailureInfo describe(const FailurePath& p, const TestCase& tc, const Verdict& v,
+                     std::optional<Divergence> divergence) {
+  FailureInfo info = recordFailure(v, tc, std::move(divergence));
   info.property = p.property;
   info.oracle = p.oracle;
   // The reference's patterns are named as they were before oracles had names; another oracle's
@@ -97,6 +91,55 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   info.configuration = p.configuration;
   info.casesRun = p.casesRun;
   info.secondsRun = p.secondsRun;
+  return info;
+}
+
+// The known bug the unshrunk failure `v` of `failing` is, when its root cause can be told before
+// shrinking: by the culprit optimizations when they are the bug (harness/root_cause.h), else by
+// the first diverging node. Not by the last node, which stands for where a crash or error
+// happens only once shrinking has dropped what follows it. A known bug hit every few cases
+// otherwise costs its shrinking each time (Inductor's freezing bug took 382 s of a 600 s
+// campaign).
+std::optional<Finding> knownBeforeShrinking(const FailurePath& p, const TestCase& failing,
+                                            const Verdict& v) {
+  const Verdict now = p.judge(failing);
+  if (!sameFailure(now, v)) return std::nullopt;  // flaky: the usual path keeps what failed
+  const std::optional<Culprit> culprit = culpritOf(p, failing, now);
+  Finding f;
+  f.info = describe(p, failing, now, std::nullopt);
+  f.info.culprit = culprit;
+  if (!causedByOptimizations(f.info)) {
+    f.info = describe(p, failing, now, localize(p, failing, now));
+    if (!f.info.divergence) return std::nullopt;
+    f.info.culprit = culprit;
+  }
+  f.info.nodesBefore = f.info.nodesAfter;
+  f.known = p.known(f.info, failing.model);
+  if (!f.known) return std::nullopt;
+  // Counted under its bug: the unshrunk case's own pattern would make each hit another finding.
+  f.info.pattern = "known: " + f.known->rootCause;
+  f.minimized = failing;
+  return f;
+}
+
+}  // namespace
+
+Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdict& v) {
+  if (!p.judge) throw Error("after a failure: no property to judge the case with");
+  if (p.known && p.shrink)
+    if (std::optional<Finding> known = knownBeforeShrinking(p, failing, v)) return *known;
+  ShrinkResult r = p.shrink ? p.shrink(failing, v) : ShrinkResult{failing, 0, 0};
+  Verdict last = p.judge(r.testCase);
+  if (!sameFailure(last, v)) {
+    // Flaky (the engine failed on the shrunk case once, not again): keep the case that failed
+    // before shrinking, with its figures, rather than a minimized case that replays green (an
+    // NNC campaign once saved an Abs(Sub(x, x)) that no fresh process fails).
+    r.testCase = failing;
+    last = v;
+  }
+  Finding f;
+  FailureInfo& info = f.info;
+  info = describe(p, r.testCase, last, localize(p, r.testCase, last));
   info.nodesBefore = static_cast<int>(failing.model.graph.nodes.size());
   info.shrinkSteps = r.steps;
   info.shrinkSeconds = r.seconds;

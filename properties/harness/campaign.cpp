@@ -146,9 +146,16 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
   p.markKnownFailures = o.markKnownFailures;
   const EngineWithout& without = o.engineWithout;
   if (without.configuration && without.make) {
-    p.optimizations = failed.backend->optimizations();
+    // The search is over what the configuration can switch off (an engine may name as applied
+    // what it cannot: OpenVINO's release build, its passes).
+    std::vector<std::string> names = failed.backend->optimizations();
     for (std::string& name : failed.backend->unreportedOptimizations())
-      p.optimizations.push_back(std::move(name));
+      names.push_back(std::move(name));
+    for (std::string& name : names) try {
+        without.configuration(failed.configuration, {name});
+        p.optimizations.push_back(std::move(name));
+      } catch (const Error&) {
+      }
     p.without = [&judging, &without, &failed, &o](const std::vector<std::string>& disabled,
                                                   const TestCase& c) {
       const std::unique_ptr<Backend> engine =
@@ -282,8 +289,10 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   std::map<std::string, int> shrunkPerKey;
   if (!o.corpus.empty()) stats.unreadableCorpusCases = unreadableCases(o.corpus / o.property);
   std::map<std::string, size_t> findingIndex;
-  std::vector<std::vector<std::string>> culprits;  // found so far: tried first for a finding
   const KnownBugs known = knownBugs(o.known);
+  // Tried first for a finding: the known bugs' culprits (a known bug is then recognised in a few
+  // runs), and those found so far.
+  std::vector<std::vector<std::string>> culprits = known.culprits();
   CoverageGuide guide;
   coverage::Reached reached;  // the engine's code, with a pc-table
 

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -58,6 +59,11 @@ std::string inputDTypes(const Node& n, const Model& model) {
 
 }  // namespace
 
+bool causedByOptimizations(const FailureInfo& info) {
+  return info.culprit && !info.culprit->needed.empty() &&
+         static_cast<int>(info.culprit->needed.size()) < info.culprit->searched;
+}
+
 std::string rootCause(const FailureInfo& info, const Model& minimized) {
   std::string cause = info.oracle == "reference" ? "" : info.oracle + ": ";
   std::string needed;
@@ -68,9 +74,7 @@ std::string rootCause(const FailureInfo& info, const Model& minimized) {
     }
   // Optimizations named finely enough to tell bugs apart are the bug, whatever op or kind shows
   // it (EliminateDropout's wrong values, shapes and failed loads under every reader of a Dropout).
-  if (info.culprit && !needed.empty() &&
-      static_cast<int>(info.culprit->needed.size()) < info.culprit->searched)
-    return cause + "fails with only " + needed + " enabled";
+  if (causedByOptimizations(info)) return cause + "fails with only " + needed + " enabled";
   // A wrong shape apart from wrong values: at the first diverging node, else at the outputs
   // (records before layout_differs say it in their pattern alone).
   const bool shape = (info.divergence && info.divergence->layoutDiffers) ||
@@ -120,6 +124,9 @@ void KnownBugs::add(const std::filesystem::path& corpus) {
   for (const CorpusCase& c : loadCorpus(corpus)) {
     if (!c.kind) continue;  // a case without a record is no finding
     bugs_.push_back({c.dir, rootCause(c.info, c.testCase.model), c.info.title, c.info.upstream});
+    if (c.info.culprit && !c.info.culprit->needed.empty() &&
+        std::find(culprits_.begin(), culprits_.end(), c.info.culprit->needed) == culprits_.end())
+      culprits_.push_back(c.info.culprit->needed);
   }
   folders_.push_back(corpus);
 }

@@ -34,6 +34,10 @@ const Node* rootNode(const FailureInfo& info, const Graph& minimized);
 // The node's attributes that differ from their defaults (all it sets, for an op nncheck lacks).
 std::vector<std::string> nonDefaultAttributes(const Node& n);
 
+// Whether the failure's culprit optimizations are its root cause: some of those searched, not
+// all of them.
+bool causedByOptimizations(const FailureInfo& info);
+
 // The root cause of a recorded failure of `minimized`: one line, equal for failures of one bug.
 std::string rootCause(const FailureInfo& info, const Model& minimized);
 
@@ -53,11 +57,15 @@ class KnownBugs {
   // naming the folder when it is not one, or a case that cannot be read.
   void add(const std::filesystem::path& corpus);
   const KnownBug* match(const FailureInfo& info, const Model& minimized) const;
+  // The optimizations each known bug needs, as its culprit search found them (a case without
+  // one adds none).
+  std::vector<std::vector<std::string>> culprits() const { return culprits_; }
   size_t size() const { return bugs_.size(); }
   const std::vector<std::filesystem::path>& folders() const { return folders_; }
 
  private:
   std::vector<KnownBug> bugs_;
+  std::vector<std::vector<std::string>> culprits_;
   std::vector<std::filesystem::path> folders_;
 };
 

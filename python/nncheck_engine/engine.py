@@ -76,6 +76,12 @@ class Engine:
         returned as applied."""
         return []
 
+    def fixed_optimizations(self, configuration: str) -> list[str]:
+        """Optimizations `configuration` may apply and the engine names as applied when they change
+        the model, but cannot switch off (a release build's passes): counted as reach, never
+        searched for a failure's culprit."""
+        return []
+
     def run(
         self, model: bytes, inputs: dict[str, np.ndarray], configuration: str, disabled: list[str]
     ) -> tuple[dict[str, np.ndarray], list[str]] | dict[str, np.ndarray]:
@@ -112,6 +118,9 @@ class Engine:
             "optimizations": {c: sorted(set(self.optimizations(c))) for c in configurations},
             "unreported_optimizations": {
                 c: sorted(set(self.unreported_optimizations(c))) for c in configurations
+            },
+            "fixed_optimizations": {
+                c: sorted(set(self.fixed_optimizations(c))) for c in configurations
             },
             "install": self.install,
             "capabilities": self.capabilities,

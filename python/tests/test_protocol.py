@@ -51,6 +51,7 @@ FACTS = {
         "weights_must_be_initializers": False,
     },
     "unreported_optimizations": {"O1": ["Vectorize"]},
+    "fixed_optimizations": {"O1": ["SimplifyShapes"]},
     "restart_every": 500,
     "start_seconds": 30,
     "reproducer": {

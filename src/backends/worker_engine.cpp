@@ -80,10 +80,14 @@ Configured readConfiguration(const worker::Facts& f, const std::string& who,
     const auto it = m.find(c.configuration);
     return it != m.end() && std::find(it->second.begin(), it->second.end(), d) != it->second.end();
   };
-  for (const std::string& d : c.disabled)
+  for (const std::string& d : c.disabled) {
+    if (names(f.fixed, d))
+      throw Error(f.name + " (" + who + "): configuration '" + c.configuration +
+                  "' cannot switch off '" + d + "' (the engine names it as applied only)");
     if (!names(f.optimizations, d) && !names(f.unreported, d))
       throw Error(f.name + " (" + who + "): configuration '" + c.configuration +
                   "' names no optimization '" + d + "' to switch off");
+  }
   return c;
 }
 
@@ -180,7 +184,13 @@ std::vector<std::string> notDisabled(const std::map<std::string, std::vector<std
 }  // namespace
 
 std::vector<std::string> WorkerBackend::optimizations() const {
-  return notDisabled(state_->facts->optimizations, state_->configured);
+  std::vector<std::string> all = notDisabled(state_->facts->optimizations, state_->configured);
+  if (const auto it = state_->facts->fixed.find(state_->configured.configuration);
+      it != state_->facts->fixed.end())
+    all.insert(all.end(), it->second.begin(), it->second.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
 }
 
 std::vector<std::string> WorkerBackend::unreportedOptimizations() const {

@@ -114,6 +114,8 @@ Facts readFacts(std::string_view body, const std::string& who) {
   f.optimizations = field<std::map<std::string, std::vector<std::string>>>(j, "optimizations", who);
   f.unreported = field<std::map<std::string, std::vector<std::string>>>(
       j, "unreported_optimizations", who, {});
+  f.fixed =
+      field<std::map<std::string, std::vector<std::string>>>(j, "fixed_optimizations", who, {});
   f.install = field<std::string>(j, "install", who);
   f.capabilities = readCapabilities(field<json>(j, "capabilities", who, json::object()), who);
   f.restartEvery = field<int>(j, "restart_every", who, 0);
@@ -155,6 +157,7 @@ std::string factsBody(const Facts& f) {
          {"baseline", f.baseline},
          {"optimizations", f.optimizations},
          {"unreported_optimizations", f.unreported},
+         {"fixed_optimizations", f.fixed},
          {"install", f.install},
          {"capabilities", capabilitiesJson(f.capabilities)},
          {"restart_every", f.restartEvery},

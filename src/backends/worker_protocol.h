@@ -55,6 +55,9 @@ struct Facts {
   // configuration -> optimizations `disabled` can switch off whose firing the engine cannot
   // tell (a compiler's switch, not a pass): searched for culprits, never named as applied
   std::map<std::string, std::vector<std::string>> unreported;
+  // configuration -> optimizations it names as applied but cannot switch off (a release build's
+  // passes): counted as reach, never searched for culprits
+  std::map<std::string, std::vector<std::string>> fixed;
   std::string install;  // how to install what the worker needs
   // What the engine accepts; the defaults (any op, the generator's dtypes) when it says nothing.
   // Op weights travel as whole percentages (the protocol's JSON has no floating point).

@@ -144,6 +144,15 @@ TEST_F(BrokenWorker, AConfigurationOrOptimizationItsFactsDoNotNameIsAnError) {
   EXPECT_NE(d.find("names no optimization 'Fold'"), std::string::npos) << d;
 }
 
+TEST_F(BrokenWorker, AnOptimizationItNamesButCannotSwitchOffCountsAsReachOnly) {
+  EXPECT_EQ(WorkerBackend(broken("good")).optimizations(), std::vector<std::string>{"Simplify"});
+  const std::string d =
+      testing::errorOf([] { WorkerBackend engine(broken("good"), "plain,disable=Simplify"); });
+  EXPECT_NE(d.find("cannot switch off 'Simplify' (the engine names it as applied only)"),
+            std::string::npos)
+      << d;
+}
+
 // The Python SDK's example optimizer (examples/python_engine), its bug planted.
 const std::string kExample =
     std::string(NNCHECK_SDK_PYTHON) + " " + NNCHECK_SOURCE_DIR "/examples/python_engine/engine.py";

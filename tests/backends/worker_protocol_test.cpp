@@ -36,6 +36,7 @@ worker::Facts vectorFacts() {
   f.capabilities = f.capabilities.withProbedOps({{"Add", 1.0}, {"Cast", 0.5}});
   f.capabilities.weightsMustBeInitializers = false;
   f.unreported = {{"O1", {"Vectorize"}}};
+  f.fixed = {{"O1", {"SimplifyShapes"}}};
   f.restartEvery = 500;
   f.startSeconds = 30;
   f.reproducer = {.language = "python",
@@ -186,6 +187,7 @@ TEST(WorkerProtocol, ReadsEveryVectorBackToItsValues) {
   EXPECT_EQ(facts.capabilities.opset, want.capabilities.opset);
   EXPECT_FALSE(facts.capabilities.weightsMustBeInitializers);
   EXPECT_EQ(facts.unreported, want.unreported);
+  EXPECT_EQ(facts.fixed, want.fixed);
   EXPECT_EQ(facts.restartEvery, 500);
   EXPECT_EQ(facts.startSeconds, 30);
   EXPECT_EQ(facts.reproducer.language, want.reproducer.language);

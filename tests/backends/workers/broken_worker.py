@@ -43,7 +43,12 @@ def main() -> None:
     stdin, out = sys.stdin.buffer, sys.stdout.buffer
     if protocol.read_frame(stdin) is None:
         return
-    facts = {"protocol": 2 if MODE == "version" else 1, "name": "broken", "configurations": ["plain"]}
+    facts = {
+        "protocol": 2 if MODE == "version" else 1,
+        "name": "broken",
+        "configurations": ["plain"],
+        "fixed_optimizations": {"plain": ["Simplify"]},  # named as applied, not switched off
+    }
     if MODE == "restarts":
         facts["restart_every"] = 2
     served = 0

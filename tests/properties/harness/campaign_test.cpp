@@ -94,6 +94,30 @@ TEST_F(Campaign, FindsShrinksLocalizesTriagesAndSavesTheFusionBugOnce) {
     EXPECT_EQ(again.findings[i].dir, s.findings[i].dir) << "each names the corpus case it matched";
 }
 
+// A campaign that knows the bug (another corpus holds it) counts its failures under it, saves
+// none, and recognises them before shrinking: by the first diverging node of the case as found.
+TEST_F(Campaign, AKnownBugIsRecognisedBeforeShrinkingAndNotSaved) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  const std::vector<CampaignEngine> engines = {{"fusion=on", &fused}, {"fusion=off", &unfused}};
+  const CampaignStats first = runCampaign(engines, options(150));
+  ASSERT_GE(first.findings.size(), 1u);
+
+  CampaignOptions o = options(150);
+  o.known = {corpus_};
+  o.corpus = tmp_.path() / "other";
+  const CampaignStats s = runCampaign(engines, o);
+  ASSERT_EQ(s.findings.size(), 1u) << "every hit counted under the one known root cause";
+  const Finding& f = s.findings.front();
+  ASSERT_TRUE(f.known);
+  EXPECT_EQ(f.known->rootCause, "mismatch at Relu");
+  EXPECT_EQ(f.info.pattern, "known: mismatch at Relu");
+  EXPECT_EQ(f.info.shrinkSteps, 0) << "recognised before shrinking";
+  EXPECT_GT(f.info.nodesAfter, 2) << "the case as found, not its minimized two nodes";
+  EXPECT_EQ(f.hits, s.failures.at(Outcome::Mismatch) - s.repeats);
+  EXPECT_EQ(s.newFindings(), 0);
+  EXPECT_FALSE(fs::exists(o.corpus)) << "a known bug is not saved";
+}
+
 // With the fused configuration second, a campaign on the first alone never sees the bug; in
 // round robin every configuration runs cases, and the finding names the one that failed.
 TEST_F(Campaign, RoundRobinTestsEveryConfigurationNotOnlyTheFirst) {

@@ -124,6 +124,36 @@ TEST(Culprit, ASetFoundBeforeIsCheckedFirst) {
   EXPECT_EQ(notMinimal->needed, searched->needed);
 }
 
+// An optimization the engine names but cannot switch off (a release build's pass) stays out of
+// the search: the culprit is found among the others.
+TEST(Culprit, ASearchIsOverWhatTheConfigurationCanSwitchOff) {
+  PassesDouble all({});
+  CampaignOptions o;
+  o.timeout = 5s;
+  o.engineWithout.configuration = [](const std::string&, const std::vector<std::string>& off) {
+    std::string text;
+    for (const std::string& name : off) {
+      if (name == "Layout") throw Error("cannot switch off 'Layout'");
+      text += (text.empty() ? "" : "+") + name;
+    }
+    return text;
+  };
+  o.engineWithout.make = [](const std::string& text) -> std::unique_ptr<Backend> {
+    std::set<std::string> off;
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = std::min(text.find('+', at), text.size());
+      off.insert(text.substr(at, end - at));
+      at = end + 1;
+    }
+    return std::make_unique<PassesDouble>(off);
+  };
+  const std::optional<Finding> f = reduceCase({{"", &all}}, relu(), o);
+  ASSERT_TRUE(f);
+  ASSERT_TRUE(f->info.culprit);
+  EXPECT_EQ(f->info.culprit->needed, (std::vector<std::string>{"FoldConstants", "FuseMulAdd"}));
+  EXPECT_EQ(f->info.culprit->searched, static_cast<int>(kPasses.size()) - 1);
+}
+
 #ifdef NNCHECK_HAS_MLIR_ENGINE
 TEST(Culprit, MlirsReductionRunTwiceNeedsAffineLoopFusion) {
   // examples/mlir/corpus holds MLIR 19's bug: with affine loops, affine-loop-fusion runs a

@@ -199,6 +199,21 @@ TEST_F(KnownBugsTest, AFindingWithAKnownRootCauseIsThatBug) {
   EXPECT_EQ(bugs.match(mismatchAt(plain, 0), plain), nullptr);
 }
 
+// What a campaign tries first in a culprit search: each known bug's optimizations, once.
+TEST_F(KnownBugsTest, GiveTheOptimizationsEachKnownBugNeeds) {
+  const Model m = chain({node("ReduceSum"), node("ReduceMax")});
+  FailureInfo fused = mismatchAt(m, 0);
+  fused.culprit = Culprit{.needed = {"FoldConstants", "FuseMulAdd"}, .searched = 8};
+  save(m, fused);
+  save(chain({node("ReduceSum"), node("ReduceL1")}), fused);
+  save(chain({node("ReduceSum"), node("ReduceL2")}), mismatchAt(m, 0));  // no culprit
+  KnownBugs bugs;
+  bugs.add(dir_.path());
+  EXPECT_EQ(bugs.size(), 3u);
+  EXPECT_EQ(bugs.culprits(),
+            (std::vector<std::vector<std::string>>{{"FoldConstants", "FuseMulAdd"}}));
+}
+
 TEST_F(KnownBugsTest, AFolderThatIsNoneOrACaseThatCannotBeReadIsAnErrorNamingIt) {
   KnownBugs bugs;
   try {
