@@ -374,8 +374,13 @@ void registerIndexing(Registry& reg) {
             r.check(r.rank(0) >= 1 && r.rank(1) == r.rank(0), "indices have data's rank (>= 1)");
             const int64_t axis = r.normAxis(r.attrInt("axis"), r.rank(0), "axis");
             for (int64_t a = 0; a < r.rank(0); ++a)
-              if (a != axis)
+              if (a != axis) {
                 r.require(r.dim(1, a) <= r.dim(0, a), "indices fit in data off the axis");
+                // The spec neither allows nor forbids smaller indices off the axis: ONNX's
+                // reference and OpenVINO refuse them, ORT and PyTorch take them.
+                r.requireDefined(r.dim(1, a) == r.dim(0, a),
+                                 "indices as large as data off the axis");
+              }
             r.require(r.dim(0, axis) >= 1, "the indexed axis is not empty");
             r.output(0, r.dims(1), r.dtype(0));
           })

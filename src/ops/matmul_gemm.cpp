@@ -1,5 +1,7 @@
 // MatMul (numpy semantics, batched with broadcasting), Gemm, and the quantized MatMulInteger and
 // QLinearMatMul. Float sums accumulate in double.
+#include <cmath>
+
 #include "ops/gradients.h"
 #include "ops/quantize.h"
 
@@ -330,6 +332,13 @@ void registerMatMulGemm(Registry& reg) {
             auto K2 = r.dim(1, tb ? 1 : 0), N = r.dim(1, tb ? 0 : 1);
             r.require(K == K2, "inner dims of A and B agree");
             if (r.has(2)) requireUnidirectional(r, 2, {M, N}, "C");
+            // The spec does not say how a fractional alpha or beta scales integers: converted to
+            // T first (OpenVINO, TVM) or applied in float and truncated (ONNX's reference).
+            if (isIntegerDType(r.dtype(0))) {
+              const auto whole = [](float f) { return f == static_cast<float>(std::trunc(f)); };
+              r.requireDefined(r.truth(whole(r.attrFloat("alpha")) && whole(r.attrFloat("beta"))),
+                               "whole alpha and beta on integers");
+            }
             r.output(0, {M, N});
           })
           .kernel([](KernelCall& k) {

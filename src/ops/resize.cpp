@@ -34,6 +34,9 @@ std::vector<I> resizedDims(Rule<I>& r) {
   const bool hasScales = r.has(2) && !r.floats(2).empty();
   const bool hasSizes = r.has(3);
   r.check(hasScales != hasSizes, "exactly one of scales and sizes is given");
+  // A scalar's sizes would hold no element, which ONNX reads as no sizes (its checker refuses
+  // the model: "Either `sizes` or `scales` must be provided").
+  r.check(r.rank(0) >= 1, "X has rank >= 1");
   std::vector<I> out;
   if (hasSizes) {
     out = r.values(3);

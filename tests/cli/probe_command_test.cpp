@@ -95,6 +95,14 @@ TEST(ProbeCommand, XlasCapabilityTableMatchesAFreshProbe) {
 }
 #endif
 
+#ifdef NNCHECK_HAS_OPENVINO_ENGINE
+TEST(ProbeCommand, OpenVinosCapabilityTableMatchesAFreshProbe) {
+  // And for OpenVINO at its accuracy mode: what its ONNX frontend converts and its CPU plugin runs
+  // of each op's generated models.
+  expectFreshProbeMatches("openvino", "src/backends/openvino/openvino_capabilities.inc");
+}
+#endif
+
 #ifdef NNCHECK_HAS_MLIR_ENGINE
 TEST(ProbeCommand, MlirsCompiledCapabilityTableMatchesAFreshProbe) {
   // And for MLIR's TOSA path: what the emission expresses and Debian's MLIR 19 runs, probed at

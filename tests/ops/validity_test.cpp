@@ -216,6 +216,60 @@ TEST(Validity, EdgePaddingWithANegativePadIsValidButNotMade) {
   EXPECT_NE(why->find("edge padding with a negative pad at axis 1"), std::string::npos) << *why;
 }
 
+// Gemm on integers with a fractional alpha: the spec does not say whether alpha is converted to
+// the integer type first (OpenVINO, TVM) or applied in float (ONNX's reference). Valid; never made
+// (an OpenVINO campaign's generated models had it).
+TEST(Validity, IntegerGemmWithAFractionalAlphaIsValidButNotMade) {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("a", DType::Int64, {2, 2})};
+  m.graph.initializers = {{"b", Tensor::fromVector<int64_t>({2, 2}, {1, 2, 3, 4}), ""}};
+  Node gemm = Node::make("Gemm", {"a", "b"}, {"y"}, "gemm");
+  gemm.attributes = {Attribute::ofFloat("alpha", 1.5f)};
+  m.graph.nodes = {gemm};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Int64, {2, 2})};
+  EXPECT_EQ(whyInvalid(m), std::nullopt);
+  const ops::DefinedOnly definedOnly;
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("whole alpha and beta on integers"), std::string::npos) << *why;
+  gemm.attributes = {Attribute::ofFloat("alpha", 2.0f)};
+  m.graph.nodes = {gemm};
+  EXPECT_EQ(whyInvalid(m), std::nullopt) << "a whole alpha is defined";
+}
+
+// GatherElements whose indices are smaller than data off the axis: the spec neither allows nor
+// forbids it (ONNX's reference and OpenVINO refuse it, ORT and PyTorch take it). Valid; never made.
+TEST(Validity, GatherElementsWithSmallerIndicesOffTheAxisIsValidButNotMade) {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {1, 2})};
+  m.graph.initializers = {{"i", Tensor::fromVector<int64_t>({1, 1}, {0}), ""}};
+  m.graph.nodes = {Node::make("GatherElements", {"x", "i"}, {"y"}, "gather")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {1, 1})};
+  EXPECT_EQ(whyInvalid(m), std::nullopt);
+  const ops::DefinedOnly definedOnly;
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("indices as large as data off the axis"), std::string::npos) << *why;
+}
+
+// A scalar's Resize: its sizes would hold no element, which ONNX reads as no sizes at all.
+TEST(Validity, AResizeOfAScalarIsInvalid) {
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {})};
+  m.graph.initializers = {{"sizes", Tensor(DType::Int64, {0}), ""}};
+  m.graph.nodes = {Node::make("Resize", {"x", "", "", "sizes"}, {"y"}, "resize")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {})};
+  const auto why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("X has rank >= 1"), std::string::npos) << *why;
+}
+
 TEST(Validity, AResizeScaleThatOverflowsADimIsAnError) {
   // Found by the same fuzzer: a scale of 1e30 overflowed the conversion to int64 (UB).
   Model m;

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# openvino 2026.4.1: Softmax returns wrong values — MatMulMultiplyFusion breaks a MatMul of a rank-3 input by a 1-D constant followed by a Mul or Div by a scalar constant: an extra axis ([1, 2, 1], not [1, 2]) or 'Incompatible MatMul matrix dimension'
+# openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
+# Upstream: none found (the fusion came with openvinotoolkit/openvino PR #9023)
+#
+# The ONNX specification, Softmax-13 (https://onnx.ai/onnx/operators/onnx__Softmax.html#softmax-13):
+#   | The operator computes the normalized exponential values for the given input:
+#
+# What goes wrong: outputs differ from openvino (mode=performance) on the model itself (the variant: softmax-decomposed at v39) (worst abs error 0.5, worst rel error 0.5; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 0 at most)
+#   first diverging node: node 'Softmax_9' (Softmax), output 'v39': outputs differ from openvino (mode=performance) on the model itself (the variant: softmax-decomposed at v39) (worst abs error 0.5, worst rel error 0.5; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 0 at most)
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+#
+# The model (model.onnx, beside this script):
+#   graph nncheck_2011 (opset 17, 3 nodes)
+#     input  v25: float32[1, 2, 1]
+#     init   w35: float32[1] {0.474488}
+#     init   w37: float32[] {8}
+#     v36 = MatMul(v25, w35)
+#     v38 = Div(v36, w37)
+#     v39 = Softmax(v38)
+#     output v39: float32[1, 2]
+#
+# Needs: pip install openvino==2026.4.1 numpy
+# Run: python3 reproduce.py   (exits 1 while the bug is there, 0 once it is fixed)
+# Written by: nncheck repro examples/openvino/corpus/bbfd089dd033c899 --backend openvino
+import os
+import sys
+
+import numpy as np
+
+# --- the engine, alone ---
+import numpy as np
+import openvino as ov
+
+
+def run(model_path, feeds):
+    compiled = ov.Core().compile_model(model_path, "CPU", {'INFERENCE_NUM_THREADS': 1, 'NUM_STREAMS': 1, 'ENABLE_CPU_PINNING': False, 'EXECUTION_MODE_HINT': 'ACCURACY'})
+    # Inputs by name; by position if OpenVINO renamed one (a graph input that is a graph
+    # output as is takes the output's name).
+    names = [next((n for n in feeds if n in i.get_names()), None) for i in compiled.inputs]
+    if None in names:
+        names = list(feeds)
+    results = compiled.create_infer_request().infer([feeds[n] for n in names])
+    return [np.array(results[output]) for output in compiled.outputs]
+
+# --- the case ---
+MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model.onnx")
+FEEDS = {
+    "v25": np.array([0, 0], dtype=np.float32).reshape([1, 2, 1]),
+}
+# The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+EXPECTED = [
+    ("v39", np.array([0.5, 0.5], dtype=np.float32).reshape([1, 2])),
+]
+OUTPUT_NAMES = [name for name, _ in EXPECTED]
+RTOL, ATOL = 0.001, 0.0001
+
+
+def differs(got, want):
+    """None when `got` is `want` within the tolerance (NaN where NaN), else how it differs."""
+    got = np.asarray(got)
+    if got.dtype != want.dtype:
+        return f"dtype {got.dtype}, expected {want.dtype}"
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, expected {list(want.shape)}"
+    if want.dtype.kind in "fc":
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        same = (g == w) | (np.abs(g - w) <= ATOL + RTOL * np.abs(w)) | (np.isnan(g) & np.isnan(w))
+    else:
+        same = got == want
+    bad = np.flatnonzero(~np.asarray(same).reshape(-1))
+    if bad.size == 0:
+        return None
+    at = np.unravel_index(bad[0], want.shape)
+    return (f"{bad.size} of {want.size} elements differ beyond rtol={RTOL} atol={ATOL}; "
+            f"first at {[int(i) for i in at]}: got {got[at]}, expected {want[at]}")
+
+
+def main():
+    try:
+        outputs = run(MODEL, FEEDS)
+    except Exception as e:  # the engine fails on a valid model
+        print(f"FAILS: the engine raised {type(e).__name__}: {e}")
+        return 1
+    if len(outputs) != len(EXPECTED):
+        print(f"FAILS: {len(outputs)} outputs, expected {len(EXPECTED)}")
+        return 1
+    failed = False
+    for (name, want), got in zip(EXPECTED, outputs):
+        got = np.asarray(got)
+        why = differs(got, want)
+        print(f"output {name}: {'MISMATCH: ' + why if why else 'OK'}")
+        if want.size <= 32:
+            print(f"  expected {want.dtype}{list(want.shape)}: {want.reshape(-1).tolist()}")
+            print(f"  got      {got.dtype}{list(got.shape)}: {got.reshape(-1).tolist()}")
+        failed = failed or why is not None
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

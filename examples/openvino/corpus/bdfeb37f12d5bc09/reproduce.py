@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# openvino 2026.4.1: Pad fails on a valid model — Pad of a scalar (pads of shape [0]) is refused by the CPU plugin ('has not compiled executor' / 'incorrect number of input/output dimensions')
+# openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
+# Upstream: none found
+#
+# The ONNX specification, Pad-13 (https://onnx.ai/onnx/operators/onnx__Pad.html#pad-13):
+#   | Given a tensor containing the data to be padded (`data`), a tensor containing the number of start and end pad values for axis (`pads`), (optionally) a `mode`, and (optionally) `constant_value`,
+#   | a padded tensor (`output`) is generated.
+#
+# What goes wrong: openvino (mode=accuracy) failed: openvino (mode=accuracy): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'parameter.size() == srcDimsRank' failed at src/plugins/intel_cpu/src/nodes/pad.cpp:103: Pad node with name 'v18' has incorrect number of input/output dimensions!
+# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
+#
+# The model (model.onnx, beside this script):
+#   graph nncheck_388 (opset 17, 1 nodes)
+#     input  v6: float32[]
+#     init   s17: int64[0] {}
+#     v18 = Pad(v6, s17)
+#     output v18: float32[]
+#
+# Needs: pip install openvino==2026.4.1 numpy
+# Run: python3 reproduce.py   (exits 1 while the bug is there, 0 once it is fixed)
+# Written by: nncheck repro examples/openvino/corpus/bdfeb37f12d5bc09/ --backend openvino
+import os
+import sys
+
+import numpy as np
+
+# --- the engine, alone ---
+import numpy as np
+import openvino as ov
+
+
+def run(model_path, feeds):
+    compiled = ov.Core().compile_model(model_path, "CPU", {'INFERENCE_NUM_THREADS': 1, 'NUM_STREAMS': 1, 'ENABLE_CPU_PINNING': False, 'EXECUTION_MODE_HINT': 'ACCURACY'})
+    # Inputs by name; by position if OpenVINO renamed one (a graph input that is a graph
+    # output as is takes the output's name).
+    names = [next((n for n in feeds if n in i.get_names()), None) for i in compiled.inputs]
+    if None in names:
+        names = list(feeds)
+    results = compiled.create_infer_request().infer([feeds[n] for n in names])
+    return [np.array(results[output]) for output in compiled.outputs]
+
+# --- the case ---
+MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model.onnx")
+FEEDS = {
+    "v6": np.array([0], dtype=np.float32).reshape([]),
+}
+# The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
+EXPECTED = [
+    ("v18", np.array([0], dtype=np.float32).reshape([])),
+]
+OUTPUT_NAMES = [name for name, _ in EXPECTED]
+RTOL, ATOL = 0.001, 9.9999999999999995e-08
+
+
+def differs(got, want):
+    """None when `got` is `want` within the tolerance (NaN where NaN), else how it differs."""
+    got = np.asarray(got)
+    if got.dtype != want.dtype:
+        return f"dtype {got.dtype}, expected {want.dtype}"
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, expected {list(want.shape)}"
+    if want.dtype.kind in "fc":
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        same = (g == w) | (np.abs(g - w) <= ATOL + RTOL * np.abs(w)) | (np.isnan(g) & np.isnan(w))
+    else:
+        same = got == want
+    bad = np.flatnonzero(~np.asarray(same).reshape(-1))
+    if bad.size == 0:
+        return None
+    at = np.unravel_index(bad[0], want.shape)
+    return (f"{bad.size} of {want.size} elements differ beyond rtol={RTOL} atol={ATOL}; "
+            f"first at {[int(i) for i in at]}: got {got[at]}, expected {want[at]}")
+
+
+def main():
+    try:
+        outputs = run(MODEL, FEEDS)
+    except Exception as e:  # the engine fails on a valid model
+        print(f"FAILS: the engine raised {type(e).__name__}: {e}")
+        return 1
+    if len(outputs) != len(EXPECTED):
+        print(f"FAILS: {len(outputs)} outputs, expected {len(EXPECTED)}")
+        return 1
+    failed = False
+    for (name, want), got in zip(EXPECTED, outputs):
+        got = np.asarray(got)
+        why = differs(got, want)
+        print(f"output {name}: {'MISMATCH: ' + why if why else 'OK'}")
+        if want.size <= 32:
+            print(f"  expected {want.dtype}{list(want.shape)}: {want.reshape(-1).tolist()}")
+            print(f"  got      {got.dtype}{list(got.shape)}: {got.reshape(-1).tolist()}")
+        failed = failed or why is not None
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
