@@ -42,7 +42,8 @@ const facts = {
   optimizations: {O0: [], O1: ['FoldConstant', 'FuseOps']}, install: 'pip install vectors',
   capabilities: {dtypes: [1, 7], opset: 17, ops: {Add: 100, Cast: 50},
                  shape_operands_must_be_initializers: true, weights_must_be_initializers: false},
-  unreported_optimizations: {O1: ['Vectorize']}, restart_every: 500, start_seconds: 30,
+  unreported_optimizations: {O1: ['Vectorize']}, fixed_optimizations: {O1: ['SimplifyShapes']},
+  restart_every: 500, start_seconds: 30,
   reproducer: {language: 'python', runtime: 'Python 3.11', requirements: 'pip install vectors',
                configurations: {O0: 'def run(model_path, feeds):\n    return []\n'}},
 };
