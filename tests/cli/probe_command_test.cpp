@@ -20,11 +20,12 @@ using testing::runCli;
 // `table` under the source tree, to be that probe's, so it never drifts from the installed
 // engine; returns the probe's output.
 std::string expectFreshProbeMatches(const std::string& engine, const std::string& table,
-                                    const std::string& config = "") {
+                                    const std::string& config = "", int perOp = 0) {
   testing::TempDir tmp("probe");
   const std::string fresh = (tmp.path() / "table.inc").string();
-  const std::string probe =
-      "probe --backend " + engine + (config.empty() ? "" : " --config " + config);
+  std::string probe = "probe --backend " + engine;
+  if (!config.empty()) probe.append(" --config ").append(config);
+  if (perOp > 0) probe.append(" --per-op ").append(std::to_string(perOp));
   auto o = runCli(probe + " --write-table " + fresh);
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_EQ(readFile(fresh), readFile(std::string(NNCHECK_SOURCE_DIR "/") + table))
@@ -108,6 +109,14 @@ TEST(ProbeCommand, MlirsCompiledCapabilityTableMatchesAFreshProbe) {
   // And for MLIR's TOSA path: what the emission expresses and Debian's MLIR 19 runs, probed at
   // the default pipeline.
   expectFreshProbeMatches("mlir", "src/backends/mlir/mlir_capabilities.inc");
+}
+#endif
+
+#ifdef NNCHECK_HAS_IREE_ENGINE
+TEST(ProbeCommand, IreesCapabilityTableMatchesAFreshProbe) {
+  // And for IREE at O0: what its ONNX importer converts and llvm-cpu compiles and runs. Three
+  // models an op, not ten: IREE compiles each in about 0.6 s.
+  expectFreshProbeMatches("iree", "src/backends/iree/iree_capabilities.inc", "", 3);
 }
 #endif
 
