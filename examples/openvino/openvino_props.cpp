@@ -6,104 +6,40 @@
 //
 // Ops with open (known) bugs at a mode in the corpus are kept out of that mode's generated
 // properties, so the suite is green while the known bugs are open and red on anything new.
-#include <nncheck/engine.h>
-#include <nncheck/gtest.h>
-
-#include <algorithm>
-#include <memory>
-#include <set>
+#include <nncheck/engine_suite.h>
 
 namespace {
 
-// The modes this suite tests (the worker's facts name them too; `nncheck engines` lists
-// them). Named here, not asked of the registry: the corpus tests are registered during static
-// initialization, when the engine's own registration may not have run yet.
-const std::vector<std::string> kModes = {"mode=accuracy", "mode=performance",
-                                         "mode=performance-no-snippets"};
-
-std::shared_ptr<nncheck::Backend> openvino(const std::string& mode) {
-  return nncheck::engines().make("openvino", mode);
-}
-
-// What this suite generates: the float32 ops of the vision models the team deploys, of those
-// OpenVINO takes (a team with other models lists its own).
-const std::set<std::string> kOps = {"Add",
-                                    "AveragePool",
-                                    "BatchNormalization",
-                                    "Concat",
-                                    "Conv",
-                                    "Div",
-                                    "Exp",
-                                    "Flatten",
-                                    "Gemm",
-                                    "GlobalAveragePool",
-                                    "MatMul",
-                                    "MaxPool",
-                                    "Mul",
-                                    "Relu",
-                                    "Reshape",
-                                    "Sigmoid",
-                                    "Softmax",
-                                    "Sub",
-                                    "Tanh",
-                                    "Transpose"};
-
-nncheck::Capabilities withoutKnownBugs(const nncheck::Backend& engine, const std::string& mode) {
-  nncheck::Capabilities caps = engine.capabilities();
-  caps.dtypes = {nncheck::DType::Float32};
-  std::erase_if(caps.ops, [](const std::string& op) { return kOps.count(op) == 0; });
-  const std::set<std::string> buggy = nncheck::opsWithKnownFailures(OPENVINO_CORPUS, mode);
-  std::erase_if(caps.ops, [&](const std::string& op) { return buggy.count(op) > 0; });
-  return caps;
-}
-
-// Made at its first case, for the same reason.
-nncheck::Property matchesReference(const std::string& mode) {
-  auto engine = std::make_shared<std::shared_ptr<nncheck::Backend>>();
-  return [engine, mode](const nncheck::TestCase& tc) {
-    if (!*engine) *engine = openvino(mode);
-    nncheck::assertMatchesReference(**engine, tc);
-  };
-}
-
-// "performance-no-snippets" as GoogleTest takes a name: performance_no_snippets.
-std::string testName(const std::string& mode) {
-  std::string name = mode.substr(mode.find('=') + 1);
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-}
+// The modes this suite tests (the worker's facts name them too; `nncheck engines` lists them), and
+// what it generates: the float32 ops of the vision models the team deploys (nncheck's visionOps),
+// of those OpenVINO takes (a team with other models lists its own).
+const nncheck::EngineSuite kOpenVino{
+    "openvino",
+    {"mode=accuracy", "mode=performance", "mode=performance-no-snippets"},
+    OPENVINO_CORPUS,
+    nncheck::visionOps()};
 
 class OpenVino : public nncheck::PropertyTest<std::string> {};
 
 TEST_P(OpenVino, MatchesReference) {
-  auto engine = openvino(GetParam());
-  std::vector<std::pair<std::string, nncheck::Property>> triage;
-  for (const std::string& p : kModes) triage.emplace_back(p, matchesReference(p));
-  check(nncheck::gen::testCase(withoutKnownBugs(*engine, GetParam())), matchesReference(GetParam()),
-        engine->name(), triage);
+  check(kOpenVino.cases(GetParam()), kOpenVino.matchesReference(GetParam()),
+        kOpenVino.make(GetParam())->name(), kOpenVino.triage());
 }
 
 TEST_P(OpenVino, AgreesWithTheAccuracyMode) {
-  const std::string baseline = nncheck::engines().at("openvino").baseline;
-  if (GetParam() == baseline) GTEST_SKIP() << "the accuracy mode is what the others agree with";
-  auto plain = openvino(baseline), optimized = openvino(GetParam());
+  if (GetParam() == kOpenVino.baseline())
+    GTEST_SKIP() << "the accuracy mode is what the others agree with";
+  auto plain = kOpenVino.make(kOpenVino.baseline()), optimized = kOpenVino.make(GetParam());
   check(
-      nncheck::gen::testCase(withoutKnownBugs(*optimized, GetParam())),
+      kOpenVino.cases(GetParam()),
       [&](const nncheck::TestCase& tc) { nncheck::assertAgree(*plain, *optimized, tc); },
       optimized->name());
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, OpenVino, ::testing::ValuesIn(kModes),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return testName(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(Modes, OpenVino, ::testing::ValuesIn(kOpenVino.configurations),
+                         nncheck::EngineSuite::paramName);
 
 // The corpus, once per mode: known failures must still fail there, the rest pass.
-const bool corpusRegistered = [] {
-  for (const std::string& p : kModes)
-    nncheck::registerCorpusTests("OpenVinoCorpus_" + testName(p), OPENVINO_CORPUS,
-                                 matchesReference(p), p);
-  return true;
-}();
+const bool corpusRegistered = kOpenVino.registerCorpusTests("OpenVinoCorpus");
 
 }  // namespace
