@@ -265,11 +265,6 @@ void registerElementwiseBinary(Registry& reg) {
           .input("Y", "T1")
           .output("Z")
           .shapeRule([](auto& r) {
-            // The spec does not say how a fractional power of an integer becomes one: truncated
-            // (ONNX's reference, ORT) or rounded (torch-mlir, so IREE); onnx/onnx#7071.
-            if (isIntegerDType(r.dtype(0)))
-              r.requireDefined(r.truth(isIntegerDType(r.dtype(1))),
-                               "an integer base to an integer power");
             r.output(0, broadcastDims(r, {0, 1}));
           })
           .stability(powerAwayFromSteps)

@@ -256,26 +256,6 @@ TEST(Validity, GatherElementsWithSmallerIndicesOffTheAxisIsValidButNotMade) {
   EXPECT_NE(why->find("indices as large as data off the axis"), std::string::npos) << *why;
 }
 
-// Pow of an integer base to a float exponent: the spec does not say how the fractional power
-// becomes an integer (truncated by ONNX's reference, rounded by IREE; onnx/onnx#7071). Valid;
-// never made (an IREE campaign's generated models had it).
-TEST(Validity, AnIntegerToAFloatPowerIsValidButNotMade) {
-  Model m;
-  m.opsets = {{"", 17}};
-  m.graph.name = "g";
-  m.graph.inputs = {ValueInfo::tensor("x", DType::Int32, {2})};
-  m.graph.initializers = {{"e", Tensor::fromVector<float>({2}, {0.5f, 2.0f}), ""}};
-  m.graph.nodes = {Node::make("Pow", {"x", "e"}, {"y"}, "pow")};
-  m.graph.outputs = {ValueInfo::tensor("y", DType::Int32, {2})};
-  EXPECT_EQ(whyInvalid(m), std::nullopt);
-  const ops::DefinedOnly definedOnly;
-  const auto why = whyInvalid(m);
-  ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("an integer base to an integer power"), std::string::npos) << *why;
-  m.graph.initializers = {{"e", Tensor::fromVector<int64_t>({2}, {3, 2}), ""}};
-  EXPECT_EQ(whyInvalid(m), std::nullopt) << "an integer power is defined";
-}
-
 // A scalar's Resize: its sizes would hold no element, which ONNX reads as no sizes at all.
 TEST(Validity, AResizeOfAScalarIsInvalid) {
   Model m;
