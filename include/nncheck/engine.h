@@ -74,6 +74,10 @@ struct EngineInfo {
   std::function<std::string(const std::string& configuration,
                             const std::vector<std::string>& disabled)>
       withDisabled{};
+  // What every configuration shares (LiteRT's conversion, IREE's importer): a failure at every
+  // configuration is that stage's fault, one at some only is in what sets them apart. Empty
+  // function, or "": none named.
+  std::function<std::string()> sharedStage{};
   // How to install what the engine needs at run time, for the error that says it does not work
   // here (nncheck::SetUpError): "./scripts/install-deps.sh". Empty: nothing to say.
   std::string install{};

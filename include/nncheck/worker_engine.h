@@ -67,7 +67,8 @@ class WorkerBackend : public Backend {
 };
 
 // The EngineInfo of the engine a worker serves: `fixed`'s name, description, baseline and
-// install, the rest (configurations, canonical texts, capabilities, switching optimizations off)
+// install, the rest (configurations, canonical texts, capabilities, switching optimizations off,
+// the shared stage)
 // from the worker's facts, read when first needed. What a built-in engine run by a worker
 // registers (src/backends/tvm).
 EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed);

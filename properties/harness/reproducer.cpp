@@ -54,16 +54,17 @@ std::string opsetOf(const Model& m) {
   return "?";
 }
 
-// "fails at a, b; passes at c" from the triage run now.
-std::string configurationsText(const std::map<std::string, Outcome>& triage) {
+// "fails at a, b; passes at c" from the triage run now, and where that puts the fault.
+std::string configurationsText(const Reproduction& r) {
   std::string fails, passes;
-  for (const auto& [configuration, outcome] : triage) {
+  for (const auto& [configuration, outcome] : r.triage) {
     std::string& list = isFailure(outcome) ? fails : outcome == Outcome::Pass ? passes : fails;
     list += (list.empty() ? "" : ", ") + configuration;
     if (outcome != Outcome::Pass) list += " (" + std::string(outcomeName(outcome)) + ")";
   }
+  const std::string stage = faultStage(r.triage, r.baseline, r.sharedStage);
   return "fails at " + (fails.empty() ? "none" : fails) + "; passes at " +
-         (passes.empty() ? "none" : passes);
+         (passes.empty() ? "none" : passes) + (stage.empty() ? "" : ": " + stage);
 }
 
 std::string culpritText(const Reproduction& r) {
@@ -85,7 +86,7 @@ std::string headText(const Reproduction& r) {
   s += "\nWhat goes wrong: " + firstLine(info.message) + "\n";
   if (info.divergence)
     s += "  first diverging node: " + firstLine(info.divergence->describe()) + "\n";
-  s += "Configurations: " + configurationsText(r.triage) + "\n";
+  s += "Configurations: " + configurationsText(r) + "\n";
   if (const std::string culprit = culpritText(r); !culprit.empty())
     s += "Culprit: " + culprit + "\n";
   s += "\nThe model (model.onnx, beside this script):\n";
@@ -491,7 +492,7 @@ std::string issueDraft(const Reproduction& r, const ActualResult& actual, const 
   s += "```\n";
   if (!actual.message.empty() && actual.outcome != Outcome::Mismatch)
     s += "\nThe engine says:\n\n```text\n" + actual.message + "\n```\n";
-  s += "\n## Configurations\n\n" + configurationsText(r.triage) + ".\n";
+  s += "\n## Configurations\n\n" + configurationsText(r) + ".\n";
   if (const std::string culprit = culpritText(r); !culprit.empty())
     s += "\n## Culprit optimizations and workaround\n\n" + culprit + ".\n";
   s += "\n## Specification\n\n" + prefixed(specCitation(r), "> ");

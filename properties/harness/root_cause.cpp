@@ -37,6 +37,23 @@ std::vector<std::string> nonDefaultAttributes(const Node& n) {
   return names;
 }
 
+std::string faultStage(const std::map<std::string, Outcome>& triage, const std::string& baseline,
+                       const std::string& sharedStage) {
+  if (triage.size() < 2) return "";
+  const bool all =
+      std::all_of(triage.begin(), triage.end(), [](const auto& c) { return isFailure(c.second); });
+  if (all)
+    return "every configuration fails, so the fault is in what they share" +
+           (sharedStage.empty() ? std::string() : ": " + sharedStage);
+  const auto b = triage.find(baseline);
+  const bool some =
+      std::any_of(triage.begin(), triage.end(), [](const auto& c) { return isFailure(c.second); });
+  if (b != triage.end() && b->second == Outcome::Pass && some)
+    return "the baseline " + baseline +
+           " passes, so the fault is in what the failing configurations do apart from it";
+  return "";
+}
+
 namespace {
 
 // " on int64, float32": the dtypes of the node's inputs ("-" for an absent optional one); empty

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@ bool causedByOptimizations(const FailureInfo& info);
 
 // The root cause of a recorded failure of `minimized`: one line, equal for failures of one bug.
 std::string rootCause(const FailureInfo& info, const Model& minimized);
+
+// Where a failure's fault lies, read from its triage (configuration -> outcome): every
+// configuration fails, so the fault is in what they share (the engine's `sharedStage`, when it
+// names one: LiteRT's conversion); or the baseline passes, so it is in what the failing
+// configurations do apart from it (LiteRT's optimized kernels). "" when the triage cannot tell
+// (one configuration, or the baseline neither run nor alone in passing).
+std::string faultStage(const std::map<std::string, Outcome>& triage, const std::string& baseline,
+                       const std::string& sharedStage);
 
 // Findings grouped by root cause, groups in the order of their first member, members in order.
 struct RootCauseGroup {

@@ -63,6 +63,9 @@ class Engine:
     # Seconds past a case's time limit the first run of a fresh worker may take (an import, a
     # first compile's one-time loading), so that starting the engine is no case's hang.
     start_seconds: int = 0
+    # What every configuration shares (a converter, an importer), or "": a failure at all of them
+    # is that stage's fault, one at some only is in what sets those apart.
+    shared_stage: str = ""
     # What a standalone reproducer (`nncheck repro`) needs installed: "pip install ...".
     reproducer_requirements: str = ""
 
@@ -127,6 +130,8 @@ class Engine:
             "restart_every": self.restart_every,
             "start_seconds": self.start_seconds,
         }
+        if self.shared_stage:
+            facts["shared_stage"] = self.shared_stage
         code = {c: source for c in configurations if (source := self.reproducer(c)) is not None}
         if code:
             facts["reproducer"] = {

@@ -54,6 +54,7 @@ FACTS = {
     "fixed_optimizations": {"O1": ["SimplifyShapes"]},
     "restart_every": 500,
     "start_seconds": 30,
+    "shared_stage": "the import",
     "reproducer": {
         "language": "python",
         "runtime": "Python 3.11",

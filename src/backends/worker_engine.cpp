@@ -252,6 +252,7 @@ EngineInfo workerEngine(WorkerCommand command, EngineInfo fixed) {
     c.disabled = mergeNames(c.disabled, names);
     return keyOf(readConfiguration(facts(), who, keyOf(c)));
   };
+  fixed.sharedStage = [facts] { return facts().sharedStage; };
   fixed.reproducer = [facts, who, prefix = command.reproducerModel](const std::string& text,
                                                                     const Model& model) {
     std::optional<ReproducerRecipe> r =

@@ -117,6 +117,7 @@ Facts readFacts(std::string_view body, const std::string& who) {
   f.fixed =
       field<std::map<std::string, std::vector<std::string>>>(j, "fixed_optimizations", who, {});
   f.install = field<std::string>(j, "install", who);
+  f.sharedStage = field<std::string>(j, "shared_stage", who, "");
   f.capabilities = readCapabilities(field<json>(j, "capabilities", who, json::object()), who);
   f.restartEvery = field<int>(j, "restart_every", who, 0);
   f.startSeconds = field<int>(j, "start_seconds", who, 0);
@@ -162,6 +163,7 @@ std::string factsBody(const Facts& f) {
          {"capabilities", capabilitiesJson(f.capabilities)},
          {"restart_every", f.restartEvery},
          {"start_seconds", f.startSeconds}};
+  if (!f.sharedStage.empty()) j["shared_stage"] = f.sharedStage;
   if (!f.reproducer.language.empty())
     j["reproducer"] = {{"language", f.reproducer.language},
                        {"runtime", f.reproducer.runtime},

@@ -59,6 +59,9 @@ struct Facts {
   // passes): counted as reach, never searched for culprits
   std::map<std::string, std::vector<std::string>> fixed;
   std::string install;  // how to install what the worker needs
+  // What every configuration shares (a converter, an importer): a failure at all of them is its
+  // fault, one at some only is in what sets those apart. "" for nothing named.
+  std::string sharedStage;
   // What the engine accepts; the defaults (any op, the generator's dtypes) when it says nothing.
   // Op weights travel as whole percentages (the protocol's JSON has no floating point).
   Capabilities capabilities;

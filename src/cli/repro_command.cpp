@@ -76,6 +76,8 @@ int repro(ReproOptions o) {
     r.engine = o.engine.backend;
     const std::vector<std::string> configurations = engineConfigurations(o.engine);
     const EngineInfo& info = engines().at(r.engine);
+    r.baseline = info.baseline;
+    r.sharedStage = info.sharedStage ? info.sharedStage() : "";
     if (!info.reproducer) throw Error(r.engine + " writes no standalone reproducer");
     const std::string recorded = info.key ? info.key(r.saved.configuration) : r.saved.configuration;
     // Every configuration now, judged against the saved outputs (as `nncheck run` does).

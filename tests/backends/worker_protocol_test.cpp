@@ -39,6 +39,7 @@ worker::Facts vectorFacts() {
   f.fixed = {{"O1", {"SimplifyShapes"}}};
   f.restartEvery = 500;
   f.startSeconds = 30;
+  f.sharedStage = "the import";
   f.reproducer = {.language = "python",
                   .runtime = "Python 3.11",
                   .requirements = "pip install vectors",
@@ -190,6 +191,7 @@ TEST(WorkerProtocol, ReadsEveryVectorBackToItsValues) {
   EXPECT_EQ(facts.fixed, want.fixed);
   EXPECT_EQ(facts.restartEvery, 500);
   EXPECT_EQ(facts.startSeconds, 30);
+  EXPECT_EQ(facts.sharedStage, want.sharedStage);
   EXPECT_EQ(facts.reproducer.language, want.reproducer.language);
   EXPECT_EQ(facts.reproducer.runtime, want.reproducer.runtime);
   EXPECT_EQ(facts.reproducer.requirements, want.reproducer.requirements);

@@ -55,6 +55,23 @@ FailureInfo mismatchAt(const Model& m, size_t at, bool shape = false) {
   return info;
 }
 
+TEST(FaultStage, EveryConfigurationFailingIsTheSharedStagesAndABaselinePassingIsNot) {
+  const std::string shared = "the conversion";
+  const std::string all =
+      faultStage({{"ref", Outcome::Mismatch}, {"fast", Outcome::Crash}}, "ref", shared);
+  EXPECT_EQ(all, "every configuration fails, so the fault is in what they share: the conversion");
+  EXPECT_EQ(faultStage({{"ref", Outcome::Mismatch}, {"fast", Outcome::Mismatch}}, "ref", ""),
+            "every configuration fails, so the fault is in what they share");
+  const std::string apart =
+      faultStage({{"ref", Outcome::Pass}, {"fast", Outcome::Mismatch}}, "ref", shared);
+  EXPECT_NE(apart.find("the baseline ref passes"), std::string::npos) << apart;
+  // Nothing to tell: one configuration, a baseline that rejects the case, or no failure.
+  EXPECT_EQ(faultStage({{"ref", Outcome::Mismatch}}, "ref", shared), "");
+  EXPECT_EQ(faultStage({{"ref", Outcome::Unsupported}, {"fast", Outcome::Mismatch}}, "ref", shared),
+            "");
+  EXPECT_EQ(faultStage({{"ref", Outcome::Pass}, {"fast", Outcome::Pass}}, "ref", shared), "");
+}
+
 TEST(RootCause, OneBugUnderManyConsumersIsOneRootCause) {
   // ReduceSum ignoring noop_with_empty_axes, seen through ReduceMax and ReduceProd: the first
   // diverging node is the ReduceSum either way.
