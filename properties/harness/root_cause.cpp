@@ -39,19 +39,20 @@ std::vector<std::string> nonDefaultAttributes(const Node& n) {
 
 std::string faultStage(const std::map<std::string, Outcome>& triage, const std::string& baseline,
                        const std::string& sharedStage) {
-  if (triage.size() < 2) return "";
   const bool all =
+      triage.size() > 1 &&
       std::all_of(triage.begin(), triage.end(), [](const auto& c) { return isFailure(c.second); });
   if (all)
-    return "every configuration fails, so the fault is in what they share" +
-           (sharedStage.empty() ? std::string() : ": " + sharedStage);
+    return "fails at every configuration: the fault is in what they share" +
+           (sharedStage.empty() ? std::string() : ", " + sharedStage);
   const auto b = triage.find(baseline);
-  const bool some =
-      std::any_of(triage.begin(), triage.end(), [](const auto& c) { return isFailure(c.second); });
-  if (b != triage.end() && b->second == Outcome::Pass && some)
-    return "the baseline " + baseline +
-           " passes, so the fault is in what the failing configurations do apart from it";
-  return "";
+  if (b == triage.end()) return "";
+  if (isFailure(b->second))
+    return "fails at " + baseline + " too: the engine's kernels or its adapter, not its " +
+           "optimizations";
+  return b->second == Outcome::Pass
+             ? "passes at " + baseline + ": a bug of the optimizing configurations"
+             : "";
 }
 
 namespace {

@@ -42,11 +42,11 @@ bool causedByOptimizations(const FailureInfo& info);
 // The root cause of a recorded failure of `minimized`: one line, equal for failures of one bug.
 std::string rootCause(const FailureInfo& info, const Model& minimized);
 
-// Where a failure's fault lies, read from its triage (configuration -> outcome): every
-// configuration fails, so the fault is in what they share (the engine's `sharedStage`, when it
-// names one: LiteRT's conversion); or the baseline passes, so it is in what the failing
-// configurations do apart from it (LiteRT's optimized kernels). "" when the triage cannot tell
-// (one configuration, or the baseline neither run nor alone in passing).
+// Where a failure's fault lies, read from its triage (configuration -> outcome), one line:
+// every configuration fails, so the fault is in what they share (the engine's `sharedStage`,
+// when it names one: LiteRT's conversion); else the baseline fails too (the engine's kernels or
+// its adapter, not its optimizations); else the baseline passes (a bug of the optimizing
+// configurations). "" when the triage did not run the baseline.
 std::string faultStage(const std::map<std::string, Outcome>& triage, const std::string& baseline,
                        const std::string& sharedStage);
 

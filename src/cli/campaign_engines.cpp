@@ -5,6 +5,7 @@
 
 #include "harness/corpus_store.h"
 #include "harness/culprit.h"
+#include "harness/root_cause.h"
 #include "nncheck/corpus.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
@@ -54,6 +55,7 @@ CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o, bool anyOrac
   }
   if (std::find(configs.begin(), configs.end(), info.baseline) != configs.end())
     e.baseline = info.baseline;
+  if (info.sharedStage) e.sharedStage = info.sharedStage();
   if (info.withDisabled) {
     e.without.configuration = info.withDisabled;
     e.without.make = [selection = o.selection](const std::string& config) {
@@ -84,7 +86,7 @@ void addCampaignEngineOptions(CLI::App* cmd, CampaignEngineOptions& o,
       ->capture_default_str();
 }
 
-void printFinding(size_t i, const Finding& f, const std::string& baseline) {
+void printFinding(size_t i, const Finding& f, const CampaignEngines& engines) {
   // Everything here may come from a model or a corpus (names, messages, paths): printed through
   // printable(), so that terminal escapes in them reach no terminal.
   auto p = [](const std::string& text) { return printable(text); };
@@ -104,12 +106,9 @@ void printFinding(size_t i, const Finding& f, const std::string& baseline) {
     if (c->workaroundPasses && !c->workaround.empty())
       std::printf("       workaround: --config %s\n", p(c->workaround).c_str());
   }
-  if (auto at = f.info.triage.find(baseline); at != f.info.triage.end())
-    std::printf(isFailure(at->second)
-                    ? "       fails at %s too: the engine's kernels or its adapter, not its "
-                      "optimizations\n"
-                    : "       passes at %s: a bug of the optimizing configurations\n",
-                p(baseline).c_str());
+  if (const std::string stage = faultStage(f.info.triage, engines.baseline, engines.sharedStage);
+      !stage.empty())
+    std::printf("       %s\n", p(stage).c_str());
   if (f.fromCorpus)
     std::printf("       already in the corpus%s%s\n", f.dir.empty() ? "" : ": ",
                 p(f.dir.string()).c_str());

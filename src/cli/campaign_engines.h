@@ -28,8 +28,9 @@ struct CampaignEngineOptions {
 struct CampaignEngines {
   std::vector<std::unique_ptr<Backend>> owned;
   std::vector<CampaignEngine> list;
-  std::string baseline;   // EngineInfo::baseline, when it is among the configurations
-  EngineWithout without;  // for the culprit search, when the engine switches optimizations off
+  std::string baseline;     // EngineInfo::baseline, when it is among the configurations
+  std::string sharedStage;  // EngineInfo::sharedStage: what every configuration shares, or ""
+  EngineWithout without;    // for the culprit search, when the engine switches optimizations off
   // The engine's baseline configuration, made when an oracle may compare with it (then not
   // among `list`); none when the engine names no baseline.
   CampaignEngine baselineEngine{};
@@ -48,8 +49,8 @@ CampaignEngines makeCampaignEngines(const CampaignEngineOptions& o, bool anyOrac
 // --oracle on a subcommand; `help` says what the default is.
 void addOracleOption(CLI::App* cmd, std::string& oracle, const std::string& help);
 
-// A finding as the summary table's row i and its details; with the engines' baseline, whether
-// it fails there too (the engine's kernels or its adapter) or only where it optimizes.
-void printFinding(size_t i, const Finding& f, const std::string& baseline);
+// A finding as the summary table's row i and its details, with where its fault lies as the
+// triage over the engines' configurations says (harness/root_cause.h's faultStage).
+void printFinding(size_t i, const Finding& f, const CampaignEngines& engines);
 
 }  // namespace nncheck::cli

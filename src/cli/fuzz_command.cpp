@@ -247,7 +247,7 @@ int fuzz(const FuzzOptions& o) {
     std::printf("  saved cases that could not be read, skipped: %zu (first: %s)\n",
                 s.unreadableCorpusCases.size(), s.unreadableCorpusCases.front().c_str());
   std::printf("\ndistinct failures: %zu (%d new)\n", s.findings.size(), s.newFindings());
-  printFindingsByRootCause(s.findings, engines.baseline);
+  printFindingsByRootCause(s.findings, engines);
   if (!o.report.empty()) {
     try {
       auto settings = reportSettings(o, c, configs, jobs);

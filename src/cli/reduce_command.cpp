@@ -68,7 +68,7 @@ int reduce(const ReduceOptions& o) {
                 std::string(outcomeName(f->info.kind)).c_str(), f->info.nodesBefore,
                 f->info.nodesAfter, f->info.shrinkSteps, f->info.shrinkSeconds);
     std::printf("%s\n", printable(f->info.message).c_str());
-    printFinding(0, *f, engines.baseline);
+    printFinding(0, *f, engines);
     std::printf("model:\n%s", modelToText(f->minimized.model).c_str());
   } catch (const SetUpError& e) {
     return reportSetUpError("reduce", e, o.engine.selection.backend);

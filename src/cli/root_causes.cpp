@@ -9,7 +9,8 @@
 
 namespace nncheck::cli {
 
-void printFindingsByRootCause(const std::vector<Finding>& findings, const std::string& baseline) {
+void printFindingsByRootCause(const std::vector<Finding>& findings,
+                              const CampaignEngines& engines) {
   std::vector<std::string> causes;
   for (const Finding& f : findings) causes.push_back(rootCause(f.info, f.minimized.model));
   const std::vector<RootCauseGroup> groups = groupByRootCause(causes);
@@ -51,7 +52,7 @@ void printFindingsByRootCause(const std::vector<Finding>& findings, const std::s
                   status == New ? "new" : "seen before,", ++n, printable(g.rootCause).c_str(),
                   g.members.size(), g.members.size() == 1 ? "" : "s", hitsOf(g));
       std::printf("  #  kind     nodes     hits  pattern\n");
-      for (size_t i : g.members) printFinding(i, findings[i], baseline);
+      for (size_t i : g.members) printFinding(i, findings[i], engines);
       const Finding& first = findings[g.members.front()];
       if (!first.dir.empty())
         std::printf("  report it: nncheck repro %s\n",

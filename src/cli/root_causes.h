@@ -3,16 +3,17 @@
 // the new ones, each with its patterns as printFinding prints them and the command that writes
 // its reproducer and issue draft.
 //
-//   printFindingsByRootCause(stats.findings, engines.baseline);
+//   printFindingsByRootCause(stats.findings, engines);
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "cli/campaign_engines.h"
 #include "harness/after_failure.h"
 
 namespace nncheck::cli {
 
-void printFindingsByRootCause(const std::vector<Finding>& findings, const std::string& baseline);
+void printFindingsByRootCause(const std::vector<Finding>& findings, const CampaignEngines& engines);
 
 }  // namespace nncheck::cli

@@ -107,6 +107,10 @@ void registerQuantization(Registry& reg) {
                         .attr(axisAttr("axis", 1))
                         .shapeRule([](auto& r) {
                           requireScaleAndZeroPoint(r, 1, 2);
+                          // DequantizeLinear-13: "In the case of dequantizing int32, there's no
+                          // zero point (zero point is supposed to be 0)."
+                          r.check(r.dtype(0) != DType::Int32 || !r.has(2),
+                                  "an int32 x has no zero point (ONNX: it is 0)");
                           r.output(0, r.dims(0), DType::Float32);
                         })
                         .kernel([](KernelCall& k) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "nncheck/reference.h"
+#include "nncheck/validity.h"
 
 namespace nncheck {
 namespace {
@@ -34,6 +35,25 @@ TEST(Quantization, DequantizeLinearPerAxisUsesEachChannelsParameters) {
                                         Tensor::fromVector<uint8_t>({2}, {10, 0})})
                        .at(0);
   EXPECT_EQ(y, Tensor::fromVector<float>({2, 2}, {0, 5, 20, 40}));
+}
+
+TEST(Quantization, AnInt32DequantizeLinearTakesNoZeroPoint) {
+  // DequantizeLinear-13: "In the case of dequantizing int32, there's no zero point (zero point
+  // is supposed to be 0)." LiteRT, following it, was once reported as wrong here.
+  Model m;
+  m.opsets = {{"", 17}};
+  m.graph.name = "g";
+  m.graph.inputs = {ValueInfo::tensor("x", DType::Int32, {2})};
+  m.graph.initializers = {{"s", Tensor::scalar<float>(0.5f), ""},
+                          {"z", Tensor::scalar<int32_t>(5), ""}};
+  m.graph.nodes = {Node::make("DequantizeLinear", {"x", "s", "z"}, {"y"}, "dq")};
+  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
+  const std::optional<std::string> why = whyInvalid(m);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("int32 x has no zero point"), std::string::npos) << *why;
+  m.graph.nodes[0].inputs.pop_back();
+  m.graph.initializers.pop_back();
+  EXPECT_EQ(whyInvalid(m), std::nullopt);
 }
 
 TEST(Quantization, QLinearMatMulScalesPerRowAndRequantizes) {

@@ -271,7 +271,7 @@ class Iree(Engine):
         # float64 instead makes host code the VM cannot run.
         "dtypes": [1, 6, 7, 9],
         "opset": 17,
-        # nncheck probe --backend iree --per-op 3
+        # nncheck probe --backend iree --per-op 2
         "ops": probed_ops(pathlib.Path(__file__).resolve().parent / "iree_capabilities.inc"),
         "weights_must_be_initializers": False,
         # IREE's ONNX importer types a value whose rank ONNX's shape inference cannot give (an

@@ -7,11 +7,13 @@ converted model runs in ai-edge-litert's interpreter with the configuration's ke
 configuration shares the conversion, so a fault at every configuration is the converter's and
 one only where the kernels differ is the interpreter's (the `shared_stage` fact says so).
 
-Layouts: onnx2tf turns NCHW-like inputs and outputs into NHWC. Each graph input is kept as ONNX
-declares it (`keep_shape_absolutely_input_names`), and each output of rank other than 1 is
-flattened by a Reshape the worker appends: onnx2tf must give a Reshape ONNX's element order,
-so the flat values have one reading, the declared shape, whatever layout onnx2tf chose inside.
-(Rank 1 too: a constant output onnx2tf keeps as is is lost from the converted model's signature.)
+Layouts: onnx2tf turns NCHW-like inputs and outputs into NHWC. Each graph input of rank 3 to 5
+is taken in ONNX's layout and transposed first (`keep_ncw_or_nchw_or_ncdhw_input_names`: inside,
+the same path as onnx2tf's default; its `keep_shape_absolutely_input_names` takes another, which
+gets even a Relu of a [2,3,3] input wrong), and each output is flattened by a Reshape the worker
+appends: onnx2tf must give a Reshape ONNX's element order, so the flat values have one reading,
+the declared shape, whatever layout onnx2tf chose inside. (Rank 1 too: a constant output
+onnx2tf keeps as is is lost from the converted model's signature.)
 
 Configurations (`kernels=NAME`), one thread each:
   xnnpack    BUILTIN, the built-in kernels with the XNNPACK delegate: the default, as LiteRT's
@@ -28,7 +30,9 @@ import importlib.metadata
 import io
 import os
 import pathlib
+import random
 import re
+import sys
 import tempfile
 from typing import Any
 
@@ -46,6 +50,17 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 from nncheck_engine import Engine, Unsupported, probed_ops, serve  # noqa: E402
 
+
+def sample_images() -> np.ndarray:
+    """What onnx2tf downloads from its GitHub releases for a model whose inputs all look like
+    batches of RGB images (20 images, 128x128x3, float32 in [0, 1)), to run onnxruntime on while
+    it converts: seeded values of that shape instead. Nothing is downloaded at run time, and the
+    conversion does not hang on the network or depend on it."""
+    return np.random.default_rng(0).random((20, 128, 128, 3), dtype=np.float32)
+
+
+sys.modules["onnx2tf.onnx2tf"].download_test_image_data = sample_images  # type: ignore[attr-defined]
+
 ONNX2TF = importlib.metadata.version("onnx2tf")
 LITERT = importlib.metadata.version("ai-edge-litert")
 KERNELS: dict[str, OpResolverType] = {  # the default first
@@ -56,10 +71,21 @@ KERNELS: dict[str, OpResolverType] = {  # the default first
 ONNXSIM = "onnxsim"  # the converter's switch: onnx2tf's simplification first
 XNNPACK = "xnnpack"  # the interpreter's: the delegate, named when it took a node
 FLAT = "_nncheck_flat"
-# onnx2tf's words for an ONNX op, attribute or type it does not convert: limits.
+# onnx2tf's words for an ONNX op, attribute or type it does not convert ("ScatterElements
+# currently supports only reduction=['none']", "TensorFlow does not support
+# noop_with_empty_axes=1", and "Invalid auto_pad attribute: SAME_LOWER", which ONNX allows):
+# limits.
 _STATED_LIMIT = re.compile(
-    r"^.*(?:not supported|not yet implemented|is not implemented|unsupported).*$", re.M | re.I
+    r"^.*(?:not supported|not yet implemented|is not implemented|unsupported|supports only"
+    r"|only supports|does not support|Invalid \w+ attribute).*$",
+    re.M | re.I,
 )
+# TensorFlow's converter's for a TensorFlow op that is neither a LiteRT op nor a select one
+# ("'tf.Asin' op is neither a custom op nor a flex op"): a limit.
+_NO_TFLITE_OP = re.compile(r"'(tf\.\w+)' op is neither a custom op nor a flex op")
+# What onnx2tf's log says of a failure: the node it was converting; and its colours.
+_AT_NODE = re.compile(r"onnx_op_name: (\S+)")
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 # The interpreter's for an op (or an op's version) its kernels lack: the reference kernels lack
 # some the built-in ones have (ABS version 5, which TensorFlow 2.19's converter writes).
 _NO_KERNEL = re.compile(r"Didn't find op for builtin opcode '(\w+)' version '(\d+)'")
@@ -107,9 +133,17 @@ def convert(model: onnx.ModelProto, simplify: bool) -> bytes:
     """The .tflite flatbuffer of `model` (flat outputs), as onnx2tf and TFLite's converter make
     it. onnx2tf's log is caught and given with its failure."""
     log = io.StringIO()
-    feeds = [i.name for i in model.graph.input]
+    # onnx2tf's option takes only inputs of rank 3 to 5, the ones it would transpose.
+    channels_first = [
+        i.name for i in model.graph.input if 3 <= len(i.type.tensor_type.shape.dim) <= 5
+    ]
     if simplify:
         model = simplified(model)
+    # onnx2tf seeds these once, at import, and draws its dummy inputs from them: seeded again,
+    # every conversion is a fresh process's first, whatever the worker converted before.
+    random.seed(0)
+    np.random.seed(0)
+    tf_keras.utils.set_random_seed(0)
     try:
         with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(log):
             path = os.path.join(folder, "model.onnx")
@@ -117,7 +151,7 @@ def convert(model: onnx.ModelProto, simplify: bool) -> bytes:
             keras_model = onnx2tf.convert(
                 input_onnx_file_path=path,
                 output_folder_path=folder,
-                keep_shape_absolutely_input_names=feeds,
+                keep_ncw_or_nchw_or_ncdhw_input_names=channels_first,
                 not_use_onnxsim=True,  # done above
                 disable_model_save=True,  # the .tflite alone: no SavedModel, no float16 copy
                 non_verbose=True,
@@ -134,10 +168,20 @@ def convert(model: onnx.ModelProto, simplify: bool) -> bytes:
             raise Unsupported("op", f"no conversion in onnx2tf for {e.name.rsplit('.', 1)[-1]}")
         raise
     except (Exception, SystemExit) as e:  # onnx2tf ends some failures with sys.exit(1)
-        said = f"{type(e).__name__}: {e}\n{log.getvalue()[-4000:]}"
-        if m := _STATED_LIMIT.search(said):
+        # onnx2tf's ERROR lines (its warnings may name a limit it worked around).
+        logged = "\n".join(
+            line for line in _COLOUR.sub("", log.getvalue()).splitlines() if "ERROR:" in line
+        )
+        said = f"{type(e).__name__}: {_COLOUR.sub('', str(e))}"
+        if m := _NO_TFLITE_OP.search(said):
+            raise Unsupported("limit", f"no LiteRT or select TensorFlow op for {m.group(1)}") from None
+        if m := _STATED_LIMIT.search(said + "\n" + logged):
             raise Unsupported("limit", m.group(0).strip()[:500]) from None
-        raise RuntimeError(f"the conversion failed: {said}") from None
+        at = _AT_NODE.search(logged)
+        where = f" at node {at.group(1)}" if at else ""
+        # SystemExit carries no message: onnx2tf said why in its log, on its ERROR lines.
+        why = said if not isinstance(e, SystemExit) else logged.strip()[-2000:]
+        raise RuntimeError(f"the conversion failed{where}: {why[:3000]}") from None
     finally:
         tf_keras.backend.clear_session()  # Keras names and graphs would pile up otherwise
 
@@ -185,6 +229,14 @@ class LiteRt(Engine):
         if XNNPACK in disabled and kernels == "xnnpack":
             kernels = "builtin"
         proto = onnx.load_from_string(model)
+        if constant := constant_outputs(proto.graph):
+            # onnx2tf builds a Keras functional model: with no input TensorFlow's converter
+            # fails ("Could not translate MLIR to FlatBuffer"), and an output computed from
+            # constants alone is missing from the converted model's signature. A fault of the
+            # conversion, in the README; refused, so that it does not stand in for others.
+            raise Unsupported(
+                "limit", f"outputs computed from constants alone, which the conversion loses: {constant}"
+            )
         flatbuffer = self.converted(proto, simplify=ONNXSIM not in disabled)
         outputs, delegated = run_converted(flatbuffer, KERNELS[kernels], proto.graph, inputs)
         return outputs, [XNNPACK] if delegated else []
@@ -210,6 +262,10 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 # onnx2tf runs onnx-simplifier as the `onnxsim` command of this environment.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+# As nncheck ran it: the sample images onnx2tf would download, as seeded values.
+sys.modules["onnx2tf.onnx2tf"].download_test_image_data = (
+    lambda: np.random.default_rng(0).random((20, 128, 128, 3), dtype=np.float32)
+)
 
 
 def run(model_path, feeds):
@@ -217,20 +273,22 @@ def run(model_path, feeds):
     # Each output flattened by a Reshape, so that its element order is ONNX's whatever layout
     # (NCHW or NHWC) onnx2tf picks; the flat values are reshaped as ONNX declares them.
     declared = {{}}
+    flat = onnx.numpy_helper.from_array(np.array([-1], np.int64), "flat_shape")
+    model.graph.initializer.append(flat)
     for o in model.graph.output:
-        declared[o.name + "_flat"] = [d.dim_value for d in o.type.tensor_type.shape.dim]
-        shape = onnx.numpy_helper.from_array(np.array([-1], np.int64), o.name + "_flat_shape")
-        model.graph.initializer.append(shape)
-        model.graph.node.append(onnx.helper.make_node("Reshape", [o.name, shape.name], [o.name + "_flat"]))
+        dims = [d.dim_value for d in o.type.tensor_type.shape.dim]
+        declared[o.name + "_flat"] = dims
+        model.graph.node.append(onnx.helper.make_node("Reshape", [o.name, flat.name], [o.name + "_flat"]))
         o.name += "_flat"
         del o.type.tensor_type.shape.dim[:]
+        o.type.tensor_type.shape.dim.add().dim_value = int(np.prod(dims))
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "model.onnx")
         onnx.save(model, path)
         keras_model = onnx2tf.convert(
             input_onnx_file_path=path,
             output_folder_path=folder,
-            keep_shape_absolutely_input_names=list(feeds),
+            keep_ncw_or_nchw_or_ncdhw_input_names=[n for n, v in feeds.items() if 3 <= v.ndim <= 5],
             disable_model_save=True,
             non_verbose=True,
         )
@@ -244,6 +302,16 @@ def run(model_path, feeds):
     results = interpreter.get_signature_runner()(**feeds)
     return [np.asarray(results[name]).reshape(shape) for name, shape in declared.items()]
 """
+
+
+def constant_outputs(graph: Any) -> list[str]:
+    """The graph's outputs that no graph input reaches (all of them for a graph without one)."""
+    initializers = {i.name for i in graph.initializer}
+    live = {i.name for i in graph.input if i.name not in initializers}
+    for node in graph.node:
+        if any(name in live for name in node.input):
+            live.update(node.output)
+    return [o.name for o in graph.output if o.name not in live]
 
 
 def run_converted(
@@ -265,19 +333,43 @@ def run_converted(
     # compare. LiteRT's own ops only.
     if flex := sorted({op for op in ops if op.startswith("Flex")}):
         raise Unsupported("limit", f"the converted model needs select TensorFlow ops: {flex}")
-    runner = interpreter.get_signature_runner()
-    expected = runner.get_input_details()
     initializers = {i.name for i in graph.initializer}
     feeds = {i.name: inputs[i.name] for i in graph.input if i.name not in initializers}
+    # TensorFlow's converter writes no SignatureDef when it cannot export the Keras model as a
+    # SavedModel (onnx2tf's grouped Conv leaves an untracked variable) and falls back to its
+    # frozen-graph path: then the inputs by tensor name (the ONNX names) and the outputs in
+    # the Keras model's order, the graph's.
+    signed = bool(interpreter.get_signature_list())
+    if signed:
+        runner = interpreter.get_signature_runner()
+        expected = runner.get_input_details()
+    else:
+        interpreter.allocate_tensors()
+        expected = {d["name"]: d for d in interpreter.get_input_details()}
     if set(expected) != set(feeds):
         raise RuntimeError(f"the converted model's inputs {sorted(expected)} are not {sorted(feeds)}")
     for name, value in feeds.items():
         if expected[name]["dtype"] != value.dtype:
-            raise RuntimeError(
+            # onnx2tf makes float16 and float64 inputs float32 (its own choice: not generated).
+            raise Unsupported(
+                "dtype",
                 f"the converted model takes '{name}' as {np.dtype(expected[name]['dtype'])}, "
-                f"not {value.dtype}"
+                f"not {value.dtype}",
             )
-    results = runner(**feeds)
+    if signed:
+        results = runner(**feeds)
+    else:
+        for name, value in feeds.items():
+            interpreter.set_tensor(expected[name]["index"], value)
+        interpreter.invoke()
+        details = interpreter.get_output_details()
+        if len(details) != len(graph.output):
+            raise RuntimeError(
+                f"the converted model has {len(details)} outputs, not {len(graph.output)}"
+            )
+        results = {
+            o.name + FLAT: interpreter.get_tensor(d["index"]) for o, d in zip(graph.output, details)
+        }
     outputs: dict[str, np.ndarray] = {}
     for o in graph.output:
         shape = [d.dim_value for d in o.type.tensor_type.shape.dim]
