@@ -237,15 +237,15 @@ class LiteRt(Engine):
             raise Unsupported(
                 "limit", f"outputs computed from constants alone, which the conversion loses: {constant}"
             )
-        flatbuffer = self.converted(proto, simplify=ONNXSIM not in disabled)
+        flatbuffer = self.converted(model, proto, simplify=ONNXSIM not in disabled)
         outputs, delegated = run_converted(flatbuffer, KERNELS[kernels], proto.graph, inputs)
         return outputs, [XNNPACK] if delegated else []
 
-    def converted(self, proto: onnx.ModelProto, simplify: bool) -> bytes:
-        wrapped = with_flat_outputs(proto)
-        key = hashlib.sha256(wrapped.SerializeToString() + bytes([simplify])).digest()
+    def converted(self, model: bytes, proto: onnx.ModelProto, simplify: bool) -> bytes:
+        """The .tflite of `model` (`proto` parsed), converted once for every kernels."""
+        key = hashlib.sha256(model + bytes([simplify])).digest()
         if self.cached is None or self.cached[0] != key:
-            self.cached = (key, convert(wrapped, simplify))
+            self.cached = (key, convert(with_flat_outputs(proto), simplify))
         return self.cached[1]
 
     def reproducer(self, configuration: str) -> str:
@@ -377,7 +377,8 @@ def run_converted(
         if name not in results:
             raise RuntimeError(f"the converted model has no output '{name}': {sorted(results)}")
         outputs[o.name] = np.asarray(results[name]).reshape(shape)
-    # After the Flex check, a delegate node is XNNPACK's.
+    # After the Flex check, a delegate node is XNNPACK's; it is there only once the interpreter
+    # has prepared (the ops read before running do not have it).
     delegated = "DELEGATE" in [op["op_name"] for op in interpreter._get_ops_details()]
     return outputs, delegated
 
