@@ -27,6 +27,7 @@ struct Reproduction {
   std::string configuration;              // where it fails (the engine's canonical text)
   ReproducerRecipe recipe;                // the engine's part, at that configuration
   std::map<std::string, Outcome> triage;  // every configuration's outcome, as run now
+  bool triaged = true;                    // false: run at `configuration` alone (--no-triage)
   std::string baseline;                   // the engine's (EngineInfo::baseline), or ""
   std::string sharedStage;                // what its configurations share (EngineInfo), or ""
   std::string command;                    // the command that writes these again

@@ -37,6 +37,7 @@ struct ReproOptions {
   std::string config;  // default: the configuration the case failed in
   std::string out;     // default: the case's folder
   double timeout = 60;
+  bool noTriage = false;  // run the case at the reproducing configuration alone
 };
 
 // "Debian GNU/Linux 12 (bookworm), Linux 6.1.0 x86_64".
@@ -89,6 +90,8 @@ int repro(ReproOptions o) {
     const std::string chosen = o.config.empty() ? "" : info.key ? info.key(o.config) : o.config;
     if (!chosen.empty() && std::find(all.begin(), all.end(), chosen) == all.end())
       all.push_back(chosen);
+    if (o.noTriage) all = {chosen.empty() ? recorded : chosen};
+    r.triaged = !o.noTriage;
     std::map<std::string, CaseResult> results;
     for (const std::string& configuration : all) {
       std::unique_ptr<Backend> engine = makeEngine(o.engine, configuration);
@@ -180,6 +183,10 @@ void addReproCommand(CLI::App& app) {
                   "model.svg are written too)");
   cmd->add_option("--timeout", o->timeout, "seconds per engine run before it counts as a hang")
       ->capture_default_str();
+  cmd->add_flag("--no-triage", o->noTriage,
+                "run the case at the configuration it reproduces at alone, not at every "
+                "configuration (quicker for an engine that compiles slowly; the draft then says "
+                "nothing of where it passes)");
   cmd->callback([o] { setExitCode(repro(*o)); });
 }
 

@@ -58,6 +58,20 @@ TEST(ReproCommand, WritesTheScriptTheDraftTheModelAndItsPictureIntoTheFolderName
   EXPECT_EQ(blocked.status, 1) << blocked.output;
   EXPECT_TRUE(has(blocked.output, (tmp.path() / "file").string())) << blocked.output;
 }
+
+TEST(ReproCommand, WithoutTriageItRunsTheRecordedConfigurationAloneAndSaysSo) {
+  testing::TempDir tmp("repro_cli");
+  auto o = runCli("repro " + (kExamples / "opencv/corpus/57cc19e47166a291").string() +
+                  " --no-triage -o " + tmp.path().string());
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_TRUE(has(o.output, "at target=cpu,fusion=on, now: mismatch")) << o.output;
+  const std::string draft = readFile(tmp.path() / "issue.md");
+  EXPECT_TRUE(has(draft,
+                  "fails at target=cpu,fusion=on (mismatch); not run at the other "
+                  "configurations (--no-triage)"))
+      << draft;
+  EXPECT_FALSE(has(draft, "passes at")) << draft;
+}
 #endif
 
 TEST(ReproCommand, AnEngineThatWritesNoReproducerSaysSo) {

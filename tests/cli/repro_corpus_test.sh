@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `nncheck repro` on every case of an engine's corpus of known bugs: each standalone reproducer,
 # run with the engine alone, fails for the reason its case records (a mismatch as MISMATCH, an
-# error or crash as FAILS or a signal).
+# error or crash as FAILS or a signal). The case runs at its recorded configuration alone
+# (--no-triage): where else it fails is the drafts' business, not the scripts'.
 # usage: repro_corpus_test.sh NNCHECK BACKEND CORPUS python|javascript|c++ RUNNER
 #   RUNNER: the Python or Node.js that runs the script (with the engine's packages), or the C++
 #   compiler's command line before the script (flags after `reproduce.cpp` come from the recipe)
@@ -15,7 +16,7 @@ for json in $(find "$corpus" -name nncheck.json | sort); do
   case_dir=$(dirname "$json")
   name=$(basename "$case_dir")
   out="$work/$name"
-  "$cli" repro "$case_dir" --backend "$backend" -o "$out" > "$work/$name.txt" 2>&1 \
+  "$cli" repro "$case_dir" --backend "$backend" --no-triage -o "$out" > "$work/$name.txt" 2>&1 \
     || fail "nncheck repro $case_dir: $(cat "$work/$name.txt")"
   set +e
   case "$language" in

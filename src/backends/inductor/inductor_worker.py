@@ -33,6 +33,10 @@ os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
 os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")  # compile in this process, one core
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Inductor probes each vector ISA the CPU names by compiling and loading a kernel (10 s), once a
+# process since the probes' cache is this worker's; Debian 12's g++ 12 builds every x86 ISA Inductor
+# knows, so the CPU's flags decide alone, as Inductor's own switch says.
+os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
 
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
@@ -40,6 +44,8 @@ import onnx.numpy_helper  # noqa: E402
 import torch  # noqa: E402
 import torch._dynamo  # noqa: E402
 import torch._inductor.config as inductor_config  # noqa: E402
+import torch._inductor.cpp_builder as cpp_builder  # noqa: E402
+from torch._inductor import metrics  # noqa: E402
 from torch import Tensor  # noqa: E402  (the source's annotations)
 from torch.fx.passes.graph_transform_observer import GraphTransformObserver  # noqa: E402
 
@@ -47,6 +53,23 @@ from nncheck_engine import Engine, probed_ops, serve  # noqa: E402
 from nncheck_engine.protocol import Run  # noqa: E402
 
 torch.set_num_threads(1)
+
+
+# Inductor links its C++ kernels with -ltorch_cpu and puts Python's LIBDIR (/usr/lib/<triplet> on
+# Debian) before torch's own lib folder. Where a distribution's libtorch lives there (Debian's
+# libtorch-dev, which the torch engine uses), the kernels link against it instead, lose the Sleef
+# symbols, and fail to load: every vector ISA then fails its probe (13 s a process) and Inductor
+# writes scalar kernels only. Without that folder the linker still searches it, after torch's.
+def _python_related_args_without_foreign_libtorch() -> tuple[list[str], list[str]]:
+    include_dirs, lib_dirs = _python_related_args()
+    own = pathlib.Path(torch.__file__).parent / "lib"
+    return include_dirs, [
+        d for d in lib_dirs if not (pathlib.Path(d) / "libtorch_cpu.so").exists() or d == str(own)
+    ]
+
+
+_python_related_args = cpp_builder._get_python_related_args
+cpp_builder._get_python_related_args = _python_related_args_without_foreign_libtorch
 VERSION = torch.__version__.split("+")[0]  # PyPI's version, without the wheel's CUDA tag
 
 MODES = ["inductor", "eager", "aot_eager", "freezing", "dynamic", "max-autotune"]  # default first
@@ -69,12 +92,14 @@ GRAPH_PASSES = [
     "remove_noop_ops",
     "reorder_for_locality",
 ]
-# Inductor's switches whose effect no pass reports: flipped off for the culprit search.
+# Inductor's switches, flipped off for the culprit search. Only vectorization reports its effect
+# (Inductor counts the vector kernels it writes); the others are unreported.
 SWITCHES: dict[str, dict[str, Any]] = {
     "fusion": {"max_fusion_size": 1},  # the scheduler fuses no two nodes
     "vectorization": {"cpp.simdlen": 1},  # no vector ISA has width 1: scalar C++ kernels
     "weight_prepack": {"cpp.weight_prepack": False},  # freezing's MKL/oneDNN weight packing
 }
+REPORTED_SWITCHES = ["vectorization"]
 
 
 def mode_of(configuration: str) -> str:
@@ -143,13 +168,17 @@ class Inductor(Engine):
     start_seconds = 60  # import and a first compile: 5 s, 20 s from a cold disk
 
     def optimizations(self, configuration: str) -> list[str]:
-        return GRAPH_PASSES if mode_of(configuration) in INDUCTOR_MODES else []
+        return GRAPH_PASSES + REPORTED_SWITCHES if mode_of(configuration) in INDUCTOR_MODES else []
 
     def unreported_optimizations(self, configuration: str) -> list[str]:
         mode = mode_of(configuration)
         if mode not in INDUCTOR_MODES:
             return []
-        return [s for s in SWITCHES if s != "weight_prepack" or mode == "freezing"]
+        return [
+            s
+            for s in SWITCHES
+            if s not in REPORTED_SWITCHES and (s != "weight_prepack" or mode == "freezing")
+        ]
 
     def reproducer(self, configuration: str) -> str:
         return reproducer_code(mode_of(configuration))
@@ -161,6 +190,7 @@ class Inductor(Engine):
         feeds = [torch.from_numpy(np.array(run.inputs[n])) for n in program["inputs"]]
         torch._dynamo.reset()
         _fired.clear()
+        metrics.reset()
         try:
             with torch.no_grad(), inductor_config.patch(config_of(mode, run.disabled)):
                 compiled = compile_module(module, mode)
@@ -169,6 +199,8 @@ class Inductor(Engine):
             # Its kernels, loaded already, are no other case's: the disk cache stays one case's.
             shutil.rmtree(_CACHE, ignore_errors=True)
         outputs = {n: v.numpy() for n, v in zip(program["outputs"], values)}
+        if metrics.generated_cpp_vec_kernel_count > 0:
+            _fired.append("vectorization")
         return outputs, sorted(set(_fired))
 
 

@@ -50,6 +50,7 @@ TEST(Inductor, ItsFactsComeFromTheWorker) {
   const auto inductor = engines().make("inductor", "mode=inductor");
   EXPECT_TRUE(named(inductor->optimizations(), "pass_pattern_1"));
   EXPECT_TRUE(named(inductor->unreportedOptimizations(), "fusion"));
+  EXPECT_TRUE(named(inductor->optimizations(), "vectorization"));
   EXPECT_TRUE(engines().make("inductor", "mode=eager")->optimizations().empty());
   EXPECT_GT(inductor->startTime().count(), 0) << "a fresh worker's first compile is no hang";
 }
@@ -75,6 +76,12 @@ TEST(Inductor, EachModeMatchesTheReferenceAndNamesThePassesThatChangedTheGraph) 
     if (config == "mode=inductor") {
       ASSERT_FALSE(r.optimizations.empty()) << "no pass changed the graph";
       fired = r.optimizations.front();
+      // Inductor vectorizes only where a vector ISA passed its probe: one build that links
+      // against another libtorch than the wheel's writes scalar kernels alone.
+      EXPECT_TRUE(named(r.optimizations, "vectorization")) << "no vector kernel";
+    }
+    if (config.ends_with("vectorization")) {
+      EXPECT_FALSE(named(r.optimizations, "vectorization")) << config;
     }
     if (config == "mode=inductor,disable=" + fired) {
       EXPECT_FALSE(named(r.optimizations, fired)) << config;
