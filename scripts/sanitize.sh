@@ -5,7 +5,7 @@
 # the command-line campaigns against OpenCV of hundreds of cases (the same campaign, corpus and
 # report code runs sanitized in Campaign.*, CorpusMerge.*, CorpusCheckTest.*, on smaller budgets) and the checks of the build itself (install,
 # format, layering), which the main build runs;
-# then smoke-runs every fuzz harness for NNCHECK_FUZZ_SECONDS (default 15 here) with
+# then smoke-runs every fuzz harness for NNCHECK_FUZZ_SECONDS (default 10 here) with
 # scripts/fuzz.sh. The names of the tests it ran go to <build>/sanitized-tests.txt, so that
 # scripts/test.sh does not run them again in the main build.
 # Any sanitizer report from nncheck's own process fails a test; reports from an engine's isolated
@@ -28,5 +28,5 @@ export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_
 skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$build/sanitized-ctest.log")
 (cd "$build" && ctest -N -E "$slow" | sed -n 's/^ *Test *#[0-9]*: //p') |
   grep -vxF -e "${skipped:-nncheck: nothing skipped}" > "$build/sanitized-tests.txt" || true
-NNCHECK_FUZZ_BUILD_DIR="$build" NNCHECK_FUZZ_SECONDS="${NNCHECK_FUZZ_SECONDS:-15}" \
+NNCHECK_FUZZ_BUILD_DIR="$build" NNCHECK_FUZZ_SECONDS="${NNCHECK_FUZZ_SECONDS:-10}" \
   "$root/scripts/fuzz.sh"
