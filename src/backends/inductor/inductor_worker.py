@@ -33,7 +33,7 @@ os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
 os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")  # compile in this process, one core
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-# Inductor probes each vector ISA the CPU names by compiling and loading a kernel (10 s), once a
+# Inductor probes each vector ISA the CPU names by compiling and loading a kernel (12 s), once a
 # process since the probes' cache is this worker's; Debian 12's g++ 12 builds every x86 ISA Inductor
 # knows, so the CPU's flags decide alone, as Inductor's own switch says.
 os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
