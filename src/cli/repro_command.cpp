@@ -1,6 +1,7 @@
 // nncheck repro CASE: a saved failure as an upstream report (harness/reproducer.h) — a standalone
 // script in the engine's own language and an issue draft, written beside the case (or into -o),
-// after running the case on every configuration of the engine now.
+// after running the case on every configuration of the engine now (or where it was found alone:
+// --no-triage).
 #include <sys/utsname.h>
 
 #include <algorithm>
