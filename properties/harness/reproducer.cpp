@@ -62,12 +62,11 @@ std::string configurationsText(const Reproduction& r) {
     list += (list.empty() ? "" : ", ") + configuration;
     if (outcome != Outcome::Pass) list += " (" + std::string(outcomeName(outcome)) + ")";
   }
-  if (!r.triaged)
-    return "fails at " + (fails.empty() ? "none" : fails) +
-           "; not run at the other configurations (--no-triage)";
+  const std::string failing = "fails at " + (fails.empty() ? "none" : fails);
+  if (!r.triaged) return failing + "; not run at the other configurations (--no-triage)";
   const std::string stage = faultStage(r.triage, r.baseline, r.sharedStage);
-  return "fails at " + (fails.empty() ? "none" : fails) + "; passes at " +
-         (passes.empty() ? "none" : passes) + (stage.empty() ? "" : ": " + stage);
+  return failing + "; passes at " + (passes.empty() ? "none" : passes) +
+         (stage.empty() ? "" : ": " + stage);
 }
 
 std::string culpritText(const Reproduction& r) {

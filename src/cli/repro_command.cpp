@@ -86,12 +86,16 @@ int repro(ReproOptions o) {
     const auto limit = timeLimitFromSeconds("--timeout", o.timeout);
     ConformanceOptions judged;
     judged.tolerance = r.saved.info.tolerance;
-    std::vector<std::string> all = configurations;
-    if (std::find(all.begin(), all.end(), recorded) == all.end()) all.push_back(recorded);
     const std::string chosen = o.config.empty() ? "" : info.key ? info.key(o.config) : o.config;
-    if (!chosen.empty() && std::find(all.begin(), all.end(), chosen) == all.end())
-      all.push_back(chosen);
-    if (o.noTriage) all = {chosen.empty() ? recorded : chosen};
+    std::vector<std::string> all;
+    if (o.noTriage) {
+      all = {chosen.empty() ? recorded : chosen};
+    } else {
+      all = configurations;
+      if (std::find(all.begin(), all.end(), recorded) == all.end()) all.push_back(recorded);
+      if (!chosen.empty() && std::find(all.begin(), all.end(), chosen) == all.end())
+        all.push_back(chosen);
+    }
     r.triaged = !o.noTriage;
     std::map<std::string, CaseResult> results;
     for (const std::string& configuration : all) {

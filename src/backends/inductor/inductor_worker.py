@@ -61,11 +61,8 @@ torch.set_num_threads(1)
 # symbols, and fail to load: every vector ISA then fails its probe (13 s a process) and Inductor
 # writes scalar kernels only. Without that folder the linker still searches it, after torch's.
 def _python_related_args_without_foreign_libtorch() -> tuple[list[str], list[str]]:
-    include_dirs, lib_dirs = _python_related_args()
-    own = pathlib.Path(torch.__file__).parent / "lib"
-    return include_dirs, [
-        d for d in lib_dirs if not (pathlib.Path(d) / "libtorch_cpu.so").exists() or d == str(own)
-    ]
+    include_dirs, lib_dirs = _python_related_args()  # torch's own lib folder is never among these
+    return include_dirs, [d for d in lib_dirs if not (pathlib.Path(d) / "libtorch_cpu.so").exists()]
 
 
 _python_related_args = cpp_builder._get_python_related_args
