@@ -35,7 +35,7 @@ done
 if [ ${#python_envs[@]} -gt 0 ] && [[ ! " ${python_envs[*]} " =~ " sdk " ]]; then python_envs=(sdk "${python_envs[@]}"); fi
 
 packages=(
-  build-essential cmake pkg-config clang-format
+  build-essential cmake ninja-build pkg-config clang-format
   clang libclang-rt-14-dev
   libz3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -149,5 +150,23 @@ inline Model oneValueWrittenTwice() {
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
   return m;
 }
+
+// Whether `part` occurs in `text`.
+inline bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Whether `name` is one of `names` (an engine's configurations, optimizations, ops).
+inline bool named(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+inline ValueInfo f32(std::string name, const Shape& s) {
+  return ValueInfo::tensor(std::move(name), DType::Float32, s);
+}
+
+// The input of the engine tests' small models: x, 2x3 float32, with both signs and fractions.
+inline const TensorMap kInputX2x3 = {
+    {"x", Tensor::fromVector<float>({2, 3}, {-1, 0.5f, 2, -3, 4, -0.25f})}};
 
 }  // namespace nncheck::testing

@@ -49,9 +49,7 @@ std::string testPlugin(const std::string& name) {
   return path;
 }
 
-bool has(const std::string& output, const std::string& needle) {
-  return output.find(needle) != std::string::npos;
-}
+using testing::has;
 
 // Before, a second registration of "reference" was refused, but one of any other name silently
 // replaced the first: an impostor `opencv` turned 13 failing OpenCV cases into "13 passed".

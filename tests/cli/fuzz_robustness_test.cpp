@@ -21,9 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::runCommand;
 
-bool has(const std::string& output, const std::string& needle) {
-  return output.find(needle) != std::string::npos;
-}
+using testing::has;
 
 // `nncheck <command> --engine-lib <the double> --backend buggy-double <args>`.
 std::string onDouble(const std::string& command, const std::string& args) {

@@ -18,9 +18,7 @@ using testing::runCli;
 
 const fs::path kExamples = fs::path(NNCHECK_SOURCE_DIR) / "examples";
 
-bool has(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using testing::has;
 
 TEST(ReproCommand, APathThatIsNoSavedFailureIsNamed) {
   auto missing = runCli("repro /nonexistent/case");

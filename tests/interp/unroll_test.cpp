@@ -10,6 +10,7 @@
 #include "interp/gradients.h"
 #include "nncheck/generator.h"
 #include "nncheck/test_case.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -45,9 +46,7 @@ TEST(Unroll, GeneratedControlFlowComputesTheSameOutputsAndStandsAlone) {
   EXPECT_GE(withBodies, 10);
 }
 
-ValueInfo f32(std::string name, const Shape& s) {
-  return ValueInfo::tensor(std::move(name), DType::Float32, s);
-}
+using testing::f32;
 
 // x, w [2] -> If(true: t = x * w) -> Loop 3 times (s = Sin(s) * w, scanned) -> Scan over the
 // 3 x 2 scan output, reversed (acc = acc + Tanh(row), each acc scanned). w is captured by the

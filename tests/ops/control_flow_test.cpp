@@ -8,13 +8,12 @@
 #include "nncheck/reference.h"
 #include "nncheck/test_case.h"
 #include "nncheck/validity.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
 
-ValueInfo f32(std::string name, const Shape& s) {
-  return ValueInfo::tensor(std::move(name), DType::Float32, s);
-}
+using testing::f32;
 
 Tensor floats(const Shape& s, std::vector<float> v) { return Tensor::fromVector<float>(s, v); }
 

@@ -16,9 +16,7 @@
 namespace nncheck {
 namespace {
 
-ValueInfo f32(std::string name, const Shape& s) {
-  return ValueInfo::tensor(std::move(name), DType::Float32, s);
-}
+using testing::f32;
 
 // x[1,2,5,5] -> Conv(w[3,2,3,3], b[3], pads 1, group 1 said explicitly) -> Relu -> y.
 Model convRelu() {
@@ -35,9 +33,7 @@ Model convRelu() {
   return m;
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::has;
 
 TEST(Picture, DotShowsOpsNonDefaultAttributesTypesAndInputsApartFromInitializers) {
   const std::string dot = drawModel(convRelu(), PictureFormat::Dot);

@@ -25,6 +25,13 @@ struct Value {
   size_t rank() const { return shape.size(); }
 };
 
+// The element types an emission takes, by family (NodeEmit::requireTypes).
+inline const std::vector<DType> kFloatTypes{DType::Float32, DType::Float64};
+inline const std::vector<DType> kNumberTypes{DType::Float32, DType::Float64, DType::Int32,
+                                             DType::Int64};
+inline const std::vector<DType> kAllTypes{DType::Float32, DType::Float64, DType::Int32,
+                                          DType::Int64, DType::Bool};
+
 // The function body: one op per line, in MLIR's generic form.
 class Body {
  public:

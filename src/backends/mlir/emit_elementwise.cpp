@@ -11,11 +11,6 @@
 namespace nncheck::mlir {
 namespace {
 
-const std::vector<DType> kFloats{DType::Float32, DType::Float64};
-const std::vector<DType> kSigned{DType::Float32, DType::Float64, DType::Int32, DType::Int64};
-const std::vector<DType> kAll{DType::Float32, DType::Float64, DType::Int32, DType::Int64,
-                              DType::Bool};
-
 // x truncated toward zero, NaN as 0: what the kernels convert to an integer, before saturation.
 Value truncated(NodeEmit& e, const Value& x) {
   const Value whole = e.pointwise("math.trunc", {x}, x.dtype);
@@ -36,7 +31,7 @@ Value castToInteger(NodeEmit& e, const Value& x, DType t) {
 // op(x) for float x; for an integer x, computed in float64 and converted back as the kernels do.
 Emitter floatFunction(std::function<Value(NodeEmit&, const Value&)> f) {
   return [f](NodeEmit& e) {
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     const Value x = e.in(0);
     if (isFloat(x.dtype)) return e.assign(0, f(e, x));
     e.assign(0, floatToInteger(e, f(e, e.body().cast(x, DType::Float64)), e.outDtype(0)));
@@ -137,15 +132,15 @@ Value floatToInteger(NodeEmit& e, const Value& f, DType t) {
 }
 
 void addElementwiseEmitters(EmitterTable& t) {
-  t["Abs"] = tosaUnary("tosa.abs", kSigned);
-  t["Neg"] = tosaUnary("tosa.negate", kSigned);
+  t["Abs"] = tosaUnary("tosa.abs", kNumberTypes);
+  t["Neg"] = tosaUnary("tosa.negate", kNumberTypes);
   t["Relu"] = [](NodeEmit& e) {  // float32: tosa.clamp from 0, as TOSA's legalizations write it
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     if (e.dtype(0) == DType::Float32) return e.assign(0, clamp(e, e.in(0), 0, std::nullopt));
     e.assign(0, e.binary("tosa.maximum", e.in(0), e.splatLike(0, e.in(0)), e.dtype(0)));
   };
   t["Sign"] = [](NodeEmit& e) {  // 1, -1, or x * 0 (0 or NaN)
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     const Value x = e.in(0);
     const Value zero = e.splatLike(0, x);
     const Value rest = select(e, e.binary("tosa.greater", zero, x, DType::Bool),
@@ -174,26 +169,26 @@ void addElementwiseEmitters(EmitterTable& t) {
     t[op] = mathUnary(math);
   t["Not"] = tosaUnary("tosa.logical_not", {DType::Bool});
   t["LeakyRelu"] = [](NodeEmit& e) {
-    e.requireTypes(kFloats);
+    e.requireTypes(kFloatTypes);
     e.assign(0, leaky(e, e.in(0), e.splatLike(e.attrFloat("alpha", 0.01f), e.in(0))));
   };
   t["PRelu"] = [](NodeEmit& e) {
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     e.assign(0, leaky(e, e.in(0), e.in(1)));
   };
   t["Elu"] = [](NodeEmit& e) {
-    e.requireTypes(kFloats);
+    e.requireTypes(kFloatTypes);
     e.assign(0, expm1Below0(e, e.in(0), e.attrFloat("alpha", 1.0f), true));
   };
   t["Selu"] = [](NodeEmit& e) {  // gamma * (x > 0 ? x : alpha * expm1(x))
-    e.requireTypes(kFloats);
+    e.requireTypes(kFloatTypes);
     const Value x = e.in(0);
     const double a = e.attrFloat("alpha", 1.67326319217681884765625f);
     const double g = e.attrFloat("gamma", 1.05070102214813232421875f);
     e.assign(0, e.binary("tosa.mul", expm1Below0(e, x, a, false), e.splatLike(g, x), x.dtype));
   };
   t["HardSigmoid"] = [](NodeEmit& e) {  // max(0, min(1, alpha x + beta))
-    e.requireTypes(kFloats);
+    e.requireTypes(kFloatTypes);
     const Value x = e.in(0);
     const Value z = e.binary(
         "tosa.add", e.binary("tosa.mul", x, e.splatLike(e.attrFloat("alpha", 0.2f), x), x.dtype),
@@ -202,7 +197,7 @@ void addElementwiseEmitters(EmitterTable& t) {
     e.assign(0, e.binary("tosa.maximum", hi, e.splatLike(0, x), x.dtype));
   };
   t["Softplus"] = [](NodeEmit& e) {  // x > 30 ? x : log1p(exp(x)), as the kernel
-    e.requireTypes(kFloats);
+    e.requireTypes(kFloatTypes);
     const Value x = e.in(0);
     const Value soft = e.pointwise("math.log1p", {e.unary("tosa.exp", x)}, x.dtype);
     e.assign(0, e.body().op("tosa.select",
@@ -210,18 +205,18 @@ void addElementwiseEmitters(EmitterTable& t) {
                             x.dtype, x.shape));
   };
 
-  t["Add"] = tosaBinary("tosa.add", kSigned);
-  t["Sub"] = tosaBinary("tosa.sub", kSigned);
-  t["Mul"] = tosaBinary("tosa.mul", kSigned);
+  t["Add"] = tosaBinary("tosa.add", kNumberTypes);
+  t["Sub"] = tosaBinary("tosa.sub", kNumberTypes);
+  t["Mul"] = tosaBinary("tosa.mul", kNumberTypes);
   t["Div"] = [](NodeEmit& e) {
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     if (isFloat(e.dtype(0)))  // a / b exactly: TOSA's mul(a, reciprocal(b)) rounds twice
       e.assign(0, e.pointwise("arith.divf", {e.in(0), e.in(1)}, e.dtype(0)));
     else
       e.assign(0, divideIntegers(e, e.in(0), e.in(1), "arith.divsi"));
   };
   t["Mod"] = [](NodeEmit& e) {
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     const Value a = e.in(0), b = e.in(1);
     if (isFloat(a.dtype)) return e.assign(0, e.pointwise("arith.remf", {a, b}, a.dtype));  // fmod
     const Value r = divideIntegers(e, a, b, "arith.remsi");
@@ -239,7 +234,7 @@ void addElementwiseEmitters(EmitterTable& t) {
                         r.shape));
   };
   t["Pow"] = [](NodeEmit& e) {  // the kernel: pow in float64, converted to the base's type
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     const Value x = e.in(0), y = e.in(1);
     if (isFloat(x.dtype) && x.dtype == y.dtype)
       return e.assign(0, e.binary("tosa.pow", x, y, x.dtype));
@@ -250,7 +245,7 @@ void addElementwiseEmitters(EmitterTable& t) {
   };
   auto fold = [](const std::string& op) {
     return [op](NodeEmit& e) {
-      e.requireTypes(kSigned);
+      e.requireTypes(kNumberTypes);
       Value acc = e.in(0);
       for (size_t i = 1; i < e.inputCount(); ++i) acc = e.binary(op, acc, e.in(i), acc.dtype);
       e.assign(0, acc);
@@ -258,10 +253,10 @@ void addElementwiseEmitters(EmitterTable& t) {
   };
   t["Max"] = fold("tosa.maximum");
   t["Min"] = fold("tosa.minimum");
-  t["Equal"] = tosaBinary("tosa.equal", kAll);
-  t["Greater"] = tosaBinary("tosa.greater", kSigned);
+  t["Equal"] = tosaBinary("tosa.equal", kAllTypes);
+  t["Greater"] = tosaBinary("tosa.greater", kNumberTypes);
   t["Less"] = [](NodeEmit& e) {
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     e.assign(0, e.binary("tosa.greater", e.in(1), e.in(0), DType::Bool));
   };
   t["And"] = tosaBinary("tosa.logical_and", {DType::Bool});
@@ -269,7 +264,7 @@ void addElementwiseEmitters(EmitterTable& t) {
   t["Xor"] = tosaBinary("tosa.logical_xor", {DType::Bool});
 
   t["Cast"] = [](NodeEmit& e) {
-    e.requireTypes(kAll);
+    e.requireTypes(kAllTypes);
     const Value x = e.in(0);
     const DType to = e.outDtype(0);
     Body& b = e.body();
@@ -283,7 +278,7 @@ void addElementwiseEmitters(EmitterTable& t) {
   // tosa.clamp, as TOSA's legalizations write Clip and ReLU6; otherwise (its bounds are f32
   // attributes, exact for float32 only) maximum and minimum.
   t["Clip"] = [](NodeEmit& e) {
-    e.requireTypes(kSigned);
+    e.requireTypes(kNumberTypes);
     if (e.opset() < 11) e.unsupported("Clip before opset 11 takes its bounds as attributes");
     auto bound = [&](size_t i) -> std::optional<double> {
       return e.has(i) && e.constant(i) ? std::optional(e.constant(i)->toDouble(0)) : std::nullopt;
@@ -299,7 +294,7 @@ void addElementwiseEmitters(EmitterTable& t) {
     e.assign(0, y);
   };
   t["Where"] = [](NodeEmit& e) {
-    e.requireTypes(kAll);
+    e.requireTypes(kAllTypes);
     e.assign(0, select(e, e.in(0), e.in(1), e.in(2)));
   };
 }

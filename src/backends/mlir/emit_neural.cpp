@@ -7,8 +7,6 @@
 namespace nncheck::mlir {
 namespace {
 
-const std::vector<DType> kFloats{DType::Float32, DType::Float64};
-
 // NC... -> N...C and back.
 std::vector<int64_t> toChannelsLast(size_t rank) {
   std::vector<int64_t> p{0};
@@ -94,7 +92,7 @@ Value convolve(NodeEmit& e, const Value& x, const Value& weight, const Value& bi
 }
 
 void emitConv(NodeEmit& e) {
-  e.requireTypes(kFloats);
+  e.requireTypes(kFloatTypes);
   if (e.rank(0) < 3 || e.rank(0) > 5) e.unsupported("rank " + std::to_string(e.rank(0)));
   Body& b = e.body();
   Value x = e.in(0);
@@ -186,7 +184,7 @@ Value spatialMean(NodeEmit& e, const Value& x) {
 }
 
 void emitGlobalAveragePool(NodeEmit& e) {
-  e.requireTypes(kFloats);
+  e.requireTypes(kFloatTypes);
   e.assign(0, spatialMean(e, e.in(0)));
 }
 
@@ -210,7 +208,7 @@ Value perChannel(NodeEmit& e, const Value& p, const Value& x) {
 }
 
 void emitBatchNormalization(NodeEmit& e) {
-  e.requireTypes(kFloats);
+  e.requireTypes(kFloatTypes);
   if (e.attrInt("training_mode", 0) != 0) e.unsupported("training_mode");
   for (size_t i = 1; i < 5; ++i)
     if (e.dtype(i) != e.dtype(0)) e.unsupported("parameters of another float type than X");
@@ -222,7 +220,7 @@ void emitBatchNormalization(NodeEmit& e) {
 
 // Mean and variance over each instance's spatial axes ([N, C, 1, ...]), then the same affine.
 void emitInstanceNormalization(NodeEmit& e) {
-  e.requireTypes(kFloats);
+  e.requireTypes(kFloatTypes);
   const Value x = e.in(0);
   const Value mu = spatialMean(e, x);
   const Value d = e.binary("tosa.sub", x, mu, x.dtype);
@@ -234,7 +232,7 @@ void emitInstanceNormalization(NodeEmit& e) {
 // Softmax and LogSoftmax along one axis (opset 13): x - max, then exp / sum or - log(sum).
 Emitter softmax(bool log) {
   return [log](NodeEmit& e) {
-    e.requireTypes(kFloats);
+    e.requireTypes(kFloatTypes);
     if (e.opset() < 13) e.unsupported("Softmax before opset 13 flattens at the axis");
     const Value x = e.in(0);
     const int64_t axis = normAxis(e.attrInt("axis", -1), e.rank(0));
@@ -274,7 +272,7 @@ void emitMatMul(NodeEmit& e) {  // integers wrap, as the kernel's modular sums
 
 // alpha A' B' + beta C, C broadcast to [M, N].
 void emitGemm(NodeEmit& e) {
-  e.requireTypes(kFloats);
+  e.requireTypes(kFloatTypes);
   Body& b = e.body();
   Value a = e.in(0), w = e.in(1);
   if (e.attrInt("transA", 0)) a = b.transpose(a, {1, 0});

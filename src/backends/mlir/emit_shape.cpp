@@ -7,10 +7,6 @@
 namespace nncheck::mlir {
 namespace {
 
-const std::vector<DType> kAll{DType::Float32, DType::Float64, DType::Int32, DType::Int64,
-                              DType::Bool};
-const std::vector<DType> kNumbers{DType::Float32, DType::Float64, DType::Int32, DType::Int64};
-
 std::string axisAttr(int64_t axis) { return "axis = " + std::to_string(axis) + " : i32"; }
 
 Value reverse(NodeEmit& e, const Value& v, int64_t axis) {
@@ -27,25 +23,25 @@ Value concat(NodeEmit& e, const std::vector<Value>& parts, int64_t axis) {
 }
 
 void emitReshape(NodeEmit& e) {  // also Flatten, Squeeze, Unsqueeze: the rule's output shape
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   e.assign(0, e.body().reshape(e.in(0), e.outShape(0)));
 }
 
 void emitTranspose(NodeEmit& e) {
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   const std::vector<int64_t> perm = e.transposePerm();
   e.assign(0, e.body().transpose(e.in(0), perm));
 }
 
 void emitConcat(NodeEmit& e) {
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   std::vector<Value> parts;
   for (size_t i = 0; i < e.inputCount(); ++i) parts.push_back(e.in(i));
   e.assign(0, concat(e, parts, normAxis(e.attrInt("axis", 0), e.rank(0))));
 }
 
 void emitSplit(NodeEmit& e) {
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   const int64_t axis = normAxis(e.attrInt("axis", 0), e.rank(0));
   int64_t from = 0;
   for (size_t k = 0; k < e.outputCount(); ++k) {
@@ -57,7 +53,7 @@ void emitSplit(NodeEmit& e) {
 
 // Slice with ONNX's clamping; a negative step reads the reversed axis forward.
 void emitSlice(NodeEmit& e) {
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   const std::vector<int64_t> starts = e.constInts(1), ends = e.constInts(2);
   const std::vector<int64_t> axes = e.has(3) ? e.constInts(3) : allAxes(int64_t(starts.size()));
   const std::vector<int64_t> steps =
@@ -90,7 +86,7 @@ void emitSlice(NodeEmit& e) {
 // Pad: constant mode by tosa.pad (negative pads crop afterwards); edge and reflect concatenate
 // single slices of the padded positions, axis by axis, as numpy reflects when pads exceed n - 1.
 void emitPad(NodeEmit& e) {
-  e.requireTypes(kNumbers);
+  e.requireTypes(kNumberTypes);
   const std::string mode = e.attrString("mode", "constant");
   const std::vector<int64_t> pads = e.constInts(1);
   const size_t r = static_cast<size_t>(e.rank(0));
@@ -132,12 +128,12 @@ void emitPad(NodeEmit& e) {
 }
 
 void emitExpand(NodeEmit& e) {
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   e.assign(0, e.body().broadcastTo(e.in(0), e.outShape(0)));
 }
 
 void emitTile(NodeEmit& e) {
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   e.assign(0, e.body().op("tosa.tile", {e.in(0)}, e.dtype(0), e.outShape(0),
                           "multiples = " + i64Array(e.constInts(1))));
 }
@@ -145,7 +141,7 @@ void emitTile(NodeEmit& e) {
 // Gather(axis) as TOSA's gather of [outer, K, inner] values by [outer, W] i32 indices, negative
 // indices counted from the end.
 void emitGather(NodeEmit& e) {
-  e.requireTypes(kAll);
+  e.requireTypes(kAllTypes);
   const Value data = e.in(0);
   Value idx = e.in(1);
   const int64_t axis = normAxis(e.attrInt("axis", 0), e.rank(0));
@@ -168,7 +164,7 @@ void emitGather(NodeEmit& e) {
 // Inclusive sums along the axis by doubling shifts (Hillis and Steele): log2(n) adds of a copy
 // moved by 1, 2, 4, ... with zeros shifted in.
 void emitCumSum(NodeEmit& e) {
-  e.requireTypes(kNumbers);
+  e.requireTypes(kNumberTypes);
   const int64_t axis = normAxis(e.constInts(1).at(0), e.rank(0));
   const int64_t n = e.shape(0)[static_cast<size_t>(axis)];
   const bool rev = e.attrInt("reverse", 0) != 0, exclusive = e.attrInt("exclusive", 0) != 0;
@@ -189,7 +185,7 @@ void emitCumSum(NodeEmit& e) {
 // all unless noop_with_empty_axes. TOSA reduces one axis at a time and keeps it as size 1.
 Emitter reduce(const std::string& op) {
   return [op](NodeEmit& e) {
-    e.requireTypes(kNumbers);
+    e.requireTypes(kNumberTypes);
     std::vector<int64_t> axes = e.has(1) ? e.constInts(1) : e.attrInts("axes");
     Value y = e.in(0);
     if (axes.empty() && e.attrInt("noop_with_empty_axes", 0) != 0)

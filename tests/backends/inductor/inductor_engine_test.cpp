@@ -10,6 +10,7 @@
 #include "nncheck/engine.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -35,11 +36,7 @@ Model linearRelu() {
   return m;
 }
 
-const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2, 3}, {-1, 0.5f, 2, -3, 4, -0.25f})}};
-
-bool named(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using testing::named;
 
 TEST(Inductor, ItsFactsComeFromTheWorker) {
   const std::vector<std::string> modes = engines().configurations("inductor");
@@ -56,7 +53,7 @@ TEST(Inductor, ItsFactsComeFromTheWorker) {
 }
 
 TEST(Inductor, EachModeMatchesTheReferenceAndNamesThePassesThatChangedTheGraph) {
-  const TensorMap want = runReference(linearRelu(), kInputs);
+  const TensorMap want = runReference(linearRelu(), testing::kInputX2x3);
   std::string fired;  // a pass mode=inductor applied, switched off by name next
   for (std::string config : {"mode=eager", "mode=aot_eager", "mode=inductor",
                              "mode=inductor,disable=", "mode=freezing,disable=weight_prepack",
@@ -64,7 +61,7 @@ TEST(Inductor, EachModeMatchesTheReferenceAndNamesThePassesThatChangedTheGraph) 
     if (config.ends_with("=")) config += fired;
     auto engine = engines().make("inductor", config);
     const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);
-    const RunOutcome r = isolated.run(linearRelu(), kInputs);
+    const RunOutcome r = isolated.run(linearRelu(), testing::kInputX2x3);
     ASSERT_EQ(r.kind, Outcome::Pass) << config << ": " << r.message;
     const Comparison c = compareTensors(r.outputs.at("y"), want.at("y"));
     EXPECT_TRUE(c.ok) << config << ": " << c.message;
@@ -97,7 +94,7 @@ TEST(Inductor, AnOpTheTranslationLacksIsUnsupportedOnTheHost) {
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2, 3})};
   auto engine = engines().make("inductor", "mode=inductor");
   try {
-    engine->run(m, kInputs);
+    engine->run(m, testing::kInputX2x3);
     FAIL() << "LpNormalization ran";
   } catch (const Unsupported& u) {
     EXPECT_NE(std::string(u.what()).find("LpNormalization"), std::string::npos) << u.what();

@@ -32,11 +32,7 @@ Model denseSoftmax() {
   return m;
 }
 
-const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2, 3}, {-1, 0.5f, 2, -3, 4, -0.25f})}};
-
-bool named(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using testing::named;
 
 TEST(Iree, ItsFactsComeFromTheWorker) {
   const std::vector<std::string> configs = engines().configurations("iree");
@@ -52,11 +48,11 @@ TEST(Iree, ItsFactsComeFromTheWorker) {
 }
 
 TEST(Iree, EachLevelMatchesTheReferenceAndNamesWhatChangedTheModel) {
-  const TensorMap want = runReference(denseSoftmax(), kInputs);
+  const TensorMap want = runReference(denseSoftmax(), testing::kInputX2x3);
   for (const std::string& config : engines().configurations("iree")) {
     auto engine = engines().make("iree", config);
     const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);
-    const RunOutcome r = isolated.run(denseSoftmax(), kInputs);
+    const RunOutcome r = isolated.run(denseSoftmax(), testing::kInputX2x3);
     ASSERT_EQ(r.kind, Outcome::Pass) << config << ": " << r.message;
     const Comparison c = compareTensors(r.outputs.at("y"), want.at("y"));
     EXPECT_TRUE(c.ok) << config << ": " << c.message;
@@ -68,7 +64,7 @@ TEST(Iree, EachLevelMatchesTheReferenceAndNamesWhatChangedTheModel) {
 TEST(Iree, ASwitchIsSwitchedOffAndAPassIsNot) {
   auto engine = engines().make("iree", "opt=O3,disable=aggressive-fusion");
   const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);
-  const RunOutcome r = isolated.run(denseSoftmax(), kInputs);
+  const RunOutcome r = isolated.run(denseSoftmax(), testing::kInputX2x3);
   EXPECT_EQ(r.kind, Outcome::Pass) << r.message;
   const std::string e =
       testing::errorOf([] { engines().key("iree", "opt=O3,disable=ElementwiseOpFusionPass"); });
@@ -85,7 +81,7 @@ TEST(Iree, AnOpItsImporterLacksIsUnsupported) {
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2, 3})};
   auto engine = engines().make("iree", "opt=O0");
   const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);
-  const RunOutcome r = isolated.run(m, kInputs);
+  const RunOutcome r = isolated.run(m, testing::kInputX2x3);
   EXPECT_EQ(r.kind, Outcome::Unsupported) << r.message;
   EXPECT_NE(r.message.find("Softsign"), std::string::npos) << r.message;
 }

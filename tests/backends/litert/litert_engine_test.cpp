@@ -40,9 +40,7 @@ TensorMap inputs() {
           {"v", Tensor::fromVector<float>({2, 3}, {1, -2, 3, -4, 5, -6})}};
 }
 
-bool named(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using testing::named;
 
 TEST(LiteRt, ItsFactsComeFromTheWorker) {
   const std::vector<std::string> configs = engines().configurations("litert");

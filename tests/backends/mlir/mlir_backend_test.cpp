@@ -18,11 +18,10 @@
 #include "nncheck/mlir.h"
 #include "nncheck/reference.h"
 
-namespace nncheck {
+namespace nncheck::mlir {
 namespace {
 
 using namespace std::chrono_literals;
-using mlir::Config;
 
 const char* kCorpus = NNCHECK_SOURCE_DIR "/examples/mlir/corpus";
 
@@ -232,4 +231,4 @@ INSTANTIATE_TEST_SUITE_P(AllPipelines, MlirPipelines, ::testing::ValuesIn(mlir::
                          });
 
 }  // namespace
-}  // namespace nncheck
+}  // namespace nncheck::mlir

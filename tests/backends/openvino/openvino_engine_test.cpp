@@ -27,11 +27,7 @@ Model swishChain() {
   return m;
 }
 
-const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2, 3}, {-1, 0.5f, 2, -3, 4, -0.25f})}};
-
-bool named(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using testing::named;
 
 TEST(OpenVino, ItsFactsComeFromTheWorker) {
   EXPECT_EQ(engines().configurations("openvino"),
@@ -49,13 +45,13 @@ TEST(OpenVino, ItsFactsComeFromTheWorker) {
 }
 
 TEST(OpenVino, EachModeMatchesTheReferenceAndNamesWhatChangedTheModel) {
-  const TensorMap want = runReference(swishChain(), kInputs);
+  const TensorMap want = runReference(swishChain(), testing::kInputX2x3);
   for (const std::string config :
        {"mode=accuracy", "mode=performance", "mode=performance-no-snippets",
         "mode=accuracy,disable=snippets"}) {
     auto engine = engines().make("openvino", config);
     const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);
-    const RunOutcome r = isolated.run(swishChain(), kInputs);
+    const RunOutcome r = isolated.run(swishChain(), testing::kInputX2x3);
     ASSERT_EQ(r.kind, Outcome::Pass) << config << ": " << r.message;
     const Comparison c = compareTensors(r.outputs.at("y"), want.at("y"));
     EXPECT_TRUE(c.ok) << config << ": " << c.message;
@@ -82,7 +78,7 @@ TEST(OpenVino, ALimitItStatesIsUnsupported) {
                     ValueInfo::tensor("t", DType::Bool, {})};
   m.graph.nodes = {Node::make("Dropout", {"x", "", "t"}, {"y"}, "dropout")};
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2, 3})};
-  TensorMap inputs = kInputs;
+  TensorMap inputs = testing::kInputX2x3;
   inputs["t"] = Tensor::fromVector<bool>({}, {false});
   auto engine = engines().make("openvino", "mode=accuracy");
   const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);

@@ -17,12 +17,10 @@
 #include "nncheck/reference.h"
 #include "nncheck/torchscript.h"
 
-namespace nncheck {
+namespace nncheck::torchscript {
 namespace {
 
 using namespace std::chrono_literals;
-using torchscript::Config;
-using torchscript::Level;
 
 TEST(TorchScriptBackend, IsRegisteredWithEveryLevel) {
   ASSERT_TRUE(engines().contains("torch"));
@@ -248,4 +246,4 @@ TEST(TorchScriptBackend, AnInexpressibleNodeIsUnsupportedNamingIt) {
 }
 
 }  // namespace
-}  // namespace nncheck
+}  // namespace nncheck::torchscript

@@ -26,8 +26,6 @@ Model foldAndFuse() {
   return m;
 }
 
-const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2, 3}, {-1, 0.5f, 2, -3, 4, -0.25f})}};
-
 TEST(Tvm, ItsFactsComeFromTheWorker) {
   EXPECT_EQ(engines().configurations("tvm"),
             (std::vector<std::string>{"pipeline=zero", "pipeline=full", "pipeline=default"}));
@@ -42,12 +40,12 @@ TEST(Tvm, ItsFactsComeFromTheWorker) {
 }
 
 TEST(Tvm, EachPipelineMatchesTheReferenceAndNamesThePassesThatChangedTheModel) {
-  const TensorMap want = runReference(foldAndFuse(), kInputs);
+  const TensorMap want = runReference(foldAndFuse(), testing::kInputX2x3);
   for (const std::string config : {"pipeline=default", "pipeline=zero", "pipeline=full",
                                    "pipeline=zero,disable=FoldConstant"}) {
     auto engine = engines().make("tvm", config);
     const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);
-    const RunOutcome r = isolated.run(foldAndFuse(), kInputs);
+    const RunOutcome r = isolated.run(foldAndFuse(), testing::kInputX2x3);
     ASSERT_EQ(r.kind, Outcome::Pass) << config << ": " << r.message;
     const Comparison c = compareTensors(r.outputs.at("y"), want.at("y"));
     EXPECT_TRUE(c.ok) << config << ": " << c.message;
@@ -70,7 +68,7 @@ TEST(Tvm, AnOpItsFrontendLacksIsUnsupported) {
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2, 3})};
   auto engine = engines().make("tvm", "pipeline=zero");
   const Isolated isolated(*engine, std::chrono::seconds(60), Isolation::Persistent);
-  const RunOutcome r = isolated.run(m, kInputs);
+  const RunOutcome r = isolated.run(m, testing::kInputX2x3);
   EXPECT_EQ(r.kind, Outcome::Unsupported) << r.message;
   EXPECT_NE(r.message.find("Celu"), std::string::npos) << r.message;
 }

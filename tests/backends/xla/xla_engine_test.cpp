@@ -9,6 +9,7 @@
 #include "nncheck/engine.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -35,11 +36,7 @@ Model linearRelu() {
   return m;
 }
 
-const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2, 3}, {-1, 0.5f, 2, -3, 4, -0.25f})}};
-
-bool named(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using testing::named;
 
 TEST(Xla, ItsFactsComeFromTheWorker) {
   const std::vector<std::string> modes = engines().configurations("xla");
@@ -54,7 +51,7 @@ TEST(Xla, ItsFactsComeFromTheWorker) {
 }
 
 TEST(Xla, EachModeMatchesTheReferenceAndNamesThePassesThatChangedTheModule) {
-  const TensorMap want = runReference(linearRelu(), kInputs);
+  const TensorMap want = runReference(linearRelu(), testing::kInputX2x3);
   auto persistent = [](Backend& engine) {
     return Isolated(engine, std::chrono::seconds(60), Isolation::Persistent);
   };
@@ -62,7 +59,7 @@ TEST(Xla, EachModeMatchesTheReferenceAndNamesThePassesThatChangedTheModule) {
   for (const std::string config :
        {"mode=eager", "mode=jit", "mode=jit-O0", "mode=jit-no-simplify"}) {
     auto engine = engines().make("xla", config);
-    const RunOutcome r = persistent(*engine).run(linearRelu(), kInputs);
+    const RunOutcome r = persistent(*engine).run(linearRelu(), testing::kInputX2x3);
     ASSERT_EQ(r.kind, Outcome::Pass) << config << ": " << r.message;
     const Comparison c = compareTensors(r.outputs.at("y"), want.at("y"));
     EXPECT_TRUE(c.ok) << config << ": " << c.message;
@@ -75,7 +72,7 @@ TEST(Xla, EachModeMatchesTheReferenceAndNamesThePassesThatChangedTheModule) {
   }
   ASSERT_TRUE(named(fired, "fusion")) << "XLA fused nothing";
   auto engine = engines().make("xla", "mode=jit,disable=fusion");
-  const RunOutcome r = persistent(*engine).run(linearRelu(), kInputs);
+  const RunOutcome r = persistent(*engine).run(linearRelu(), testing::kInputX2x3);
   ASSERT_EQ(r.kind, Outcome::Pass) << r.message;
   EXPECT_TRUE(compareTensors(r.outputs.at("y"), want.at("y")).ok);
   EXPECT_FALSE(named(r.optimizations, "fusion")) << "fusion ran although disabled";
@@ -89,7 +86,7 @@ TEST(Xla, AnOpTheTranslationLacksIsUnsupportedOnTheHost) {
   m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2, 3})};
   auto engine = engines().make("xla", "mode=jit");
   try {
-    engine->run(m, kInputs);
+    engine->run(m, testing::kInputX2x3);
     FAIL() << "LpNormalization ran";
   } catch (const Unsupported& u) {
     EXPECT_NE(std::string(u.what()).find("LpNormalization"), std::string::npos) << u.what();

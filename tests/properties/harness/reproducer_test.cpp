@@ -18,9 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool has(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using testing::has;
 
 // y = LeakyRelu(x) with alpha set, x holding NaN and infinities; i an int64 input passed through.
 Reproduction leakyRelu(const std::string& language, const std::string& code) {
