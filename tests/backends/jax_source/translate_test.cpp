@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 namespace nncheck::jax {
 namespace {
 
-bool holds(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::has;
 
 // Conv (uneven pads) with a weight initializer, Relu, then ReduceSum over axis 1 of int32.
 Model convReluSum() {
@@ -35,13 +35,12 @@ Model convReluSum() {
 
 TEST(JaxSource, WritesAPureFunctionOfParamsAndInputs) {
   const Program p = translate(convReluSum(), "xla");
-  EXPECT_TRUE(holds(p.source, "def model(params, a0, a1):\n")) << p.source;
-  EXPECT_TRUE(
-      holds(p.source, "lax.conv_general_dilated(a0, params['w0'], (1, 1), [(0, 1), (1, 0)]"))
+  EXPECT_TRUE(has(p.source, "def model(params, a0, a1):\n")) << p.source;
+  EXPECT_TRUE(has(p.source, "lax.conv_general_dilated(a0, params['w0'], (1, 1), [(0, 1), (1, 0)]"))
       << p.source;
-  EXPECT_TRUE(holds(p.source, "dimension_numbers=('NCHW', 'OIHW', 'NCHW')")) << p.source;
-  EXPECT_TRUE(holds(p.source, "jax.nn.relu(v0)")) << p.source;
-  EXPECT_TRUE(holds(p.source, "return (v1, v2, )")) << p.source;
+  EXPECT_TRUE(has(p.source, "dimension_numbers=('NCHW', 'OIHW', 'NCHW')")) << p.source;
+  EXPECT_TRUE(has(p.source, "jax.nn.relu(v0)")) << p.source;
+  EXPECT_TRUE(has(p.source, "return (v1, v2, )")) << p.source;
   ASSERT_EQ(p.params.size(), 2u);  // the weight and the axes, which the source also writes out
   EXPECT_EQ(p.params[0].initializer, "w");
   EXPECT_EQ(p.inputs, (std::vector<std::string>{"x", "n"}));
@@ -50,8 +49,7 @@ TEST(JaxSource, WritesAPureFunctionOfParamsAndInputs) {
 
 TEST(JaxSource, SumsKeepTheirIntegerType) {  // jnp.sum, like numpy's, widens int32
   const Program p = translate(convReluSum(), "xla");
-  EXPECT_TRUE(holds(p.source, "jnp.sum(a1, axis=(1,), keepdims=True, dtype=jnp.int32)"))
-      << p.source;
+  EXPECT_TRUE(has(p.source, "jnp.sum(a1, axis=(1,), keepdims=True, dtype=jnp.int32)")) << p.source;
 }
 
 TEST(JaxSource, RefusesAnOpItDoesNotTranslateNamingTheNode) {
@@ -63,7 +61,7 @@ TEST(JaxSource, RefusesAnOpItDoesNotTranslateNamingTheNode) {
     translate(m, "xla");
     FAIL() << "an LRN was translated";
   } catch (const Unsupported& u) {
-    EXPECT_TRUE(holds(u.what(), "xla: LRN node 'my_lrn' is not translated")) << u.what();
+    EXPECT_TRUE(has(u.what(), "xla: LRN node 'my_lrn' is not translated")) << u.what();
   }
 }
 

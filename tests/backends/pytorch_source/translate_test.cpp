@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 namespace nncheck::pytorch {
 namespace {
 
@@ -27,28 +29,25 @@ Model threeIdioms() {
   return m;
 }
 
-bool holds(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::has;
 
 TEST(PytorchSource, TorchScriptNamesAtenBuiltinsAndScalarTypeCodes) {
   const Script s = translate(threeIdioms(), "torchscript");
-  EXPECT_TRUE(holds(s.source, "torch.leaky_relu(a0, 0.5)")) << s.source;
-  EXPECT_TRUE(holds(s.source, ".to(4)")) << s.source;  // ScalarType::Long
-  EXPECT_TRUE(holds(s.source, "torch.upsample_bilinear2d(a0, None, False, [2.0, 2.0])"))
-      << s.source;
-  EXPECT_FALSE(holds(s.source, "torch.nn.functional")) << s.source;
+  EXPECT_TRUE(has(s.source, "torch.leaky_relu(a0, 0.5)")) << s.source;
+  EXPECT_TRUE(has(s.source, ".to(4)")) << s.source;  // ScalarType::Long
+  EXPECT_TRUE(has(s.source, "torch.upsample_bilinear2d(a0, None, False, [2.0, 2.0])")) << s.source;
+  EXPECT_FALSE(has(s.source, "torch.nn.functional")) << s.source;
 }
 
 TEST(PytorchSource, PythonNamesFunctionalCallsAndDtypes) {
   const Script s = translate(threeIdioms(), "inductor", Dialect::Python);
-  EXPECT_TRUE(holds(s.source, "torch.nn.functional.leaky_relu(a0, 0.5)")) << s.source;
-  EXPECT_TRUE(holds(s.source, ".to(torch.int64)")) << s.source;
-  EXPECT_TRUE(holds(s.source,
-                    "torch.nn.functional.interpolate(a0, size=None, scale_factor=[2.0, 2.0], "
-                    "mode='bilinear', align_corners=False)"))
+  EXPECT_TRUE(has(s.source, "torch.nn.functional.leaky_relu(a0, 0.5)")) << s.source;
+  EXPECT_TRUE(has(s.source, ".to(torch.int64)")) << s.source;
+  EXPECT_TRUE(has(s.source,
+                  "torch.nn.functional.interpolate(a0, size=None, scale_factor=[2.0, 2.0], "
+                  "mode='bilinear', align_corners=False)"))
       << s.source;
-  EXPECT_FALSE(holds(s.source, ".to(4)")) << s.source;
+  EXPECT_FALSE(has(s.source, ".to(4)")) << s.source;
 }
 
 TEST(PytorchSource, BuffersNameTheInitializersTheyHold) {

@@ -34,9 +34,8 @@ TEST(Tvm, ItsFactsComeFromTheWorker) {
   EXPECT_EQ(zero->optimizations(),
             (std::vector<std::string>{"FoldConstant", "FuseOps", "FuseTIR"}));
   const Capabilities caps = zero->capabilities();
-  EXPECT_NE(std::find(caps.ops.begin(), caps.ops.end(), "Relu"), caps.ops.end());
-  EXPECT_EQ(std::find(caps.ops.begin(), caps.ops.end(), "LSTM"), caps.ops.end())
-      << "an op its frontend lacks stays out";
+  EXPECT_TRUE(testing::named(caps.ops, "Relu"));
+  EXPECT_FALSE(testing::named(caps.ops, "LSTM")) << "an op its frontend lacks stays out";
 }
 
 TEST(Tvm, EachPipelineMatchesTheReferenceAndNamesThePassesThatChangedTheModel) {
