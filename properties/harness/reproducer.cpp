@@ -78,6 +78,14 @@ std::string culpritText(const Reproduction& r) {
   return text;
 }
 
+// The recorded failure's first line. A script reproduces where the engine optimizes least and
+// still fails, so the record may come from another configuration: it then says which.
+std::string whatGoesWrong(const Reproduction& r) {
+  const std::string message = firstLine(r.saved.info.message);
+  if (r.found.empty() || r.found == r.configuration) return message;
+  return "(as recorded at " + r.found + ") " + message;
+}
+
 // What every script says at its head, as plain lines.
 std::string headText(const Reproduction& r) {
   const FailureInfo& info = r.saved.info;
@@ -85,7 +93,7 @@ std::string headText(const Reproduction& r) {
   s += r.recipe.versions + "; configuration " + r.configuration + "\n";
   if (!info.upstream.empty()) s += "Upstream: " + info.upstream + "\n";
   s += "\n" + specCitation(r);
-  s += "\nWhat goes wrong: " + firstLine(info.message) + "\n";
+  s += "\nWhat goes wrong: " + whatGoesWrong(r) + "\n";
   if (info.divergence)
     s += "  first diverging node: " + firstLine(info.divergence->describe()) + "\n";
   s += "Configurations: " + configurationsText(r) + "\n";
@@ -474,7 +482,7 @@ std::string issueDraft(const Reproduction& r, const ActualResult& actual, const 
   s += "- **Versions**: " + r.recipe.versions + "; " + os + "\n";
   s += "- **Configuration**: `" + r.configuration + "`\n";
   if (!info.upstream.empty()) s += "- **Upstream**: " + info.upstream + "\n";
-  s += "\n## What happens\n\n" + firstLine(info.message) + "\n";
+  s += "\n## What happens\n\n" + whatGoesWrong(r) + "\n";
   if (info.divergence)
     s += "\nThe first node whose output differs: " + firstLine(info.divergence->describe()) + "\n";
   s += "\n## The model\n\n```text\n" + drawModel(r.saved.testCase.model, PictureFormat::Text) +

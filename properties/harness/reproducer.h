@@ -25,6 +25,7 @@ struct Reproduction {
   TensorMap expected;                     // the reference's outputs, by name
   std::string engine;                     // as --backend names it
   std::string configuration;              // where it fails (the engine's canonical text)
+  std::string found;                      // where the record says it failed (canonical), or ""
   ReproducerRecipe recipe;                // the engine's part, at that configuration
   std::map<std::string, Outcome> triage;  // every configuration's outcome, as run now
   bool triaged = true;                    // false: run at `configuration` alone (--no-triage)

@@ -108,6 +108,7 @@ int repro(ReproOptions o) {
     }
     // Reproduced where the engine optimizes least and still fails, which is what its maintainers
     // look at first; else where it was found.
+    r.found = recorded;
     r.configuration = recorded;
     if (!chosen.empty())
       r.configuration = chosen;

@@ -75,6 +75,14 @@ TEST(Reproducer, TheHeadCitesTheSpecAndSaysWhereItFailsAndPasses) {
   introduced.saved.info.message = "torch (freeze): \nThe size of tensor a (3) must match\nmore";
   EXPECT_TRUE(has(reproducerScript(introduced),
                   "# What goes wrong: torch (freeze): The size of tensor a (3) must match\n"));
+  // A record from another configuration than the script's says where it comes from.
+  introduced.found = introduced.configuration;
+  EXPECT_TRUE(has(reproducerScript(introduced), "# What goes wrong: torch (freeze): The size"));
+  introduced.found = "O2";
+  EXPECT_TRUE(has(reproducerScript(introduced),
+                  "# What goes wrong: (as recorded at O2) torch (freeze): The size"));
+  EXPECT_TRUE(has(issueDraft(introduced, ActualResult{}, "Linux"),
+                  "## What happens\n\n(as recorded at O2) torch (freeze): The size"));
 }
 
 TEST(Reproducer, JavaScriptAndCppLiteralsReadBackExactly) {

@@ -13,7 +13,7 @@
 #   | TensorProto message and be valid as an output type.
 #   k=-3: (Optional) Index of the diagonal to be populated with ones. Default is 0. If T2 is the output, this op sets T2[i, i+k] = 1. k = 0 populates the main diagonal, k > 0 populates an upper diagonal,  and k < 0 populates a lower diagonal.
 #
-# What goes wrong: iree (opt=O1) failed: iree (opt=O1): RuntimeError: IREE failed to compile the model: source.mlir:4:10: error: 'linalg.generic' op unexpected result less than 0 at expression #0 in (d0, d1) -> (d0, 0)
+# What goes wrong: (as recorded at opt=O1) iree (opt=O1) failed: iree (opt=O1): RuntimeError: IREE failed to compile the model: source.mlir:4:10: error: 'linalg.generic' op unexpected result less than 0 at expression #0 in (d0, d1) -> (d0, 0)
 # Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -8,7 +8,7 @@
 #   | output data (Tensor<T>) where the function `f(x) = slope * x for x < 0`,
 #   | `f(x) = x for x >= 0`., is applied to the data tensor elementwise.
 #
-# What goes wrong: iree (opt=O1) crashed: killed by signal 11 (Segmentation fault)
+# What goes wrong: (as recorded at opt=O1) iree (opt=O1) crashed: killed by signal 11 (Segmentation fault)
 # Configurations: fails at opt=O0 (crash), opt=O1 (crash), opt=O2 (crash), opt=O3 (crash), opt=O3+opt-in (crash); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -8,7 +8,7 @@
 #   | All inputs and outputs must have the same data type.
 #   | This operator supports **multidirectional (i.e., Numpy-style) broadcasting**; for more details please check [the doc](Broadcasting.md).
 #
-# What goes wrong: iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:4:10: error: 'tensor.cast' op operand type 'tensor<1xi64>' and result type 'tensor<1x1xi64>' are cast incompatible
+# What goes wrong: (as recorded at opt=O3+opt-in) iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:4:10: error: 'tensor.cast' op operand type 'tensor<1xi64>' and result type 'tensor<1x1xi64>' are cast incompatible
 # Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -8,7 +8,7 @@
 #   | implementation such as CuDNN.
 #   hidden_size=1: Number of neurons in the hidden layer
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.151002, worst rel error 0.252933; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 1.19209e-06 at most)
+# What goes wrong: (as recorded at opt=O3) outputs differ from the reference (worst abs error 0.151002, worst rel error 0.252933; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 1.19209e-06 at most)
 #   first diverging node: node 'GRU_4' (GRU), output 'v15': 1 of 2 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.446002245, max rel error inf; first at [1, 0, 0, 0]: got -0.446002245, expected 0
 # Configurations: fails at opt=O0 (mismatch), opt=O1 (mismatch), opt=O2 (mismatch), opt=O3 (mismatch), opt=O3+opt-in (mismatch); passes at none
 #

@@ -7,7 +7,7 @@
 #   | Insert single-dimensional entries to the shape of an input tensor (`data`).
 #   | Takes one required input `axes` - which contains a list of dimension indices and this operator will insert a dimension of value `1` into the corresponding index of the output tensor (`expanded`).
 #
-# What goes wrong: iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: source.mlir:6:10: error: 'linalg.generic' op inferred input/output operand #1 has shape's dimension #2 to be 4, but found 3
+# What goes wrong: (as recorded at opt=O2) iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: source.mlir:6:10: error: 'linalg.generic' op inferred input/output operand #1 has shape's dimension #2 to be 4, but found 3
 # Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -9,7 +9,7 @@
 #   |   output_dimension = floor(input_dimension * (roi_end - roi_start) * scale) if input \"sizes\" is not specified.
 #   mode="linear": Three interpolation modes: nearest (default), linear and cubic. The "linear" mode includes linear interpolation for 1D tensor and N-linear interpolation for N-D tensor (for example, bilinear interpolation for 2D tensor). The "cubic" mode includes cubic interpolation for 1D tensor and N-cubic interpolation for N-D tensor (for example, bicubic interpolation for 2D tensor).
 #
-# What goes wrong: iree (opt=O3) failed: iree (opt=O3): RuntimeError: IREE failed to compile the model: source.mlir:5:10: error: 'arith.mulf' op operand #1 must be floating-point-like, but got 'i32'
+# What goes wrong: (as recorded at opt=O3) iree (opt=O3) failed: iree (opt=O3): RuntimeError: IREE failed to compile the model: source.mlir:5:10: error: 'arith.mulf' op operand #1 must be floating-point-like, but got 'i32'
 # Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -6,7 +6,7 @@
 # The ONNX specification, ReverseSequence-10 (https://onnx.ai/onnx/operators/onnx__ReverseSequence.html#reversesequence-10):
 #   | Reverse batch of sequences having different lengths specified by `sequence_lens`.
 #
-# What goes wrong: iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: <unknown>:0: error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast
+# What goes wrong: (as recorded at opt=O2) iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: <unknown>:0: error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast
 # Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -16,7 +16,7 @@
 #   | value of r, and specifying any start value < -r is equivalent to specifying a start
 #   | value of 0.
 #
-# What goes wrong: iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:7:10: error: failed to legalize unresolved materialization from ('!torch.vtensor<[2,2,2],si64>') to ('!torch.vtensor<[],si64>') that remained live after conversion (no type converter specified)
+# What goes wrong: (as recorded at opt=O3+opt-in) iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:7:10: error: failed to legalize unresolved materialization from ('!torch.vtensor<[2,2,2],si64>') to ('!torch.vtensor<[],si64>') that remained live after conversion (no type converter specified)
 # Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
 #
 # The model (model.onnx, beside this script):

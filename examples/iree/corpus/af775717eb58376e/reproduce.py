@@ -8,7 +8,7 @@
 #   | 'axis'. Lengths of the parts can be specified using input 'split'.
 #   | Otherwise, the tensor is split to equal sized parts.
 #
-# What goes wrong: iree (opt=O3+opt-in) crashed: killed by signal 11 (Segmentation fault)
+# What goes wrong: (as recorded at opt=O3+opt-in) iree (opt=O3+opt-in) crashed: killed by signal 11 (Segmentation fault)
 # Configurations: fails at opt=O0 (crash), opt=O1 (crash), opt=O2 (crash), opt=O3 (crash), opt=O3+opt-in (crash); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -7,7 +7,7 @@
 #   | Given `data` tensor of rank `r` >= 1, `indices` tensor of rank `q` >= 1, and `batch_dims` integer `b`, this operator gathers
 #   | slices of `data` into an output tensor of rank `q + r - indices_shape[-1] - 1 - b`.
 #
-# What goes wrong: iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: <unknown>:0: error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast
+# What goes wrong: (as recorded at opt=O2) iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: <unknown>:0: error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast
 # Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
 #
 # The model (model.onnx, beside this script):

@@ -7,7 +7,7 @@
 #   | General Matrix multiplication:
 #   | https://en.wikipedia.org/wiki/Basic_Linear_Algebra_Subprograms#Level_3
 #
-# What goes wrong: litert (kernels=xnnpack) failed: litert (kernels=xnnpack): RuntimeError: tflite/kernels/fully_connected.cc:506 NumElements(bias) != SizeOfDimension(filter, 0) (1 != 2)Node number 0 (FULLY_CONNECTED) failed to prepare.
+# What goes wrong: (as recorded at kernels=xnnpack) litert (kernels=xnnpack) failed: litert (kernels=xnnpack): RuntimeError: tflite/kernels/fully_connected.cc:506 NumElements(bias) != SizeOfDimension(filter, 0) (1 != 2)Node number 0 (FULLY_CONNECTED) failed to prepare.
 # Configurations: fails at kernels=builtin (error), kernels=reference (error), kernels=xnnpack (error); passes at none: fails at every configuration: the fault is in what they share, the conversion (onnxsim, onnx2tf 1.29.24, TensorFlow's TFLite converter)
 #
 # The model (model.onnx, beside this script):

@@ -11,7 +11,7 @@
 #   | is the same as the shape of `data`. Note that `indices` should not have duplicate entries.
 #   | That is, two or more `updates` for the same index-location is not supported.
 #
-# What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at kernels=builtin) outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'ScatterND_3' (ScatterND), output 'v7': 2 of 6 elements differ; max abs error 1, max rel error 1; first at [0, 0, 1]: got 0, expected 1
 # Configurations: fails at kernels=builtin (mismatch), kernels=reference (mismatch), kernels=xnnpack (mismatch); passes at none: fails at every configuration: the fault is in what they share, the conversion (onnxsim, onnx2tf 1.29.24, TensorFlow's TFLite converter)
 #

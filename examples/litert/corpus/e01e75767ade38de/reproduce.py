@@ -12,7 +12,7 @@
 #   alpha=0.453536: Scaling parameter.
 #   size=4: The number of channels to sum over
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.0550331, worst rel error 0.0685472; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.19209e-06 at most)
+# What goes wrong: (as recorded at kernels=xnnpack) outputs differ from the reference (worst abs error 0.0550331, worst rel error 0.0685472; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.19209e-06 at most)
 #   first diverging node: node 'LRN_9' (LRN), output 'v13': 6 of 8 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.0550330877, max rel error 0.0685471597; first at [0, 0, 0, 0]: got 0.857883096, expected 0.802850008
 # Configurations: fails at kernels=builtin (mismatch), kernels=reference (mismatch), kernels=xnnpack (mismatch); passes at none: fails at every configuration: the fault is in what they share, the conversion (onnxsim, onnx2tf 1.29.24, TensorFlow's TFLite converter)
 #

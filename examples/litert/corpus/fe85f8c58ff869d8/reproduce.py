@@ -8,7 +8,7 @@
 #   |     The sign of the remainder is the same as that of the Divisor.
 #   fmod=1: Whether the operator should behave like fmod (default=0 meaning it will do integer mods); Set this to 1 to force fmod treatment
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.595074, worst rel error 1.46959; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.90735e-06 at most)
+# What goes wrong: (as recorded at kernels=xnnpack) outputs differ from the reference (worst abs error 0.595074, worst rel error 1.46959; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.90735e-06 at most)
 #   first diverging node: node 'Mod_7' (Mod), output 'x2': 1 of 1 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.59507376, max rel error 1.46958557; first at [0]: got -0.190147519, expected 0.40492624
 # Configurations: fails at kernels=builtin (mismatch), kernels=reference (mismatch), kernels=xnnpack (mismatch); passes at none: fails at every configuration: the fault is in what they share, the conversion (onnxsim, onnx2tf 1.29.24, TensorFlow's TFLite converter)
 #

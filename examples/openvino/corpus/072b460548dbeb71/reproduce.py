@@ -10,7 +10,7 @@
 #   axes=[-1]: A list of integers, along which to reduce. The default is to reduce over all the dimensions of the input tensor. Accepted range is [-r, r-1] where r = rank(data).
 #   keepdims=0: Keep the reduced dimension or not, default 1 means keep reduced dimension.
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.693147, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.693147, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'ReduceLogSumExp_5' (ReduceLogSumExp), output 'v13': shape differs: expected float32[2], got float32[]
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -12,7 +12,7 @@
 #   bias=0.640553:
 #   size=1: The number of channels to sum over
 #
-# What goes wrong: outputs differ from the reference (worst abs error inf, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error inf, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'LRN_9' (LRN), output 'v17': 1 of 1 elements differ beyond rtol=0.001 atol=1e-05; max abs error inf, max rel error inf; first at [0, 0, 0]: got -nan, expected 0
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -6,7 +6,7 @@
 # The ONNX specification, Sub-14 (https://onnx.ai/onnx/operators/onnx__Sub.html#sub-14):
 #   | Performs element-wise binary subtraction (with Numpy-style broadcasting support).
 #
-# What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 0; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 1, worst rel error 0; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Sub_1' (Sub), output 'v2' [differs only with its inputs kept internal: fusion?]: 1 of 2 elements differ; max abs error 1, max rel error 0; first at [1, 0, 0]: got 1, expected 0
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

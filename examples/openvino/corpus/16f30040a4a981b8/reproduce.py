@@ -20,7 +20,7 @@
 #   kernel_shape=[1, 1]: The size of the kernel along each axis.
 #   storage_order=1: The storage order of the tensor. 0 is row major, and 1 is column major.
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at mode=performance) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'MaxPool_13' (MaxPool), output 'v100': shape differs: expected int64[1, 1, 1, 2], got int64[1, 1, 2, 1]
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

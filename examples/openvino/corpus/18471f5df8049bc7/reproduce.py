@@ -6,7 +6,7 @@
 # The ONNX specification, Div-14 (https://onnx.ai/onnx/operators/onnx__Div.html#div-14):
 #   | Performs element-wise binary division (with Numpy-style broadcasting support).
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Div_6' (Div), output 'v9': shape differs: expected float32[2, 2], got float32[2, 1]
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

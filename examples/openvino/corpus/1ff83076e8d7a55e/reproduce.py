@@ -8,7 +8,7 @@
 #   | custom implementation such as CuDNN.
 #   hidden_size=1: Number of neurons in the hidden layer
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.231059, worst rel error 0.31606; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 1.19209e-06 at most)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.231059, worst rel error 0.31606; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 1.19209e-06 at most)
 #   first diverging node: node 'LSTM_10' (LSTM), output 'v47': 1 of 1 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.189970806, max rel error 0.451205572; first at [0, 0, 0, 0]: got 0.231058583, expected 0.421029389
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -7,7 +7,7 @@
 #   | Given a tensor containing the data to be padded (`data`), a tensor containing the number of start and end pad values for axis (`pads`), (optionally) a `mode`, and (optionally) `constant_value`,
 #   | a padded tensor (`output`) is generated.
 #
-# What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
+# What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
 #   first diverging node: node 'Pad_6' (Pad), output 'v15': 26 of 27 elements differ beyond rtol=0.001 atol=1e-05; max abs error 1, max rel error 1; first at [0, 0, 0, 1]: got 0, expected 1
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -6,7 +6,7 @@
 # The ONNX specification, Div-14 (https://onnx.ai/onnx/operators/onnx__Div.html#div-14):
 #   | Performs element-wise binary division (with Numpy-style broadcasting support).
 #
-# What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 0.0769231; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 1, worst rel error 0.0769231; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Div_2' (Div), output 'v5' [differs only with its inputs kept internal: fusion?]: 1 of 1 elements differ; max abs error 1, max rel error 0.0769230769; first at [0, 0]: got 14, expected 13
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -9,7 +9,7 @@
 #   | the resulting tensor has the reduced dimension pruned.
 #   axes=[-2]: A list of integers, along which to reduce. The default is to reduce over all the dimensions of the input tensor. Accepted range is [-r, r-1] where r = rank(data).
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.0835005, worst rel error 0.0919565; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
+# What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 0.0835005, worst rel error 0.0919565; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
 #   first diverging node: node 'ReduceL1_3' (ReduceL1), output 'x1': shape differs: expected int64[1, 2], got int64[1, 1]
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -9,7 +9,7 @@
 #   | the resulting tensor has the reduced dimension pruned.
 #   axes=[1]: A list of integers, along which to reduce. The default is to reduce over all the dimensions of the input tensor. Accepted range is [-r, r-1] where r = rank(data).
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at mode=performance) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'ReduceLogSum_1' (ReduceLogSum), output 'v2': shape differs: expected float32[2, 1], got float32[1, 1]
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

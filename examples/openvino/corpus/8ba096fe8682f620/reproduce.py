@@ -6,7 +6,7 @@
 # The ONNX specification, LpNormalization-1 (https://onnx.ai/onnx/operators/onnx__LpNormalization.html#lpnormalization-1):
 #   | Given a matrix, apply Lp-normalization along the provided axis.
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.00280643, worst rel error 0.00280643; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.00280643, worst rel error 0.00280643; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'LpNormalization_4' (LpNormalization), output 'x0': 1 of 6 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.00280642509, max rel error 0.00280642509; first at [3, 0]: got -0.997193575, expected -1
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -23,7 +23,7 @@
 #   pads=[0, 2, 0, 0]: Padding for the beginning and ending along each spatial axis, it can take any value greater than or equal to 0. The value represent the number of pixels added to the beginning and end part of the corresponding axis. `pads` format should be as follow [x1_begin, x2_begin...x1_end, x2_end,...], where xi_begin the number of pixels added at the beginning of axis `i` and xi_end, the number of pixels added at the end of axis `i`. This attribute cannot be used simultaneously with auto_pad attribute. If not present, the padding defaults to 0 along start and end of each spatial axis.
 #   strides=[1, 3]: Stride along each spatial axis. If not present, the stride defaults to 1 along each spatial axis.
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.666667, worst rel error 0.666667; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.666667, worst rel error 0.666667; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
 #   first diverging node: node 'AveragePool_1' (AveragePool), output 'v10': 1 of 2 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.666666657, max rel error 0.666666657; first at [0, 0, 0, 1]: got 0.333333343, expected 1
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

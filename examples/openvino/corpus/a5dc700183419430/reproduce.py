@@ -9,7 +9,7 @@
 #   pads=[1, 1, 0, 2]: Padding for the beginning and ending along each spatial axis, it can take any value greater than or equal to 0. The value represent the number of pixels added to the beginning and end part of the corresponding axis. `pads` format should be as follow [x1_begin, x2_begin...x1_end, x2_end,...], where xi_begin the number of pixels added at the beginning of axis `i` and xi_end, the number of pixels added at the end of axis `i`. This attribute cannot be used simultaneously with auto_pad attribute. If not present, the padding defaults to 0 along start and end of each spatial axis.
 #   strides=[2, 3]: Stride along each spatial axis. If not present, the stride defaults is 1 along each spatial axis.
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Conv_8' (Conv), output 'v24' [differs only with its inputs kept internal: fusion?]: shape differs: expected float32[1, 1, 1, 2], got float32[1, 1, 2, 4]
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

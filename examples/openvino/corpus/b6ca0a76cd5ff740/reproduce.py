@@ -6,7 +6,7 @@
 # The ONNX specification, Div-14 (https://onnx.ai/onnx/operators/onnx__Div.html#div-14):
 #   | Performs element-wise binary division (with Numpy-style broadcasting support).
 #
-# What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Div_8' (Div), output 'v74': 1 of 1 elements differ; max abs error 1, max rel error 1; first at [0]: got -2, expected -1
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

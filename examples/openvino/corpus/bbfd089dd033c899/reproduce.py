@@ -6,7 +6,7 @@
 # The ONNX specification, Softmax-13 (https://onnx.ai/onnx/operators/onnx__Softmax.html#softmax-13):
 #   | The operator computes the normalized exponential values for the given input:
 #
-# What goes wrong: outputs differ from openvino (mode=performance) on the model itself (the variant: softmax-decomposed at v39) (worst abs error 0.5, worst rel error 0.5; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at mode=performance) outputs differ from openvino (mode=performance) on the model itself (the variant: softmax-decomposed at v39) (worst abs error 0.5, worst rel error 0.5; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Softmax_9' (Softmax), output 'v39': outputs differ from openvino (mode=performance) on the model itself (the variant: softmax-decomposed at v39) (worst abs error 0.5, worst rel error 0.5; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 0 at most)
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -10,7 +10,7 @@
 #   | in the 'DataType' enum field in the TensorProto message.
 #   to=9: The data type to which the elements of the input tensor are cast. Strictly must be one of the types from DataType enum in TensorProto
 #
-# What goes wrong: openvino (mode=performance) failed: openvino (mode=performance): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'false' failed at src/core/src/node.cpp:150: While validating node 'opset1::VariadicSplit Split_5 (opset1::Parameter v8[0]:f32[3], opset1::Constant Constant_15833[0]:i32[], opset1::Constant w10[0]:i32[3]) -> (f32[1], f32[1], f32[1])' with friendly_name 'Split_5': Default output not supported
+# What goes wrong: (as recorded at mode=performance) openvino (mode=performance) failed: openvino (mode=performance): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'false' failed at src/core/src/node.cpp:150: While validating node 'opset1::VariadicSplit Split_5 (opset1::Parameter v8[0]:f32[3], opset1::Constant Constant_15833[0]:i32[], opset1::Constant w10[0]:i32[3]) -> (f32[1], f32[1], f32[1])' with friendly_name 'Split_5': Default output not supported
 # Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
 #
 # The model (model.onnx, beside this script):

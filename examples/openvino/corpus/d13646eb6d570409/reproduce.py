@@ -13,7 +13,7 @@
 #   | It is possible that the output.shape is not equal to shape, when some dimensions in shape is equal to 1,
 #   | or the shape.ndim < input.shape.ndim.
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Expand_5' (Expand), output 'v16': shape differs: expected int64[], got int64[1]
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

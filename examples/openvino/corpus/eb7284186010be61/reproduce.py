@@ -9,7 +9,7 @@
 #   |   output_dimension = floor(input_dimension * (roi_end - roi_start) * scale) if input \"sizes\" is not specified.
 #   mode="linear": Three interpolation modes: nearest (default), linear and cubic. The "linear" mode includes linear interpolation for 1D tensor and N-linear interpolation for N-D tensor (for example, bilinear interpolation for 2D tensor). The "cubic" mode includes cubic interpolation for 1D tensor and N-cubic interpolation for N-D tensor (for example, bicubic interpolation for 2D tensor).
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.0365318, worst rel error 0.0704779; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 4.76837e-07 at most)
+# What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.0365318, worst rel error 0.0704779; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 4.76837e-07 at most)
 #   first diverging node: node 'Resize_3' (Resize), output 'v7': 1 of 2 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.036531806, max rel error 0.0704778715; first at [0, 0, 1, 0]: got 0.554876149, expected 0.518344343
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

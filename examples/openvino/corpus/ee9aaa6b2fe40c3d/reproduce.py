@@ -10,7 +10,7 @@
 #   activations=["Relu", "Softsign"]: One (or two if bidirectional) activation function for input gate. The activation function must be one of the activation functions specified above. Optional: Default `Tanh` if not specified.
 #   hidden_size=1: Number of neurons in the hidden layer
 #
-# What goes wrong: outputs differ from the reference (worst abs error 0.5, worst rel error 1; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 4.76837e-07 at most)
+# What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 0.5, worst rel error 1; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 4.76837e-07 at most)
 #   first diverging node: node 'RNN_4' (RNN), output 'v11': 1 of 2 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.5, max rel error 1; first at [0, 1, 0, 0]: got 1, expected 0.5
 # Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
 #

@@ -9,7 +9,7 @@
 #   | [numpy.where](https://docs.scipy.org/doc/numpy/reference/generated/numpy.where.html)
 #   | with three parameters.
 #
-# What goes wrong: openvino (mode=performance-no-snippets) failed: openvino (mode=performance-no-snippets): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'element::Type::merge(result_et, get_input_element_type(1), get_input_element_type(2))' failed at src/core/src/op/select.cpp:68: While validating node 'opset1::Select v29 (opset1::Convert Convert_19465[0]:boolean[1], opset1::Convert Convert_19465[0]:boolean[1], opset1::Convert Convert_19466[0]:u8[1]) -> (boolean[1])' with friendly_name 'v29': Argument 1 and 2 element types must match.
+# What goes wrong: (as recorded at mode=performance-no-snippets) openvino (mode=performance-no-snippets) failed: openvino (mode=performance-no-snippets): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'element::Type::merge(result_et, get_input_element_type(1), get_input_element_type(2))' failed at src/core/src/op/select.cpp:68: While validating node 'opset1::Select v29 (opset1::Convert Convert_19465[0]:boolean[1], opset1::Convert Convert_19465[0]:boolean[1], opset1::Convert Convert_19466[0]:u8[1]) -> (boolean[1])' with friendly_name 'v29': Argument 1 and 2 element types must match.
 # Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
 #
 # The model (model.onnx, beside this script):

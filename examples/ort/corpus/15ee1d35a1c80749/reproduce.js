@@ -9,7 +9,7 @@
 //   clip=1.45932: Cell clip threshold. Clipping bounds the elements of a tensor in the range of [-threshold, +threshold] and is applied to the input of activations. No clip if not specified.
 //   hidden_size=1: Number of neurons in the hidden layer
 //
-// What goes wrong: outputs differ from the reference (worst abs error 0.00847065, worst rel error 0.0154939; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 2.38419e-07 at most)
+// What goes wrong: (as recorded at level=basic,threads=1) outputs differ from the reference (worst abs error 0.00847065, worst rel error 0.0154939; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 2.38419e-07 at most)
 //   first diverging node: node 'LSTM_0' (LSTM), output 'v10': 1 of 1 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.00847065449, max rel error 0.0154938914; first at [0, 0, 0, 0]: got 0.555179954, expected 0.546709299
 // Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none
 //

@@ -21,7 +21,7 @@
 //   dilations=[2, 1]: Dilation value along each spatial axis of filter. If not present, the dilation defaults to 1 along each spatial axis.
 //   kernel_shape=[2, 3]: The size of the kernel along each axis.
 //
-// What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+// What goes wrong: (as recorded at level=extended,threads=1) outputs differ from the reference in shape, dtype or presence (no values compared)
 //   first diverging node: node 'MaxPool_4' (MaxPool), output 'v11': shape differs: expected float32[1, 1, 2, 1], got float32[1, 1, 1, 1]
 // Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none
 //

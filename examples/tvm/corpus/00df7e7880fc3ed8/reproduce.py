@@ -8,7 +8,7 @@
 #   | output data (Tensor<T>) where the function `f(x) = slope * x for x < 0`,
 #   | `f(x) = x for x >= 0`., is applied to the data tensor elementwise.
 #
-# What goes wrong: tvm (pipeline=full) failed: tvm (pipeline=full): TypeError: Prelu requires the input tensor to have float dtype. However, the given input dtype is T.int64
+# What goes wrong: (as recorded at pipeline=full) tvm (pipeline=full) failed: tvm (pipeline=full): TypeError: Prelu requires the input tensor to have float dtype. However, the given input dtype is T.int64
 # Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):

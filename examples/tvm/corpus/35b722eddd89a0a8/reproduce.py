@@ -7,7 +7,7 @@
 #   | Given a tensor containing the data to be padded (`data`), a tensor containing the number of start and end pad values for axis (`pads`), (optionally) a `mode`, and (optionally) `constant_value`,
 #   | a padded tensor (`output`) is generated.
 #
-# What goes wrong: tvm (pipeline=full) failed: tvm (pipeline=full): AttributeError: 'Var' object has no attribute 'value'
+# What goes wrong: (as recorded at pipeline=full) tvm (pipeline=full) failed: tvm (pipeline=full): AttributeError: 'Var' object has no attribute 'value'
 # Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none
 #
 # The model (model.onnx, beside this script):

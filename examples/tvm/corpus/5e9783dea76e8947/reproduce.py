@@ -11,7 +11,7 @@
 #   | {X[n, i, d1, ..., dk] | max(0, c - floor((size - 1) / 2)) <= i <= min(C - 1, c + ceil((size - 1) / 2))}.
 #   size=4: The number of channels to sum over
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at pipeline=full) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'LRN_8' (LRN), output 'v77': shape differs: expected float32[1, 1, 1], got float32[1, 2, 1]
 # Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
 #

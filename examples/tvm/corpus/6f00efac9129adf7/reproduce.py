@@ -13,7 +13,7 @@
 #   | TensorProto message and be valid as an output type.
 #   dtype=6: (Optional) The data type for the elements of the output tensor. If not specified,the data type of the input tensor T1 is used. If input tensor T1 is also notspecified, then type defaults to 'float'.
 #
-# What goes wrong: tvm (pipeline=zero) failed: tvm (pipeline=zero): ValueError: dtype mismatch between input (float32) and attribute (6)
+# What goes wrong: (as recorded at pipeline=zero) tvm (pipeline=zero) failed: tvm (pipeline=zero): ValueError: dtype mismatch between input (float32) and attribute (6)
 # Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none
 #
 # The model (model.onnx, beside this script):

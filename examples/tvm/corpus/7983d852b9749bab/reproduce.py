@@ -44,7 +44,7 @@
 #   |       the shape of `Mean` and `InvStdDev` is `[d[0], ..., d[axis-1], 1, ..., 1]`.
 #   |       `Y` and `X` have the same shape.
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at pipeline=zero) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'LayerNormalization_7' (LayerNormalization), output 'v24': shape differs: expected float32[1], got float32[]
 # Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
 #

@@ -8,7 +8,7 @@
 #   | output data (Tensor<T>) where the function `f(x) = slope * x for x < 0`,
 #   | `f(x) = x for x >= 0`., is applied to the data tensor elementwise.
 #
-# What goes wrong: tvm (pipeline=full) failed: tvm (pipeline=full): ValueError: In ir.Op(span=None, ty=ir.Type(span=None), name="relax.nn.prelu", description="", arguments=(ir.ArgumentInfo(name="data", type_info="Tensor", description="The input tensor."), ir.ArgumentInfo(name="alpha", type_info="Tensor", description="The channel-wise learnable slope.")), attrs_type_key="relax.attrs.PReluAttrs", num_inputs=2, support_level=10), the input axis -1 is out of range. The input tensor has 0 dimensions, so axis should be in range [0, 0).
+# What goes wrong: (as recorded at pipeline=full) tvm (pipeline=full) failed: tvm (pipeline=full): ValueError: In ir.Op(span=None, ty=ir.Type(span=None), name="relax.nn.prelu", description="", arguments=(ir.ArgumentInfo(name="data", type_info="Tensor", description="The input tensor."), ir.ArgumentInfo(name="alpha", type_info="Tensor", description="The channel-wise learnable slope.")), attrs_type_key="relax.attrs.PReluAttrs", num_inputs=2, support_level=10), the input axis -1 is out of range. The input tensor has 0 dimensions, so axis should be in range [0, 0).
 # Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):

@@ -9,7 +9,7 @@
 #   | is applied to the data tensor elementwise.
 #   | This operator supports **multidirectional (i.e., Numpy-style) broadcasting**; for more details please check [the doc](Broadcasting.md).
 #
-# What goes wrong: tvm (pipeline=full) failed: tvm (pipeline=full): InternalError: Check failed: (IsFloatType(x.ty())) is false: power only applies to float
+# What goes wrong: (as recorded at pipeline=full) tvm (pipeline=full) failed: tvm (pipeline=full): InternalError: Check failed: (IsFloatType(x.ty())) is false: power only applies to float
 # Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):

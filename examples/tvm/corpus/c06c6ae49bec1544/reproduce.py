@@ -8,7 +8,7 @@
 #   | https://en.wikipedia.org/wiki/Basic_Linear_Algebra_Subprograms#Level_3
 #   alpha=1.74435: Scalar multiplier for the product of input tensors A * B.
 #
-# What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 0.333333; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
+# What goes wrong: (as recorded at pipeline=zero) outputs differ from the reference (worst abs error 1, worst rel error 0.333333; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Gemm_8' (Gemm), output 'v43': 1 of 1 elements differ; max abs error 1, max rel error 0.333333333; first at [0, 0]: got 2, expected 3
 # Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
 #

@@ -17,7 +17,7 @@
 #   | ```
 #   | This operator has **optional** inputs/outputs. See [the doc](IR.md) for more details about the representation of optional arguments. An empty string may be used in the place of an actual argument's name to indicate a missing argument. Trailing optional arguments (those not followed by an argument that is present) may also be simply omitted.
 #
-# What goes wrong: outputs differ from the reference in shape, dtype or presence (no values compared)
+# What goes wrong: (as recorded at pipeline=full) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Dropout_10' (Dropout), output 'v16': dtype differs: expected bool[1], got float32[1]
 # Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
 #
