@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nncheck/backend.h"
@@ -102,6 +103,11 @@ class EngineRegistry : public Registry<EngineInfo> {
 // The process's registry: "reference", every engine linked in or loaded, and the built-in
 // engines' plug-ins, each loaded the first time its name is asked for.
 EngineRegistry& engines();
+
+// What an engine's name may be, in the registry and in a worker's facts: a plain name, since it
+// names folders (a corpus's fuzz-<name>, a plug-in's known bugs) and a plug-in file: at most 64
+// letters, digits, '_', '-' and '.', not starting with '.'.
+bool isEngineName(std::string_view name);
 
 // The nncheck program's built-in engines are plug-ins, libnncheck-engine-NAME.so, so that a
 // command that drives no engine loads none of their libraries (libtorch, MLIR, OpenCV). The

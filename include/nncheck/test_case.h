@@ -40,7 +40,8 @@ struct TestCase {
 std::string modelToText(const Model& model);
 
 // Text from a model or a file name made safe for a terminal: control characters (an ESC that
-// would start a terminal sequence, a newline inside a name) become \xNN.
+// would start a terminal sequence, a newline inside a name), C1 controls, invisible and
+// bidirectional characters become \xNN or \uNNNN, and so does a byte that is no UTF-8.
 std::string printable(std::string_view text);
 
 // The sub-case computing node `node`'s outputs from graph inputs and initializers: the node and

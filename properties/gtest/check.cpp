@@ -16,6 +16,7 @@
 #include "backends/coverage.h"
 #include "check_environment.h"
 #include "core/hash.h"
+#include "core/shell_words.h"
 #include "harness/after_failure.h"
 #include "harness/corpus_store.h"
 #include "harness/culprit.h"
@@ -110,7 +111,7 @@ std::string settingsPrefix(const std::vector<std::string>& skip) {
         "NNCHECK_SHRINK_SECONDS", "NNCHECK_SHRINK_STEPS", "NNCHECK_TIMEOUT", "RC_PARAMS"}) {
     const char* v = std::getenv(name);
     if (!v || !*v || std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
-    s += std::string(name) + "='" + v + "' ";
+    s += std::string(name) + "=" + shellQuote(v) + " ";
   }
   return s;
 }
@@ -146,14 +147,15 @@ std::string report(const std::string& test, const Verdict& v, const TestCase& tc
   os << "saved: " << saved << "\n";
   if (std::error_code ec; fs::exists(fs::path(saved) / "model.svg", ec))
     os << "picture: " << (fs::path(saved) / "model.svg").string() << "\n";
-  const std::string filter = " --gtest_filter='" + test + "'";
+  // Quoted as a shell reads them: a case folder's or test's name is no command.
+  const std::string filter = " --gtest_filter=" + shellQuote(test);
   if (saved.rfind("(", 0) != 0)
-    os << "replay: NNCHECK_REPLAY='" << saved << "' " << settingsPrefix({"NNCHECK_SEED"})
-       << selfPath() << filter << "\n";
+    os << "replay: NNCHECK_REPLAY=" << shellQuote(saved) << " " << settingsPrefix({"NNCHECK_SEED"})
+       << shellQuote(selfPath()) << filter << "\n";
   if (seed)
     os << "rerun:  " << settingsPrefix({"NNCHECK_SEED", "NNCHECK_CORPUS"})
-       << "NNCHECK_SEED=" << *seed << " NNCHECK_CORPUS=/tmp/nncheck-rerun " << selfPath() << filter
-       << "\n";
+       << "NNCHECK_SEED=" << *seed << " NNCHECK_CORPUS=/tmp/nncheck-rerun "
+       << shellQuote(selfPath()) << filter << "\n";
   return os.str();
 }
 

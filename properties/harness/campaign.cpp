@@ -72,13 +72,14 @@ std::string preShrinkKey(const Verdict& v) {
 // A campaign's time box past this is no time box (and would overflow the clock's range).
 constexpr double kLongestTimeBox = 1e9;
 
-// What `work` gives, or none when the time box ends first. Generation and the reference poll
-// the deadline (core/deadline.h): growing a model of a thousand nodes takes seconds, and a
-// reference run may take up to its own time limit. Shrinking is never cut short: a finding is
-// never lost to the time box.
+// What `work` gives, or none when the time box ends first or an interrupt (Ctrl-C) comes.
+// Generation and the reference poll the deadline (core/deadline.h): growing a model of a
+// thousand nodes takes seconds, and a reference run may take up to its own time limit; waits on
+// an engine look at it too. Shrinking is never cut short: a finding is never lost to the time
+// box.
 template <class Work>
 auto withinTimeBox(Clock::time_point end, Work&& work) -> std::optional<decltype(work())> {
-  Deadline box(end);
+  Deadline box(end, Deadline::Interrupt::Ends);
   try {
     return work();
   } catch (const DeadlineExceeded& e) {
@@ -272,11 +273,18 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   };
   for (size_t e = 0; e < workers.size(); ++e) startWorker(e);
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
-  if (o.checkSetUp) {
-    for (size_t e = 0; e < engines.size(); ++e)
-      checkEngineSetUp(e < workers.size() ? *workers[e] : freshes[e]);
-    if (const Isolated* baseline = judging.baseline(false)) checkEngineSetUp(*baseline);
-  }
+  // Checking that each engine works here may take minutes (a compiler's first compile at each
+  // configuration): the time box, a stop and an interrupt end it, and nothing runs then.
+  const auto stopped = [&] { return o.stop && o.stop(); };
+  const bool started =
+      !o.checkSetUp ||
+      withinTimeBox(timeBoxEnd, [&] {
+        for (size_t e = 0; e < engines.size() && !stopped(); ++e)
+          checkEngineSetUp(e < workers.size() ? *workers[e] : freshes[e]);
+        if (const Isolated* baseline = judging.baseline(false); baseline && !stopped())
+          checkEngineSetUp(*baseline);
+        return true;
+      }).has_value();
   {
     std::set<std::string> all;
     for (size_t e = 0; e < workers.size(); ++e)
@@ -304,8 +312,9 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   };
 
   // Case i of the whole seed space, this shard's slice of it.
-  for (int64_t i = o.shardIndex;; i += o.shardCount) {
-    if (o.stop && o.stop()) {
+  if (!started) stats.interrupted = stopped() || interruptRequested();  // else: the time box
+  for (int64_t i = o.shardIndex; started; i += o.shardCount) {
+    if (stopped()) {
       stats.interrupted = true;
       break;
     }

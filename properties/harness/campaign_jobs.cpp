@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 
+#include "core/deadline.h"
 #include "harness/case_files.h"
 #include "harness/corpus_store.h"
 #include "harness/probe.h"
@@ -382,8 +383,19 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
   // Once, here, rather than once in each worker: a broken set-up is this process's error.
   checkCampaign(engines, o);
   if (o.checkSetUp) {
-    for (const CampaignEngine& e : engines) checkEngineSetUp(isolated(*e.backend, o.timeout));
-    if (o.baseline.backend) checkEngineSetUp(isolated(*o.baseline.backend, o.timeout));
+    // As a campaign's own start-up: the time box and an interrupt end it, and nothing runs.
+    try {
+      const Deadline box(std::chrono::steady_clock::now() +
+                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(std::min(o.seconds, 1e9))),
+                         Deadline::Interrupt::Ends);
+      for (const CampaignEngine& e : engines) checkEngineSetUp(isolated(*e.backend, o.timeout));
+      if (o.baseline.backend) checkEngineSetUp(isolated(*o.baseline.backend, o.timeout));
+    } catch (const DeadlineExceeded&) {
+      CampaignStats none;
+      none.interrupted = interruptRequested() || (o.stop && o.stop());
+      return none;
+    }
   }
   Workers workers;
   int stopPipe[2];

@@ -17,11 +17,13 @@
 #include "core/shell_words.h"
 #include "harness/case_files.h"
 #include "harness/corpus_store.h"
+#include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
 #include "nncheck/validity.h"
 #include "nncheck/variants.h"
+#include "nncheck/worker_engine.h"
 #include "ops/upgrade.h"
 #include "render/picture.h"
 
@@ -167,9 +169,18 @@ std::string replayCommand(const CorpusCase& c, const std::string& engine) {
   if (e.empty())
     return "<test binary> --gtest_filter=" + shellQuote(c.property.empty() ? "*" : c.property);
   std::string cmd = c.oracle == "reference" ? "nncheck run" : "nncheck corpus check";
-  if (!c.engineLibrary.empty()) cmd += " --engine-lib " + shellQuote(c.engineLibrary);
-  // A worker's command is printed for a person to run, never run from the case itself.
-  if (!c.engineWorker.empty()) cmd += " --engine-worker " + shellQuote(c.engineWorker);
+  // The library or worker that serves the engine is this process's own (what the user named) or
+  // the user's to supply: what a case records of one is never printed ready to run.
+  if (!c.engineLibrary.empty()) {
+    const std::string loaded = engines().library(e);
+    cmd += " --engine-lib " +
+           (loaded.empty() ? shellQuote("<the library of " + e + ">") : shellQuote(loaded));
+  }
+  if (!c.engineWorker.empty()) {
+    const std::string serving = workerEngineCommand(e);
+    cmd += " --engine-worker " +
+           (serving.empty() ? shellQuote("<the command serving " + e + ">") : shellQuote(serving));
+  }
   cmd += " --backend " + shellQuote(e);
   if (!c.configuration.empty()) cmd += " --config " + shellQuote(c.configuration);
   return cmd + " " + shellQuote(c.dir.string());

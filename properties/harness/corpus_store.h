@@ -70,8 +70,10 @@ std::string campaignEngine(const std::string& property);
 
 // The command that replays a saved case (c.dir): a campaign's finding (property fuzz-<engine>, or
 // `engine` given) by `nncheck run` against the reference's saved outputs, or by `nncheck corpus
-// check` for another oracle, with --engine-lib for a plug-in engine; a property's by its test
-// binary, which replays its saved cases first. Empty for a case not saved.
+// check` for another oracle, with --engine-lib or --engine-worker for an engine a library or a
+// worker serves (the one this process loaded, else a placeholder: what a case records of one is
+// never printed ready to run); a property's by its test binary, which replays its saved cases
+// first. Empty for a case not saved.
 std::string replayCommand(const CorpusCase& c, const std::string& engine = "");
 
 // The one reader of nncheck.json: fills the seed and the recorded fields of `into` from the

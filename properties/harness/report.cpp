@@ -7,6 +7,7 @@
 
 #include "core/backend_test.h"
 #include "core/files.h"
+#include "core/shell_words.h"
 #include "harness/corpus_store.h"
 #include "harness/culprit.h"
 #include "harness/root_cause.h"
@@ -110,7 +111,8 @@ std::string failureSection(size_t i, const ReportFailure& f) {
   if (c.culprit) {
     rows += row("culprit", escapeHtml(describeCulprit(*c.culprit)));
     if (c.culprit->workaroundPasses && !c.culprit->workaround.empty())
-      rows += row("workaround", "<code>--config " + escapeHtml(c.culprit->workaround) + "</code>");
+      rows += row("workaround",
+                  "<code>--config " + escapeHtml(shellQuote(c.culprit->workaround)) + "</code>");
   }
   if (c.nodesAfter > 0)
     rows += row("nodes", std::to_string(c.nodesBefore) + " → " + std::to_string(c.nodesAfter));

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/markdown.h"
 #include "core/script_literal.h"
 #include "harness/culprit.h"
 #include "harness/root_cause.h"
@@ -140,8 +141,10 @@ std::string toleranceLine(const Reproduction& r, const char* format) {
 }
 
 std::string pythonScript(const Reproduction& r) {
-  std::string s = "#!/usr/bin/env python3\n";
-  s += prefixed(headText(r), "# ");
+  // Line 2 is nncheck's own: Python reads an encoding declaration from line 1 or 2, and one
+  // from the case ("coding: utf-7") would change how the rest reads.
+  std::string s = "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n";
+  s += pythonComment(headText(r));
   s += "import os\nimport sys\n\nimport numpy as np\n\n";
   s += "# --- the engine, alone ---\n" + r.recipe.code;
   if (!s.empty() && s.back() != '\n') s += "\n";
@@ -149,11 +152,11 @@ std::string pythonScript(const Reproduction& r) {
   s += "MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), \"model.onnx\")\n";
   s += "FEEDS = {\n";
   for (const auto& [name, t] : feeds(r))
-    s += "    " + quotedLiteral(name) + ": " + pythonArrayLiteral(*t, "        ") + ",\n";
+    s += "    " + pythonStringLiteral(name) + ": " + pythonArrayLiteral(*t, "        ") + ",\n";
   s += "}\n# The ONNX reference's outputs (nncheck's interpreter), in the graph's order.\n";
   s += "EXPECTED = [\n";
   for (const auto& [name, t] : expectedOutputs(r))
-    s += "    (" + quotedLiteral(name) + ", " + pythonArrayLiteral(*t, "        ") + "),\n";
+    s += "    (" + pythonStringLiteral(name) + ", " + pythonArrayLiteral(*t, "        ") + "),\n";
   s += "]\nOUTPUT_NAMES = [name for name, _ in EXPECTED]\n";
   s += toleranceLine(r, "RTOL, ATOL = %.17g, %.17g\n");
   s += R"(
@@ -207,19 +210,22 @@ if __name__ == "__main__":
 
 std::string javascriptScript(const Reproduction& r) {
   std::string s = "#!/usr/bin/env node\n";
-  s += prefixed(headText(r), "// ");
+  s += javascriptComment(headText(r));
   s += "'use strict';\nconst path = require('path');\n\n";
   s += "// --- the engine, alone ---\n" + r.recipe.code;
   if (!s.empty() && s.back() != '\n') s += "\n";
   s += "\n// --- the case ---\n";
   s += "const MODEL = path.join(__dirname, 'model.onnx');\n";
+  // Computed keys: a plain key "__proto__" would set the object's prototype, not a feed.
   s += "const FEEDS = {\n";
   for (const auto& [name, t] : feeds(r))
-    s += "  " + quotedLiteral(name) + ": " + javascriptTensorLiteral(*t, "      ") + ",\n";
+    s += "  [" + javascriptStringLiteral(name) + "]: " + javascriptTensorLiteral(*t, "      ") +
+         ",\n";
   s += "};\n// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.\n";
   s += "const EXPECTED = [\n";
   for (const auto& [name, t] : expectedOutputs(r))
-    s += "  [" + quotedLiteral(name) + ", " + javascriptTensorLiteral(*t, "      ") + "],\n";
+    s += "  [" + javascriptStringLiteral(name) + ", " + javascriptTensorLiteral(*t, "      ") +
+         "],\n";
   s += "];\nconst OUTPUT_NAMES = EXPECTED.map(([name]) => name);\n";
   s += toleranceLine(r, "const RTOL = %.17g, ATOL = %.17g;\n");
   s += R"(
@@ -282,7 +288,7 @@ function differs(got, want) {
 }
 
 std::string cppScript(const Reproduction& r) {
-  std::string s = prefixed(headText(r), "// ");
+  std::string s = cppComment(headText(r));
   s += R"(#include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -303,13 +309,13 @@ struct Tensor {
        ".rfind('/') + 1) + \"model.onnx\";\n";
   s += "static const std::vector<std::pair<std::string, Tensor>> FEEDS = {\n";
   for (const auto& [name, t] : feeds(r))
-    s += "    {" + quotedLiteral(name) + ", " + cppTensorLiteral(*t, "        ") + "},\n";
+    s += "    {" + cppStringLiteral(name) + ", " + cppTensorLiteral(*t, "        ") + "},\n";
   s += "};\n// The ONNX reference's outputs (nncheck's interpreter), in the graph's order.\n";
   s += "static const std::vector<std::pair<std::string, Tensor>> EXPECTED = {\n";
   std::string names;
   for (const auto& [name, t] : expectedOutputs(r)) {
-    s += "    {" + quotedLiteral(name) + ", " + cppTensorLiteral(*t, "        ") + "},\n";
-    names += (names.empty() ? "" : ", ") + quotedLiteral(name);
+    s += "    {" + cppStringLiteral(name) + ", " + cppTensorLiteral(*t, "        ") + "},\n";
+    names += (names.empty() ? "" : ", ") + cppStringLiteral(name);
   }
   s += "};\nstatic const std::vector<std::string> OUTPUT_NAMES = {" + names + "};\n";
   s += toleranceLine(r, "static const double RTOL = %.17g, ATOL = %.17g;\n");
@@ -382,7 +388,7 @@ std::string tensorText(const Tensor& t) {
   for (int64_t i = 0; i < t.size(); ++i) {
     if (i) s += ", ";
     if (t.dtype() == DType::String)
-      s += quotedLiteral(t.strings()[i]);
+      s += "\"" + printable(t.strings()[i]) + "\"";
     else if (isFloatDType(t.dtype()))
       s += floatLiteral(t.toDouble(i), t.dtype());
     else
@@ -477,40 +483,48 @@ std::string reproducerScript(const Reproduction& r) {
 }
 
 std::string issueDraft(const Reproduction& r, const ActualResult& actual, const std::string& os) {
+  // What the case holds (its title, names, messages) is the case's, never Markdown: it goes
+  // through core/markdown.h's writers, which show it as it is.
   const FailureInfo& info = r.saved.info;
-  std::string s = "# " + issueTitle(r) + "\n\n";
-  s += "- **Versions**: " + r.recipe.versions + "; " + os + "\n";
-  s += "- **Configuration**: `" + r.configuration + "`\n";
-  if (!info.upstream.empty()) s += "- **Upstream**: " + info.upstream + "\n";
-  s += "\n## What happens\n\n" + whatGoesWrong(r) + "\n";
+  std::string s = "# " + markdownText(issueTitle(r)) + "\n\n";
+  s += "- **Versions**: " + markdownText(r.recipe.versions + "; " + os) + "\n";
+  s += "- **Configuration**: " + markdownCode(r.configuration) + "\n";
+  if (!info.upstream.empty()) s += "- **Upstream**: " + markdownCode(info.upstream) + "\n";
+  s += "\n## What happens\n\n" + markdownText(whatGoesWrong(r)) + "\n";
   if (info.divergence)
-    s += "\nThe first node whose output differs: " + firstLine(info.divergence->describe()) + "\n";
-  s += "\n## The model\n\n```text\n" + drawModel(r.saved.testCase.model, PictureFormat::Text) +
-       "```\n\n![the model](model.svg)\n";
-  s += "\n## Inputs\n\n```text\n";
-  for (const auto& [name, t] : feeds(r)) s += name + " = " + tensorText(*t) + "\n";
-  s += "```\n\n## Expected and actual\n\n";
-  s += "Expected is ONNX's reference (nncheck's interpreter); actual is the engine at `" +
-       r.configuration + "`, run now: " + std::string(outcomeName(actual.outcome)) + ".\n\n";
-  s += "```text\n";
+    s += "\nThe first node whose output differs: " +
+         markdownText(firstLine(info.divergence->describe())) + "\n";
+  s += "\n## The model\n\n" +
+       markdownBlock(drawModel(r.saved.testCase.model, PictureFormat::Text), "text") +
+       "\n![the model](model.svg)\n";
+  std::string inputs;
+  for (const auto& [name, t] : feeds(r)) inputs += name + " = " + tensorText(*t) + "\n";
+  s += "\n## Inputs\n\n" + markdownBlock(inputs, "text");
+  s += "\n## Expected and actual\n\n";
+  s += "Expected is ONNX's reference (nncheck's interpreter); actual is the engine at " +
+       markdownCode(r.configuration) + ", run now: " + std::string(outcomeName(actual.outcome)) +
+       ".\n\n";
+  std::string outputs;
   for (const auto& [name, want] : expectedOutputs(r)) {
-    s += name + " expected " + tensorText(*want) + "\n";
+    outputs += name + " expected " + tensorText(*want) + "\n";
     const auto got = actual.outputs.find(name);
-    s += std::string(name.size(), ' ') + " actual   " +
-         (got != actual.outputs.end() ? tensorText(got->second) : "(none)") + "\n";
+    outputs += std::string(name.size(), ' ') + " actual   " +
+               (got != actual.outputs.end() ? tensorText(got->second) : "(none)") + "\n";
   }
-  s += "```\n";
+  s += markdownBlock(outputs, "text");
   if (!actual.message.empty() && actual.outcome != Outcome::Mismatch)
-    s += "\nThe engine says:\n\n```text\n" + actual.message + "\n```\n";
-  s += "\n## Configurations\n\n" + configurationsText(r) + ".\n";
+    s += "\nThe engine says:\n\n" + markdownBlock(actual.message, "text");
+  s += "\n## Configurations\n\n" + markdownText(configurationsText(r)) + ".\n";
   if (const std::string culprit = culpritText(r); !culprit.empty())
-    s += "\n## Culprit optimizations and workaround\n\n" + culprit + ".\n";
-  s += "\n## Specification\n\n" + prefixed(specCitation(r), "> ");
-  s += "\n## Reproduce\n\n```sh\n" + r.recipe.requirements + "\n" + reproducerRunLine(r.recipe) +
-       "   # exits 1 while the bug is there\n```\n\n";
-  s += "`" + reproducerFileName(r.recipe) +
-       "` and `model.onnx` are beside this draft; the script uses only the engine.\n\n";
-  s += "_Written by `" + r.command + "`._\n";
+    s += "\n## Culprit optimizations and workaround\n\n" + markdownText(culprit) + ".\n";
+  s += "\n## Specification\n\n" + markdownBlock(specCitation(r), "text");
+  s += "\n## Reproduce\n\n" +
+       markdownBlock(r.recipe.requirements + "\n" + reproducerRunLine(r.recipe) +
+                         "   # exits 1 while the bug is there",
+                     "sh");
+  s += "\n" + markdownCode(reproducerFileName(r.recipe)) + " and " + markdownCode("model.onnx") +
+       " are beside this draft; the script uses only the engine.\n\n";
+  s += "_Written by " + markdownCode(r.command) + "._\n";
   return s;
 }
 

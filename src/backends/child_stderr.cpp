@@ -1,10 +1,16 @@
-// What a child process that ran an engine's code wrote to its stderr says about its end.
+// What a child process that runs an engine's code writes to its stderr, kept bounded, and what
+// it says about its end.
 #include "backends/child_stderr.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -37,15 +43,97 @@ std::string lineFrom(const std::string& text, std::string_view marker) {
 
 }  // namespace
 
-// The tail of what the child wrote to its stderr file: at most `bytes`, trailing blanks dropped.
-std::string stderrTail(int fd, off_t bytes) {
-  const off_t size = ::lseek(fd, 0, SEEK_END);
-  if (size <= 0) return "";
-  const off_t from = std::max<off_t>(0, size - bytes);
-  std::string text(static_cast<size_t>(size - from), '\0');
-  if (::pread(fd, text.data(), text.size(), from) <= 0) return "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
+ChildStderr::ChildStderr(size_t kept) : kept_(kept) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;
+  read_ = fds[0];
+  write_ = fds[1];
+  // Only this end: the child's writes still block on a full pipe, its reader here never does.
+  ::fcntl(read_, F_SETFL, ::fcntl(read_, F_GETFL) | O_NONBLOCK);
+  wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+ChildStderr::~ChildStderr() {
+  if (reader_.joinable()) {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    const uint64_t one = 1;
+    (void)!::write(wake_, &one, sizeof one);
+    reader_.join();
+  }
+  for (int fd : {read_, write_, wake_})
+    if (fd >= 0) ::close(fd);
+}
+
+void ChildStderr::started() {
+  if (write_ >= 0) ::close(write_);
+  write_ = -1;
+  if (read_ >= 0 && wake_ >= 0) reader_ = std::thread([this] { drain(); });
+}
+
+// The reader: what the pipe holds, whenever it holds any or take() asks, into the tail.
+void ChildStderr::drain() {
+  char buf[64 * 1024];
+  for (;;) {
+    pollfd p[2] = {{read_, POLLIN, 0}, {wake_, POLLIN, 0}};
+    if (::poll(p, 2, -1) < 0 && errno != EINTR) break;
+    // The asks so far, after their wake-ups are taken (a later ask wakes the next poll): what
+    // the pipe holds now is what they wait for.
+    uint64_t woken, asked;
+    (void)!::read(wake_, &woken, sizeof woken);
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      asked = asked_;
+    }
+    bool ended = false;
+    for (;;) {
+      const ssize_t n = ::read(read_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ended = n == 0;  // every writer is gone (else EAGAIN: all there is, for now)
+        break;
+      }
+      std::lock_guard lock(mutex_);
+      text_.append(buf, static_cast<size_t>(n));
+      if (text_.size() > 2 * kept_) {
+        dropped_ += text_.size() - kept_;
+        text_.erase(0, text_.size() - kept_);
+      }
+    }
+    std::lock_guard lock(mutex_);
+    flushes_ = std::max(flushes_, asked);
+    done_ = ended;
+    flushed_.notify_all();
+    if (ended) return;
+  }
+  std::lock_guard lock(mutex_);
+  done_ = true;
+  flushed_.notify_all();
+}
+
+std::string ChildStderr::take() {
+  std::unique_lock lock(mutex_);
+  if (reader_.joinable() && !done_) {
+    const uint64_t ask = ++asked_;
+    const uint64_t one = 1;
+    (void)!::write(wake_, &one, sizeof one);
+    // The reader answers at once; the bound only keeps a wedged machine from holding this up.
+    flushed_.wait_for(lock, std::chrono::seconds(5), [&] { return flushes_ >= ask || done_; });
+  }
+  if (text_.size() > kept_) {
+    dropped_ += text_.size() - kept_;
+    text_.erase(0, text_.size() - kept_);
+  }
+  std::string out = std::move(text_);
+  text_.clear();
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  if (dropped_ > 0)
+    out = "(" + std::to_string(dropped_) + " bytes of its stderr before these left out)\n" + out;
+  dropped_ = 0;
+  return out;
 }
 
 // What the child's stderr says about its death, as the end of the crash message. The child

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +24,7 @@
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
+#include "nncheck/test_case.h"
 
 namespace nncheck {
 
@@ -35,19 +35,14 @@ std::vector<std::string>& enginePluginFolders() {
 
 namespace {
 void requireFactory(const EngineInfo& info) {
+  if (!isEngineName(info.name))
+    throw Error("engine '" + printable(info.name) +
+                "': not a name an engine may have (at most 64 letters, digits, '_', '-' and "
+                "'.', not starting with '.')");
   if (!info.make) throw Error("engine '" + info.name + "': no factory (EngineInfo::make)");
 }
 
 constexpr std::string_view kPluginPrefix = "libnncheck-engine-", kPluginSuffix = ".so";
-
-// What an engine's name may hold: a plug-in file named otherwise is no engine (it would print
-// escapes to the terminal or be no name --backend can take).
-bool isEngineName(std::string_view name) {
-  return !name.empty() && name.front() != '.' &&
-         std::all_of(name.begin(), name.end(), [](unsigned char c) {
-           return std::isalnum(c) || c == '_' || c == '-' || c == '.';
-         });
-}
 
 // The engines whose plug-ins are in the folders, by name, with the file of each (the first
 // folder's). Only regular files count, links to them included: a folder, a FIFO or a dangling
@@ -81,24 +76,24 @@ void tryLoadingInAChild(const std::string& file, const std::string& what) {
     throw Error(what + ": cannot try loading it: pipe: " + std::strerror(errno));
   // What it says while loading, it says once, when loaded for real; its stderr is kept for why
   // it died (a sanitizer catches a crash's signal and exits with 1).
-  const int errFd = ::memfd_create("nncheck-load-stderr", MFD_CLOEXEC);
+  ChildStderr stderrOf(64 * 1024);
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    if (errFd >= 0) ::close(errFd);
     throw Error(what + ": cannot try loading it: fork: " + std::strerror(errno));
   }
   if (pid == 0) {
     ::close(fds[0]);
     if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDOUT_FILENO);
-    if (errFd >= 0) ::dup2(errFd, STDERR_FILENO);
+    if (stderrOf.writeEnd() >= 0) ::dup2(stderrOf.writeEnd(), STDERR_FILENO);
     const char loaded = ::dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL) ? 'Y' : 'N';
     (void)!::write(fds[1], &loaded, 1);
     ::_exit(0);
   }
   ::close(fds[1]);
+  stderrOf.started();
   char answer = 0;
   pollfd p{fds[0], POLLIN, 0};
   int ready;
@@ -113,8 +108,7 @@ void tryLoadingInAChild(const std::string& file, const std::string& what) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  const std::string err = errFd >= 0 ? stderrTail(errFd, 64 * 1024) : "";
-  if (errFd >= 0) ::close(errFd);
+  const std::string err = stderrOf.take();
   if (answer == 'Y' || answer == 'N') return;
   if (ready != 1)
     throw Error(what + ": does not finish loading within " + std::to_string(kLoadTime.count()) +
@@ -192,6 +186,15 @@ void loadLibrary(const std::string& path, const std::string& source) {
                 "NNCHECK_REGISTER_ORACLE in the library)");
 }
 }  // namespace
+
+// A plug-in file named otherwise is no engine either (it would print escapes to the terminal or
+// be no name --backend can take).
+bool isEngineName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && name.front() != '.' &&
+         std::all_of(name.begin(), name.end(), [](unsigned char c) {
+           return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+         });
+}
 
 void addEnginePluginFolder(const std::string& folder) { enginePluginFolders().push_back(folder); }
 

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -24,8 +23,10 @@
 #include "backends/child_stderr.h"
 #include "backends/coverage.h"
 #include "backends/engine_process.h"
+#include "backends/process_tree.h"
 #include "backends/wire.h"
 #include "core/deadline.h"
+#include "core/temporary_folders.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/reference.h"
@@ -79,6 +80,10 @@ RunReport runAndReport(Backend& backend, const Model& model, const TensorMap& in
   coverage::reset();
   try {
     r.outputs = backend.run(model, inputs);
+  } catch (const std::bad_alloc&) {  // past the kernel's limit on this process (limitMemory)
+    r.status = kUnsupported;
+    r.message = "memory: the engine could not allocate within the memory limit of " +
+                std::to_string(memoryLimit() >> 20) + " MiB (--memory-limit); the case is skipped";
   } catch (const Unsupported& e) {
     r.status = kUnsupported;
     r.message = e.what();
@@ -181,46 +186,24 @@ RunOutcome decodeReport(std::string_view report) {
 
 // Every process an engine runs in works in an empty folder of its own, removed once the process
 // is gone, so that nothing a model names by a relative path reaches nncheck's folder or the
-// user's, and nothing an engine leaves there stays. They sit in one folder per Isolated,
-// <TMPDIR>/nncheck-engines-<pid>-XXXXXX (mode 0700), made at its first run and removed with its
-// last copy; one a killed process left is removed by the next that makes one.
+// user's, and nothing an engine leaves there stays. They sit in one folder per Isolated, a
+// temporary folder <TMPDIR>/nncheck-engines-<pid>-XXXXXX (core/temporary_folders.h) made at its
+// first run and removed with its last copy, or by a signal that ends this process; one a killed
+// process left is removed by the next that makes one.
 class EngineFolders {
  public:
   EngineFolders() = default;
   EngineFolders(const EngineFolders&) = delete;
   EngineFolders& operator=(const EngineFolders&) = delete;
   ~EngineFolders() {
-    std::error_code ec;
-    if (!root_.empty()) fs::remove_all(root_, ec);
+    if (!root_.empty()) removeTemporaryFolder(root_);
   }
   const std::string& root() {
-    if (!root_.empty()) return root_;
-    static const bool swept = [] {
-      sweepFoldersOfDeadProcesses();
-      return true;
-    }();
-    (void)swept;
-    const fs::path tmp = fs::temp_directory_path();
-    std::string pattern =
-        (tmp / ("nncheck-engines-" + std::to_string(::getpid()) + "-XXXXXX")).string();
-    if (!::mkdtemp(pattern.data()))
-      throw Error("isolated run: cannot make a folder for the engine's processes in " +
-                  tmp.string() + ": " + std::strerror(errno));
-    root_ = pattern;
+    if (root_.empty()) root_ = makeTemporaryFolder("nncheck-engines");
     return root_;
   }
 
  private:
-  static void sweepFoldersOfDeadProcesses() {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(ec), ec)) {
-      const std::string name = e.path().filename().string();
-      if (!name.starts_with("nncheck-engines-")) continue;
-      const long pid = std::strtol(name.c_str() + 16, nullptr, 10);
-      if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-        fs::remove_all(e.path(), ec);
-    }
-  }
   std::string root_;
 };
 
@@ -247,6 +230,10 @@ char engineFolder[4096] = {};
 
 void becomeEngineProcess(const std::string& folder, bool newGroup) {
   if (newGroup) ::setpgid(0, 0);
+  // What it starts ends with it (a worker's children, and the orphans they leave), and what it
+  // allocates stays within the memory limit, which the kernel enforces.
+  adoptOrphans();
+  limitMemoryFromNow(memoryLimit());
   if (folder.size() < sizeof engineFolder)
     std::memcpy(engineFolder, folder.c_str(), folder.size() + 1);
   if (::chdir(folder.c_str()) != 0) {
@@ -315,29 +302,45 @@ std::string runInChild(Backend& backend, const Model& model, const TensorMap& in
   int fds[2];
   socketPairOrThrow(fds);
   // The child's stderr (glibc's "corrupted size" and the like) goes into the crash report
-  // instead of the terminal.
-  const int errFd = ::memfd_create("nncheck-child-stderr", MFD_CLOEXEC);
+  // instead of the terminal; its tail alone is kept, whatever it writes.
+  ChildStderr stderrOf(64 * 1024);
   const auto start = Clock::now();
   pid_t pid = forkOrThrow(fds);
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hanging child does not outlive its watcher
     if (alsoClose >= 0) ::close(alsoClose);
-    if (errFd >= 0) ::dup2(errFd, STDERR_FILENO);
+    if (stderrOf.writeEnd() >= 0) ::dup2(stderrOf.writeEnd(), STDERR_FILENO);
     ::close(fds[0]);
     becomeEngineProcess(folder, newGroup);
     runAndReport(backend, model, inputs).send(fds[1]);
     ::close(fds[1]);
+    killDescendantsOfThisProcess();  // a worker the engine started, and what that started
     std::_Exit(0);  // no atexit handlers or static destructors of the parent's state
   }
+  stderrOf.started();
   ::close(fds[1]);
-  const wire::MemoryWatch watch{pid, memoryLimit()};
-  wire::Frame f = wire::readFrame(fds[0], start + timeout, maxReportBytes(), &watch);
+  const wire::ProcessWatch watch{pid, memoryLimit()};
+  wire::Frame f;
+  try {
+    f = wire::readFrame(fds[0], start + timeout, maxReportBytes(), &watch);
+  } catch (...) {  // the time box or an interrupt: the run is abandoned
+    ::close(fds[0]);
+    killProcessTree(pid);
+    waitFor(pid);
+    removeFolder(folder);
+    throw;
+  }
   ::close(fds[0]);
-  if (f.ending != Ending::Whole) ::kill(pid, SIGKILL);
-  const int status = waitFor(pid);
+  // A child that sent its report ends at once; one that does not is stopped like a hang's.
+  std::optional<int> exited =
+      f.ending == Ending::Whole ? waitForExit(pid, Clock::now() + kSpawnerGrace) : std::nullopt;
+  if (!exited) {
+    killProcessTree(pid);
+    exited = waitFor(pid);
+  }
+  const int status = *exited;
   removeFolder(folder);
-  const std::string err = errFd >= 0 ? stderrTail(errFd, 64 * 1024) : "";
-  if (errFd >= 0) ::close(errFd);
+  const std::string err = stderrOf.take();
   const bool died = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
   if (std::optional<std::string> memory = memoryReport(f.ending, f.bytes, watch.limit))
     return *memory;
@@ -367,9 +370,14 @@ template <class Answer, class Other>
 [[noreturn]] void serve(int fd, Answer answer, Other other) {
   // Crashes are re-run in a fresh child, which reports the stderr; here it would only leak.
   if (int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDERR_FILENO);
+  // Its parent gone (the socket closed): so are the processes it started, then it.
+  const auto end = [] {
+    killDescendantsOfThisProcess();
+    std::_Exit(0);
+  };
   for (;;) {
     wire::Frame request = wire::readFrame(fd, Clock::time_point::max(), UINT64_MAX);
-    if (request.ending != Ending::Whole || request.body.empty()) std::_Exit(0);  // parent gone
+    if (request.ending != Ending::Whole || request.body.empty()) end();
     if (request.body[0] != kRunRequest) {
       other(request.body);
       continue;
@@ -388,7 +396,7 @@ template <class Answer, class Other>
       sent =
           wire::sendFrame(fd, watcherReport(kError, std::string("isolated worker: ") + e.what()));
     }
-    if (!sent) std::_Exit(0);
+    if (!sent) end();
   }
 }
 
@@ -456,6 +464,7 @@ struct DescriptorMessage {
 [[noreturn]] void serveAsSpawner(int fd, Backend& backend, std::chrono::milliseconds timeout,
                                  const std::string& root) {
   ::setpgid(0, 0);
+  adoptOrphans();  // what an engine's process left behind is the spawner's to end
   std::map<pid_t, std::string> workerFolders;
   auto reap = [&] {
     for (pid_t pid; (pid = ::waitpid(-1, nullptr, WNOHANG)) > 0;)
@@ -534,35 +543,12 @@ class Isolated::Server {
   // the next request starts a new one. A server started for this request has `startTime` more.
   std::optional<RunOutcome> ask(const std::string& request, Clock::time_point deadline,
                                 std::chrono::milliseconds startTime) {
-    if (child_.pid <= 0) {
-      child_ = launch_();
-      deadline += startTime;
+    try {
+      return askOnce(request, deadline, startTime);
+    } catch (...) {
+      stop();  // what it was sending is no longer read: the next request needs a fresh one
+      throw;
     }
-    std::optional<wire::MemoryWatch> watch;
-    if (watched_) watch = wire::MemoryWatch{child_.pid, memoryLimit()};
-    const wire::MemoryWatch* watching = watch ? &*watch : nullptr;
-    // A spawner's answer is the report of a child it watched itself, at most that large.
-    const uint64_t most = maxReportBytes() + (watched_ ? 0 : 1 << 20);
-    wire::Length length;
-    length.ending = Ending::Gone;
-    if (wire::sendFrame(child_.fd, request))
-      length = wire::readLength(child_.fd, deadline, most, watching);
-    if (length.ending == Ending::Whole && length.value > 0) {
-      wire::Reader in(child_.fd, length.value, deadline, watching, "isolated run");
-      try {
-        RunOutcome r = decodeReport(in);
-        if (in.left() > 0) throw Error("isolated run: a report holds bytes past its end");
-        return r;
-      } catch (const wire::CutShort&) {  // as below
-      } catch (const Error&) {
-        stop();  // what it sent was not a report: the rest of it must not be read as the next
-        throw;
-      }
-    }
-    // Died, late, or past the memory limit: judged again in a fresh process, which the spawner
-    // watches alone (a worker's memory may be what earlier cases left, as its crashes may).
-    stop();
-    return std::nullopt;
   }
 
   // A worker started by this spawner; nullopt when the spawner cannot.
@@ -576,10 +562,42 @@ class Isolated::Server {
   }
 
  private:
+  std::optional<RunOutcome> askOnce(const std::string& request, Clock::time_point deadline,
+                                    std::chrono::milliseconds startTime) {
+    if (child_.pid <= 0) {
+      child_ = launch_();
+      deadline += startTime;
+    }
+    std::optional<wire::ProcessWatch> watch;
+    if (watched_) watch = wire::ProcessWatch{child_.pid, memoryLimit()};
+    const wire::ProcessWatch* watching = watch ? &*watch : nullptr;
+    // A spawner's answer is the report of a child it watched itself, at most that large.
+    const uint64_t most = maxReportBytes() + (watched_ ? 0 : 1 << 20);
+    wire::Length length;
+    length.ending = Ending::Gone;
+    if (wire::sendFrame(child_.fd, request))
+      length = wire::readLength(child_.fd, deadline, most, watching);
+    if (length.ending == Ending::Whole && length.value > 0) {
+      wire::Reader in(child_.fd, length.value, deadline, watching, "isolated run");
+      // An Error (what it sent is no report) goes up through ask(), which stops the server, so
+      // that the rest of it is never read as the next report.
+      try {
+        RunOutcome r = decodeReport(in);
+        if (in.left() > 0) throw Error("isolated run: a report holds bytes past its end");
+        return r;
+      } catch (const wire::CutShort&) {  // as below
+      }
+    }
+    // Died, late, or past the memory limit: judged again in a fresh process, which the spawner
+    // watches alone (a worker's memory may be what earlier cases left, as its crashes may).
+    stop();
+    return std::nullopt;
+  }
+
   void stop() {
     if (child_.pid <= 0) return;
     ::close(child_.fd);
-    ::kill(child_.pid, SIGKILL);
+    killProcessTree(child_.pid);  // with the engine's processes and what they started
     if (child_.ours) {
       waitFor(child_.pid);
       removeFolder(child_.folder);

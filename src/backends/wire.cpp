@@ -9,13 +9,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "backends/process_tree.h"
+#include "core/deadline.h"
 #include "nncheck/error.h"
 
 namespace nncheck::wire {
 
 namespace {
-// How often a long wait looks at the watched processes' memory.
-constexpr std::chrono::milliseconds kMemoryPoll{100};
+// How often a long wait looks at the watched process and the limits in force.
+constexpr std::chrono::milliseconds kLookEvery{100};
 
 template <class T>
 void putRaw(std::string& out, T v) {
@@ -100,18 +102,30 @@ bool sendFrame(int fd, std::string_view body) {
 
 int64_t memoryHeldBy(pid_t pid) { return memoryHeldBy(pid, 0); }
 
-Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline, const MemoryWatch* watch,
-                   int64_t& held) {
+Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline,
+                   const ProcessWatch* watch, int64_t& held) {
   while (n > 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (deadline == Clock::time_point::max()) left = std::chrono::hours(1);
     if (left.count() <= 0) return Ending::Late;
-    if (watch) left = std::min(left, kMemoryPoll);
+    const bool looks = watch || limitInForce();
+    if (looks) left = std::min(left, kLookEvery);
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0 && errno == EINTR) {
+      checkDeadline();  // an interrupt (a signal's handler asks) ends the wait at once
+      continue;
+    }
     if (ready == 0) {
-      if (watch && (held = memoryHeldBy(watch->pid)) > watch->limit) return Ending::OverMemory;
+      if (looks) checkDeadline();
+      if (watch && watch->limit > 0 && (held = memoryHeldBy(watch->pid)) > watch->limit)
+        return Ending::OverMemory;
+      if (watch && hasExited(watch->pid)) {
+        // What it sent before it ended (it may have, since the poll) is read first.
+        pollfd now{fd, POLLIN, 0};
+        if (::poll(&now, 1, 0) == 1) continue;
+        return Ending::Gone;
+      }
       continue;
     }
     const ssize_t k = ::read(fd, to, n);
@@ -123,7 +137,8 @@ Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline, const
   return Ending::Whole;
 }
 
-Length readLength(int fd, Clock::time_point deadline, uint64_t maxBytes, const MemoryWatch* watch) {
+Length readLength(int fd, Clock::time_point deadline, uint64_t maxBytes,
+                  const ProcessWatch* watch) {
   Length l;
   l.ending = readExactly(fd, reinterpret_cast<char*>(&l.value), 8, deadline, watch, l.bytes);
   if (l.ending == Ending::Whole && l.value > maxBytes) {
@@ -133,7 +148,7 @@ Length readLength(int fd, Clock::time_point deadline, uint64_t maxBytes, const M
   return l;
 }
 
-Frame readFrame(int fd, Clock::time_point deadline, uint64_t maxBytes, const MemoryWatch* watch) {
+Frame readFrame(int fd, Clock::time_point deadline, uint64_t maxBytes, const ProcessWatch* watch) {
   const Length l = readLength(fd, deadline, maxBytes, watch);
   Frame f{l.ending, "", l.bytes};
   if (f.ending != Ending::Whole) return f;
@@ -146,7 +161,7 @@ Frame readFrame(int fd, Clock::time_point deadline, uint64_t maxBytes, const Mem
 Reader::Reader(std::string_view body, std::string who)
     : body_(body), left_(body.size()), who_(std::move(who)) {}
 
-Reader::Reader(int fd, uint64_t length, Clock::time_point deadline, const MemoryWatch* watch,
+Reader::Reader(int fd, uint64_t length, Clock::time_point deadline, const ProcessWatch* watch,
                std::string who)
     : fd_(fd), left_(length), deadline_(deadline), watch_(watch), who_(std::move(who)) {}
 

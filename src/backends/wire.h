@@ -1,7 +1,7 @@
 // The bytes nncheck's processes exchange, written and read in this one place: frames (a u64
-// length, then the body), read by a deadline while the memory of the processes that send them is
-// watched, and tensors as raw bytes that go straight from a tensor to the descriptor and from it
-// into a tensor. The isolated engine's reports (isolation.cpp) and the worker protocol
+// length, then the body), read by a deadline while the process that sends them is watched (its
+// memory, and its end), and tensors as raw bytes that go straight from a tensor to the descriptor
+// and from it into a tensor. The isolated engine's reports (isolation.cpp) and the worker protocol
 // (worker_protocol.h, docs/worker-protocol.md) are both made of these.
 //
 //   wire::Message m;
@@ -64,10 +64,12 @@ bool sendFrame(int fd, std::string_view body);
 // the libraries they map nor the pages a fork shares with its parent until written.
 int64_t memoryHeldBy(pid_t pid);
 
-// A process whose memory is watched while a reader waits, and the limit it must stay within.
-struct MemoryWatch {
+// A process watched while a reader waits on what it sends: the memory it and its descendants
+// hold, against `limit` (0: not watched), and its end: a child of this process that has exited
+// ends the read as Gone, even while a process it started still holds the descriptor open.
+struct ProcessWatch {
   pid_t pid;
-  int64_t limit;
+  int64_t limit = 0;
 };
 
 // How a read ended: all came; the other side closed or died; the deadline passed; the watched
@@ -75,10 +77,11 @@ struct MemoryWatch {
 enum class Ending { Whole, Gone, Late, OverMemory, TooLarge };
 
 // Reads exactly n bytes into `to` by the deadline (Clock::time_point::max(): none); while a wait
-// is long, looks at the watched processes' memory every 100 ms. `held`: what they held, when
-// that ended it.
-Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline, const MemoryWatch* watch,
-                   int64_t& held);
+// is long, looks at the watched process every 100 ms, and at the limits in force on this thread
+// (core/deadline.h: a time box, an interrupt), whose DeadlineExceeded it lets through. `held`:
+// what the watched processes held, when that ended it.
+Ending readExactly(int fd, char* to, size_t n, Clock::time_point deadline,
+                   const ProcessWatch* watch, int64_t& held);
 
 // A frame's length, by the deadline; `ending` says when none came whole, or it claims more than
 // `maxBytes` (then `bytes` is the claim; OverMemory: what the processes held).
@@ -88,7 +91,7 @@ struct Length {
   int64_t bytes = 0;
 };
 Length readLength(int fd, Clock::time_point deadline, uint64_t maxBytes,
-                  const MemoryWatch* watch = nullptr);
+                  const ProcessWatch* watch = nullptr);
 
 // One frame whole, for small messages and for forwarding.
 struct Frame {
@@ -97,7 +100,7 @@ struct Frame {
   int64_t bytes = 0;  // as Length's
 };
 Frame readFrame(int fd, Clock::time_point deadline, uint64_t maxBytes,
-                const MemoryWatch* watch = nullptr);
+                const ProcessWatch* watch = nullptr);
 
 // A descriptor that ended (died, late, past the memory limit) before the frame it was reading
 // did: thrown by Reader; its reader decides what that means.
@@ -111,7 +114,7 @@ struct CutShort {
 class Reader {
  public:
   Reader(std::string_view body, std::string who);
-  Reader(int fd, uint64_t length, Clock::time_point deadline, const MemoryWatch* watch,
+  Reader(int fd, uint64_t length, Clock::time_point deadline, const ProcessWatch* watch,
          std::string who);
 
   // The next n bytes, valid until the next read; throws nncheck::Error naming `who` when the
@@ -137,7 +140,7 @@ class Reader {
   int fd_ = -1;
   uint64_t left_;
   Clock::time_point deadline_{};
-  const MemoryWatch* watch_ = nullptr;
+  const ProcessWatch* watch_ = nullptr;
   std::string who_;
   std::string scratch_;
 };

@@ -8,11 +8,13 @@
 #include <map>
 
 #include "backends/engine_files.h"
+#include "backends/process_tree.h"
 #include "backends/worker_process.h"
 #include "core/shell_words.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/onnx_io.h"
+#include "nncheck/reference.h"
 
 namespace nncheck {
 
@@ -222,6 +224,12 @@ TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
   applied_ = reply.applied;
   if (reply.kind == worker::kUnsupported)
     throw Unsupported("engine", name() + ": " + reply.category + ": " + reply.message);
+  // The worker allocates within the memory limit (the kernel holds it to it): a failed
+  // allocation is the case's size, not the engine's bug.
+  if (reply.kind == worker::kError && saysOutOfMemory(reply.message + "\n" + reply.trace))
+    throw Unsupported("memory", name() + ": could not allocate within the memory limit of " +
+                                    std::to_string(memoryLimit() >> 20) +
+                                    " MiB (--memory-limit): " + reply.message);
   if (reply.kind == worker::kError)
     throw Error(name() + ": " + reply.message + traceTail(reply.trace));
   return std::move(reply.outputs);

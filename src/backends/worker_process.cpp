@@ -13,7 +13,9 @@
 #include <filesystem>
 
 #include "backends/engine_process.h"
+#include "backends/process_tree.h"
 #include "core/shell_words.h"
+#include "core/temporary_folders.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
 
@@ -24,18 +26,11 @@ namespace {
 constexpr std::chrono::seconds kHelloTime{120};
 // What the facts may take.
 constexpr uint64_t kMaxFactsBytes = 1 << 20;
-
-// The contents of an unlinked file the worker appends to, which is then emptied.
-std::string takeContents(int fd) {
-  std::string out;
-  struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size == 0) return out;
-  out.resize(static_cast<size_t>(st.st_size));
-  const ssize_t k = ::pread(fd, out.data(), out.size(), 0);
-  out.resize(k > 0 ? static_cast<size_t>(k) : 0);
-  if (::ftruncate(fd, 0) != 0) out += "\n(nncheck: could not empty the worker's log)";
-  return out;
-}
+// What of a worker's stderr is kept between two replies: its last MiB (ORT's log of the graph
+// transformers that ran is a few KiB a run).
+constexpr size_t kLogKept = 1 << 20;
+// How long a worker that closed its output, or was killed, may take to be gone.
+constexpr std::chrono::seconds kExitTime{2};
 
 std::string lastLines(std::string text, size_t bytes) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -61,15 +56,16 @@ WorkerProcess::~WorkerProcess() { stop(); }
 
 void WorkerProcess::start() {
   // Its folder: inside the engine process's, which isolation removes with that process whatever
-  // ends it; outside isolation, in TMPDIR, removed by stop().
-  const char* engineFolder = engineProcessFolder();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = engineFolder
-                            ? std::string(engineFolder) + "/worker-XXXXXX"
-                            : std::string(tmp && *tmp ? tmp : "/tmp") + "/nncheck-worker-XXXXXX";
-  if (!::mkdtemp(pattern.data()))
-    throw Error(who_ + ": cannot make its folder " + pattern + ": " + std::strerror(errno));
-  folder_ = pattern;
+  // ends it; outside isolation, a temporary folder of this process's (core/temporary_folders.h),
+  // removed by stop(), by a signal that ends this process, or by the next nncheck.
+  if (const char* engineFolder = engineProcessFolder()) {
+    std::string pattern = std::string(engineFolder) + "/worker-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+      throw Error(who_ + ": cannot make its folder " + pattern + ": " + std::strerror(errno));
+    folder_ = pattern;
+  } else {
+    folder_ = makeTemporaryFolder("nncheck-worker");
+  }
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) throw Error(who_ + ": pipe: " + std::strerror(errno));
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -77,34 +73,39 @@ void WorkerProcess::start() {
     ::close(in[1]);
     throw Error(who_ + ": pipe: " + std::strerror(errno));
   }
-  log_ = ::open(folder_.c_str(), O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600);
-  if (log_ < 0)
-    throw Error(who_ + ": cannot make its log in " + folder_ + ": " + std::strerror(errno));
+  log_ = std::make_unique<ChildStderr>(kLogKept);
   // A write to a worker that died must fail, not kill this process with SIGPIPE: how the worker
   // died is what matters (died()).
   ::signal(SIGPIPE, SIG_IGN);
   std::vector<char*> argv;
   for (std::string& a : command_.argv) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const int64_t memory = memoryLimit();
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(who_ + ": cannot start: " + std::strerror(errno));
   if (pid == 0) {
-    // It dies with the engine's process (a hang is ended by killing that process).
+    // It dies with the engine's process (a hang is ended by killing that process), leads a
+    // process group of its own (what it starts is killed with it), and allocates within the
+    // memory limit.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
+    ::setpgid(0, 0);
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
-    ::dup2(log_, 2);
+    if (log_->writeEnd() >= 0) ::dup2(log_->writeEnd(), 2);
     if (::chdir(folder_.c_str()) != 0) ::_exit(126);
     ::setenv("TMPDIR", folder_.c_str(), 1);
     for (const auto& [k, v] : command_.environment) ::setenv(k.c_str(), v.c_str(), 1);
+    limitMemoryOfProgram(memory);
     ::execvp(argv[0], argv.data());
     const std::string why =
         std::string("nncheck: cannot run ") + argv[0] + ": " + std::strerror(errno) + "\n";
     (void)!::write(2, why.data(), why.size());
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // as the child does: whichever runs first, the group is there
+  log_->started();
   ::close(in[0]);
   ::close(out[1]);
   pid_ = pid;
@@ -116,28 +117,37 @@ void WorkerProcess::stop() {
   if (toWorker_ >= 0) ::close(toWorker_);
   if (fromWorker_ >= 0) ::close(fromWorker_);
   if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    killProcessTree(pid_);
+    if (!waitForExit(pid_, std::chrono::steady_clock::now() + kExitTime))
+      ::kill(pid_, SIGKILL);  // (already sent: a process in the kernel's hands is left to it)
   }
-  if (log_ >= 0) ::close(log_);
-  pid_ = toWorker_ = fromWorker_ = log_ = -1;
-  std::error_code ec;
-  if (!folder_.empty()) std::filesystem::remove_all(folder_, ec);
+  log_.reset();
+  pid_ = toWorker_ = fromWorker_ = -1;
+  if (!folder_.empty()) removeTemporaryFolder(folder_);
   folder_.clear();
 }
 
-std::string WorkerProcess::takeLog() { return takeContents(log_); }
+std::string WorkerProcess::takeLog() { return log_ ? log_->take() : ""; }
 
 void WorkerProcess::died(const std::string& during) {
-  const std::string log = takeLog();
-  int status = 0;
   ::close(toWorker_);
   toWorker_ = -1;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  // It closed its output: it has exited, or will within kExitTime, or is made to. A process it
+  // started may hold the pipe still; the worker's own end is what counts. What it started goes
+  // before it is reaped, while its pid and group still name them.
+  const auto now = [] { return std::chrono::steady_clock::now(); };
+  const bool stopped = !exitsBy(pid_, now() + kExitTime);
+  killProcessTree(pid_);
+  const int status = waitForExit(pid_, now() + kExitTime).value_or(0);
+  const std::string log = takeLog();
   pid_ = -1;
   stop();
+  if (stopped) {
+    std::string message = who_ + " closed its output " + during + " and did not exit within " +
+                          std::to_string(kExitTime.count()) + " s; it was stopped";
+    if (!log.empty()) message += ": " + lastLines(log, 4000);
+    throw Error(message);
+  }
   if (WIFSIGNALED(status)) {
     // The engine crashed: so does this process, with what it printed last on its stderr.
     const int sig = WTERMSIG(status);
@@ -158,9 +168,18 @@ void WorkerProcess::died(const std::string& during) {
 const worker::Facts& WorkerProcess::facts() {
   if (facts_ && pid_ > 0) return *facts_;
   if (pid_ < 0) start();
-  if (!wire::sendFrame(toWorker_, worker::helloBody())) died("before it was greeted");
-  const wire::Frame f =
-      wire::readFrame(fromWorker_, wire::Clock::now() + kHelloTime, kMaxFactsBytes);
+  wire::Frame f;
+  try {
+    if (!wire::sendFrame(toWorker_, worker::helloBody())) died("before it was greeted");
+    // Its exit ends the wait, even while a process it started holds its output open.
+    const wire::ProcessWatch watch{pid_};
+    f = wire::readFrame(fromWorker_, wire::Clock::now() + kHelloTime, kMaxFactsBytes, &watch);
+  } catch (const Error&) {
+    throw;         // died() stopped it
+  } catch (...) {  // the time box or an interrupt ended the wait: the worker goes with it
+    stop();
+    throw;
+  }
   if (f.ending == wire::Ending::Gone) died("before it said its facts");
   if (f.ending != wire::Ending::Whole) {
     const std::string log = takeLog();
@@ -188,24 +207,33 @@ worker::Reply WorkerProcess::run(const worker::RunRequest& request, const std::s
   wire::Message m;
   worker::putRun(m, request, model, inputs);
   if (!m.send(toWorker_)) died("while reading a request");
-  const wire::Length length =
-      wire::readLength(fromWorker_, wire::Clock::time_point::max(), memoryLimit());
-  if (length.ending == wire::Ending::Gone) died("before replying");
-  if (length.ending == wire::Ending::TooLarge) {
-    stop();
-    throw Unsupported("memory", who_ + ": its reply holds " + std::to_string(length.bytes >> 20) +
-                                    " MiB, past the memory limit of " +
-                                    std::to_string(memoryLimit() >> 20) + " MiB (--memory-limit)");
-  }
-  wire::Reader in(fromWorker_, length.value, wire::Clock::time_point::max(), nullptr, who_);
+  const wire::ProcessWatch watch{pid_};
   worker::Reply reply;
   try {
-    reply = worker::takeReply(in);
-  } catch (const wire::CutShort&) {
-    died("while replying");
+    const wire::Length length =
+        wire::readLength(fromWorker_, wire::Clock::time_point::max(), memoryLimit(), &watch);
+    if (length.ending == wire::Ending::Gone) died("before replying");
+    if (length.ending == wire::Ending::TooLarge) {
+      stop();
+      throw Unsupported("memory", who_ + ": its reply holds " + std::to_string(length.bytes >> 20) +
+                                      " MiB, past the memory limit of " +
+                                      std::to_string(memoryLimit() >> 20) +
+                                      " MiB (--memory-limit)");
+    }
+    wire::Reader in(fromWorker_, length.value, wire::Clock::time_point::max(), &watch, who_);
+    try {
+      reply = worker::takeReply(in);
+    } catch (const wire::CutShort&) {
+      died("while replying");
+    }
   } catch (const Error&) {
-    log = takeLog();
-    stop();  // the rest of what it said must not be read as the next reply
+    if (pid_ > 0) {  // what it said was no reply: the rest of it must not be read as the next
+      log = takeLog();
+      stop();
+    }
+    throw;
+  } catch (...) {  // the time box or an interrupt ended the wait
+    stop();
     throw;
   }
   log = takeLog();

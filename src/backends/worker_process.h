@@ -2,8 +2,10 @@
 // the engine's process and spoken to over its standard input and output. Started at first use
 // with its command line, greeted (its facts), asked run after run, and started again once it
 // dies. It works in a folder of its own inside the engine process's (also its TMPDIR), which goes
-// with that process; what it writes to stderr is kept in an unlinked file and read after each
-// reply. Time limits come from the isolation around the engine's process.
+// with that process. It runs in a process group of its own, and whatever it starts ends with it;
+// what it allocates stays within the memory limit (enforced by the kernel); of what it writes to
+// stderr, the last MiB since its last reply is kept, read after each reply. Every wait on it has
+// a deadline; the time limit of a run comes from the isolation around the engine's process.
 //
 //   WorkerProcess w({.argv = {"python3", "engine.py"}, .install = "pip install ..."});
 //   const worker::Facts& f = w.facts();              // throws naming the worker and the install
@@ -13,11 +15,13 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "backends/child_stderr.h"
 #include "backends/worker_protocol.h"
 
 namespace nncheck {
@@ -64,8 +68,9 @@ class WorkerProcess {
   std::string who_;
   std::optional<worker::Facts> facts_;
   pid_t pid_ = -1;
-  int toWorker_ = -1, fromWorker_ = -1, log_ = -1;
-  std::string folder_;  // its working folder and TMPDIR
+  int toWorker_ = -1, fromWorker_ = -1;
+  std::unique_ptr<ChildStderr> log_;  // its stderr
+  std::string folder_;                // its working folder and TMPDIR
 };
 
 }  // namespace nncheck

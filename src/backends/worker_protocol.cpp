@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nncheck/error.h"
+#include "nncheck/test_case.h"
 
 namespace nncheck::worker {
 
@@ -74,6 +75,41 @@ Capabilities readCapabilities(const json& j, const std::string& who) {
   return c;
 }
 
+// What a worker's facts may name: an engine has a few configurations, each a process and a
+// worker of their own in a campaign, and its names are printed and matched.
+constexpr size_t kMaxConfigurations = 32;
+constexpr size_t kMaxOptimizations = 1024;  // per configuration, of each kind
+constexpr size_t kMaxNameBytes = 256;
+
+void checkName(const std::string& name, const char* what, const std::string& who) {
+  if (name.size() > kMaxNameBytes || printable(name) != name)
+    throw Error(who + ": its facts name " + what + " '" + printable(name.substr(0, 80)) +
+                (name.size() > 80 ? "..." : "") + "': at most " + std::to_string(kMaxNameBytes) +
+                " bytes, with no control or invisible character");
+}
+
+void checkBounds(const Facts& f, const std::string& who) {
+  if (f.configurations.size() > kMaxConfigurations)
+    throw Error(who + ": its facts name " + std::to_string(f.configurations.size()) +
+                " configurations; an engine may have at most " +
+                std::to_string(kMaxConfigurations) + " (each runs in processes of its own)");
+  for (const std::string& c : f.configurations) checkName(c, "the configuration", who);
+  for (const auto* kind : {&f.optimizations, &f.unreported, &f.fixed}) {
+    if (kind->size() > kMaxConfigurations)
+      throw Error(who + ": its facts list optimizations of " + std::to_string(kind->size()) +
+                  " configurations; an engine may have at most " +
+                  std::to_string(kMaxConfigurations));
+    for (const auto& [configuration, names] : *kind) {
+      checkName(configuration, "the configuration", who);
+      if (names.size() > kMaxOptimizations)
+        throw Error(who + ": its facts name " + std::to_string(names.size()) +
+                    " optimizations of configuration '" + configuration + "'; at most " +
+                    std::to_string(kMaxOptimizations));
+      for (const std::string& n : names) checkName(n, "the optimization", who);
+    }
+  }
+}
+
 }  // namespace
 
 std::string canonicalJson(std::string_view text) {
@@ -106,6 +142,10 @@ Facts readFacts(std::string_view body, const std::string& who) {
                 "; this nncheck speaks version " + std::to_string(kProtocolVersion));
   f.name = field<std::string>(j, "name", who);
   if (f.name.empty()) throw Error(who + ": its facts name no engine ('name')");
+  if (!isEngineName(f.name))
+    throw Error(who + ": its facts name the engine '" + printable(f.name) +
+                "', which is no plain name (at most 64 letters, digits, '_', '-' and '.', not "
+                "starting with '.'): it names folders");
   f.version = field<std::string>(j, "version", who);
   f.description = field<std::string>(j, "description", who);
   f.configurations = field<std::vector<std::string>>(j, "configurations", who, {""});
@@ -130,6 +170,7 @@ Facts readFacts(std::string_view body, const std::string& who) {
     f.reproducer.requirements = field<std::string>(r, "requirements", who);
     f.reproducer.code = field<std::map<std::string, std::string>>(r, "configurations", who);
   }
+  checkBounds(f, who);
   if (f.restartEvery < 0)
     throw Error(who + ": 'restart_every' is " + std::to_string(f.restartEvery) +
                 ": expected a count of runs, or 0 for never");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/shell_words.h"
 #include "harness/corpus_store.h"
 #include "harness/culprit.h"
 #include "harness/root_cause.h"
@@ -104,7 +105,7 @@ void printFinding(size_t i, const Finding& f, const CampaignEngines& engines) {
   if (const auto& c = f.info.culprit) {
     std::printf("       culprit: %s\n", p(describeCulprit(*c)).c_str());
     if (c->workaroundPasses && !c->workaround.empty())
-      std::printf("       workaround: --config %s\n", p(c->workaround).c_str());
+      std::printf("       workaround: --config %s\n", p(shellQuote(c->workaround)).c_str());
   }
   if (const std::string stage = faultStage(f.info.triage, engines.baseline, engines.sharedStage);
       !stage.empty())

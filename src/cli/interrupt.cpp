@@ -3,6 +3,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "core/deadline.h"
+#include "core/temporary_folders.h"
+
 namespace nncheck::cli {
 namespace {
 
@@ -11,17 +14,24 @@ pid_t installer = -1;                 // the process that says so (not its forke
 struct sigaction before[2];
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
 
+// The signal ends this process as it would have, with nncheck's temporary folders removed.
+void endBy(int signal) {
+  removeTemporaryFoldersNow();
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
 void onSignal(int signal) {
-  if (requested) {  // the second time: as the signal would have, at once
-    ::signal(signal, SIG_DFL);
-    ::raise(signal);
+  if (requested) {  // the second time: at once
+    endBy(signal);
     return;
   }
   requested = signal;
+  requestInterrupt();  // what waits (an engine's run, its start-up) ends at its next look
   if (::getpid() == installer) {
     constexpr char kSaid[] =
-        "\nnncheck: stopping after the case in progress, then reporting what ran (press Ctrl-C "
-        "again to quit at once)\n";
+        "\nnncheck: stopping: the case in progress is left, a finding being shrunk is finished, "
+        "then what ran is reported (press Ctrl-C again to quit at once)\n";
     (void)!::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
   }
 }
@@ -30,6 +40,7 @@ void onSignal(int signal) {
 
 StopOnSignals::StopOnSignals() {
   requested = 0;
+  clearInterrupt();
   installer = ::getpid();
   struct sigaction action {};
   action.sa_handler = onSignal;
@@ -40,6 +51,18 @@ StopOnSignals::StopOnSignals() {
 
 StopOnSignals::~StopOnSignals() {
   for (int i = 0; i < 2; ++i) ::sigaction(kSignals[i], &before[i], nullptr);
+}
+
+void removeTemporariesOnSignals() {
+  struct sigaction action {};
+  action.sa_handler = endBy;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction now {};
+    // A signal the caller ignores (nohup) stays ignored.
+    if (::sigaction(signal, nullptr, &now) == 0 && now.sa_handler != SIG_IGN)
+      ::sigaction(signal, &action, nullptr);
+  }
 }
 
 bool stopRequested() { return requested != 0; }

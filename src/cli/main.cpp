@@ -3,8 +3,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "backends/process_tree.h"
 #include "cli/commands.h"
 #include "cli/engines.h"
+#include "cli/interrupt.h"
 #include "core/deadline.h"
 #include "nncheck/engine.h"
 #include "nncheck/reference.h"
@@ -22,7 +24,22 @@ void addBuiltInEngineFolders() {
 }
 }  // namespace
 
+namespace {
+int run(int argc, char** argv);
+}  // namespace
+
 int main(int argc, char** argv) {
+  // Nothing nncheck starts outlives it: orphans its workers leave come to it, and are ended with
+  // the rest at its exit; a signal that ends it takes its temporary folders along.
+  nncheck::adoptOrphans();
+  nncheck::cli::removeTemporariesOnSignals();
+  const int code = run(argc, argv);
+  nncheck::killDescendantsOfThisProcess();
+  return code;
+}
+
+namespace {
+int run(int argc, char** argv) {
   addBuiltInEngineFolders();
   CLI::App app{"nncheck: property-based testing for deep-learning compilers"};
   app.set_version_flag("--version", std::string("nncheck ") + NNCHECK_VERSION);
@@ -72,3 +89,4 @@ int main(int argc, char** argv) {
   }
   return nncheck::cli::exitCode();
 }
+}  // namespace

@@ -2,12 +2,15 @@
 
 #include <pthread.h>
 
+#include <csignal>
+
 #include "nncheck/error.h"
 
 namespace nncheck {
 namespace {
 
 thread_local const Deadline* innermost = nullptr;
+volatile std::sig_atomic_t interrupted = 0;
 thread_local int64_t workSinceClock = 0;
 constexpr int64_t kWorkPerClockRead = 100'000;
 
@@ -21,9 +24,16 @@ constexpr int64_t kWorkPerClockRead = 100'000;
 
 }  // namespace
 
-Deadline::Deadline(Clock::duration within) : Deadline(Clock::now() + within) {}
+Deadline::Deadline(Clock::duration within, Interrupt interrupt)
+    : Deadline(Clock::now() + within, interrupt) {}
 
-Deadline::Deadline(Clock::time_point at) : at_(at), outer_(innermost), earliest_(this) {
+Deadline::Deadline(Clock::time_point at, Interrupt interrupt)
+    : at_(at),
+      outer_(innermost),
+      earliest_(this),
+      interruptible_(interrupt == Interrupt::Ends ? this
+                     : outer_                     ? outer_->interruptible_
+                                                  : nullptr) {
   if (outer_ && outer_->earliest_->at_ <= at_) earliest_ = outer_->earliest_;
   innermost = this;
 }
@@ -33,9 +43,19 @@ Deadline::~Deadline() { innermost = outer_; }
 void pollDeadline(int64_t work) {
   if (!innermost || (workSinceClock += work) < kWorkPerClockRead) return;
   workSinceClock = 0;
+  if (interrupted && innermost->interruptible_)
+    throw DeadlineExceeded{innermost->interruptible_, "interrupted"};
   const Deadline* d = innermost->earliest_;
   if (Deadline::Clock::now() >= d->at_) throw DeadlineExceeded{d, {}};
 }
+
+void checkDeadline() { pollDeadline(kWorkPerClockRead); }
+
+bool limitInForce() { return innermost != nullptr; }
+
+void requestInterrupt() { interrupted = 1; }
+bool interruptRequested() { return interrupted != 0; }
+void clearInterrupt() { interrupted = 0; }
 
 std::chrono::milliseconds timeLimitFromSeconds(const std::string& what, double seconds) {
   constexpr double kWeek = 7 * 24 * 3600;

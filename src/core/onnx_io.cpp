@@ -17,6 +17,7 @@
 
 #include "core/files.h"
 #include "core/onnx_proto.h"
+#include "core/utf8.h"
 #include "nncheck/error.h"
 
 namespace nncheck {
@@ -397,6 +398,41 @@ std::optional<std::string> fileReferenceIn(const Graph& g, const std::string& pa
   return std::nullopt;
 }
 
+// The first text field (protobuf's `string`, every name, op type, domain and doc string of
+// ONNX's messages) at or below `m` that is not UTF-8, which ONNX requires of them, described
+// with the fields that lead to it: names reach scripts, pictures and terminals.
+std::optional<std::string> nonUtf8TextIn(const google::protobuf::Message& m,
+                                         const std::string& path) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* r = m.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  r->ListFields(m, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const bool text = field->type() == FieldDescriptor::TYPE_STRING;
+    if (!text && field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    const int n = field->is_repeated() ? r->FieldSize(m, field) : 1;
+    for (int i = 0; i < n; ++i) {
+      std::string at = path;  // (appended: GCC 12 warns falsely on `"a" + s` of strings)
+      at.append(".").append(field->name());
+      if (field->is_repeated()) at.append("[").append(std::to_string(i)).append("]");
+      std::string scratch;
+      if (text) {
+        const std::string& value = field->is_repeated()
+                                       ? r->GetRepeatedStringReference(m, field, i, &scratch)
+                                       : r->GetStringReference(m, field, &scratch);
+        if (const std::optional<size_t> bad = firstInvalidUtf8(value))
+          return at + " '" + escapeInvisible(value) + "' is not UTF-8 (byte " +
+                 std::to_string(*bad) + ")";
+        continue;
+      }
+      const google::protobuf::Message& sub =
+          field->is_repeated() ? r->GetRepeatedMessage(m, field, i) : r->GetMessage(m, field);
+      if (std::optional<std::string> found = nonUtf8TextIn(sub, at)) return found;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string refusedFileReference(std::string_view origin, const std::string& reference) {
   return std::string(origin) + ": " + reference +
          "; nncheck takes no model that refers to files (an engine would read them from "
@@ -523,6 +559,8 @@ Model parseModel(const std::string& bytes, std::string_view origin) {
   // but one in a sparse initializer, an attribute or a function would pass through untouched.
   if (const std::optional<std::string> found = fileReferenceIn(p, "model"))
     throw Error(refusedFileReference(origin, *found));
+  if (const std::optional<std::string> found = nonUtf8TextIn(p, "model"))
+    throw Error(std::string(origin) + ": " + *found + "; ONNX's names and text are UTF-8");
   try {
     return modelFromProto(p);
   } catch (const Error& e) {
@@ -544,6 +582,8 @@ Tensor tensorFromParsed(bool parsed, const onnx::TensorProto& p, std::string_vie
   // A message of another type usually parses, leaving unknown fields or no data type.
   if (!p.GetReflection()->GetUnknownFields(p).empty() || p.data_type() == 0)
     throw Error(std::string(origin) + ": not an ONNX TensorProto (wrong message type?)");
+  if (const std::optional<std::string> found = nonUtf8TextIn(p, "tensor"))
+    throw Error(std::string(origin) + ": " + *found + "; ONNX's names and text are UTF-8");
   if (name) *name = p.name();
   return tensorFromProto(p, origin);
 }

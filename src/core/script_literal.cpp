@@ -1,10 +1,13 @@
 #include "core/script_literal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 
+#include "core/utf8.h"
 #include "nncheck/error.h"
 
 namespace nncheck {
@@ -42,27 +45,149 @@ std::string floatLiteral(double v, DType d) {
   return buf;
 }
 
-std::string quotedLiteral(const std::string& s) {
+namespace {
+
+// A code point as an escape of a language whose strings are Unicode: "\x.." (Python) or
+// "\u...." below U+10000; above it Python's "\U........" or JavaScript's surrogate pair.
+std::string unicodeEscape(uint32_t c, bool python) {
+  char buf[24];
+  if (c < 0x100 && python)
+    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+  else if (c < 0x10000)
+    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+  else if (python)
+    std::snprintf(buf, sizeof buf, "\\U%08x", c);
+  else
+    std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", 0xd800 + ((c - 0x10000) >> 10),
+                  0xdc00 + ((c - 0x10000) & 0x3ff));
+  return buf;
+}
+
+// The escape every language shares for a character, or "" for none.
+const char* commonEscape(unsigned char c) {
+  switch (c) {
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    default:
+      return "";
+  }
+}
+
+std::string unicodeLiteral(std::string_view s, bool python) {
+  if (const std::optional<size_t> bad = firstInvalidUtf8(s))
+    throw Error("text is not UTF-8 (byte " + std::to_string(*bad) + " of " +
+                std::to_string(s.size()) + "), which a " + (python ? "Python" : "JavaScript") +
+                " string cannot hold: " + escapeInvisible(s));
   std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
+  for (size_t at = 0; at < s.size();) {
+    const CodePoint c = decodeUtf8(s, at);
+    at += c.length;
+    if (const char* e = commonEscape(static_cast<unsigned char>(c.value)); c.value < 0x80 && *e)
+      out += e;
+    else if (c.value >= 0x20 && c.value < 0x7f)
+      out += static_cast<char>(c.value);
+    else
+      out += unicodeEscape(c.value, python);
+  }
+  return out + "\"";
+}
+
+template <class Literal>
+std::string listLiteral(const std::vector<std::string>& items, Literal literal) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) s.append(i ? ", " : "").append(literal(items[i]));
+  return s + "]";
+}
+
+// The lines of `text` (split at LF) as one literal a line, each but the last keeping its LF.
+template <class Literal>
+std::string textLiteral(std::string_view text, const std::string& indent, Literal literal) {
+  std::string out;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size() - 1) + 1;
+    out += indent + literal(text.substr(at, end - at)) + "\n";
+    at = end;
+  }
+  return out.empty() ? indent + literal("") + "\n" : out;
+}
+
+std::string comment(std::string_view text, const std::string& prefix, bool cpp) {
+  std::string out;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    std::string line = prefix + escapeInvisible(text.substr(at, end - at));
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (cpp) {
+      // "??/" reads as a backslash where trigraphs are read; a backslash last splices lines.
+      for (size_t q = line.find("??"); q != std::string::npos; q = line.find("??", q + 3))
+        line.replace(q, 2, "?\\?");
+      if (line.back() == '\\') line.replace(line.size() - 1, 1, "\\x5c");
+    }
+    out += line + "\n";
+    if (end == text.size()) break;
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string pythonStringLiteral(std::string_view s) { return unicodeLiteral(s, true); }
+std::string javascriptStringLiteral(std::string_view s) { return unicodeLiteral(s, false); }
+
+std::string cppStringLiteral(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == 0)
+      throw Error("text holds a NUL, which would end a C++ string: " + escapeInvisible(s));
+    if (const char* e = commonEscape(c); *e) {
+      out += e;
+    } else if (c == '?') {
+      out += "\\?";  // no trigraph
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += ch;
     } else {
-      out += static_cast<char>(c);
+      char buf[8];  // octal: at most three digits, so the next character is never taken in
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
     }
   }
   return out + "\"";
 }
 
-std::string quotedListLiteral(const std::vector<std::string>& items) {
-  std::string s = "[";
-  for (size_t i = 0; i < items.size(); ++i) s.append(i ? "," : "").append(quotedLiteral(items[i]));
-  return s + "]";
+std::string pythonListLiteral(const std::vector<std::string>& items) {
+  return listLiteral(items, pythonStringLiteral);
+}
+std::string javascriptListLiteral(const std::vector<std::string>& items) {
+  return listLiteral(items, javascriptStringLiteral);
+}
+
+std::string pythonTextLiteral(std::string_view text, const std::string& indent) {
+  return "(\n" + textLiteral(text, indent, pythonStringLiteral) + ")";
+}
+std::string cppTextLiteral(std::string_view text, const std::string& indent) {
+  std::string lines = textLiteral(text, indent, cppStringLiteral);
+  lines.pop_back();  // the statement's end is the caller's
+  return lines;
+}
+
+std::string pythonComment(std::string_view text, const std::string& indent) {
+  return comment(text, indent + "# ", false);
+}
+std::string javascriptComment(std::string_view text, const std::string& indent) {
+  return comment(text, indent + "// ", false);
+}
+std::string cppComment(std::string_view text, const std::string& indent) {
+  return comment(text, indent + "// ", true);
 }
 
 std::string dimsLiteral(const Shape& shape) {
@@ -75,7 +200,8 @@ std::string pythonArrayLiteral(const Tensor& t, const std::string& indent) {
   const DType d = t.dtype();
   if (d == DType::String)
     return "np.array([" +
-           elements(t.size(), indent, [&](int64_t i) { return quotedLiteral(t.strings()[i]); }) +
+           elements(t.size(), indent,
+                    [&](int64_t i) { return pythonStringLiteral(t.strings()[i]); }) +
            "], dtype=object).reshape(" + dimsLiteral(t.shape()) + ")";
   if (d == DType::BFloat16) throw Error("numpy has no bfloat16: no Python reproducer for it");
   const std::string type = d == DType::Bool ? "np.bool_" : "np." + std::string(dtypeName(d));
@@ -134,7 +260,8 @@ std::string javascriptTensorLiteral(const Tensor& t, const std::string& indent) 
       break;
     case DType::String:
       return "{type: 'string', dims: " + dimsLiteral(t.shape()) + ", data: [" +
-             elements(t.size(), indent, [&](int64_t i) { return quotedLiteral(t.strings()[i]); }) +
+             elements(t.size(), indent,
+                      [&](int64_t i) { return javascriptStringLiteral(t.strings()[i]); }) +
              "]}";
     default:
       throw Error("no JavaScript tensor of " + type + " in a reproducer");

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/utf8.h"
 #include "nncheck/error.h"
 
 namespace nncheck {
@@ -104,7 +105,7 @@ std::string tensorToString(const Tensor& t, size_t limit) {
   for (size_t i = 0; i < n && i < limit; ++i) {
     if (i) os << ", ";
     if (t.dtype() == DType::String)
-      os << '"' << t.strings()[i] << '"';
+      os << '"' << escapeInvisible(t.strings()[i]) << '"';  // a model's text, for a terminal
     else if (isComputeDType(t.dtype()))
       os << t.toDouble(static_cast<int64_t>(i));
     else

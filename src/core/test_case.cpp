@@ -5,21 +5,11 @@
 #include <set>
 #include <sstream>
 
+#include "core/utf8.h"
+
 namespace nncheck {
 
-std::string printable(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c >= 0x20 && c != 0x7f) {
-      out += static_cast<char>(c);
-      continue;
-    }
-    char hex[5];
-    std::snprintf(hex, sizeof hex, "\\x%02x", c);
-    out += hex;
-  }
-  return out;
-}
+std::string printable(std::string_view text) { return escapeInvisible(text); }
 
 namespace {
 

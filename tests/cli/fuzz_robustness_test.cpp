@@ -131,7 +131,7 @@ TEST_F(FuzzRobustness, CtrlCStopsTheCampaignWithItsSummaryAndReportAndLeavesNoth
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_TRUE(has(o.output, "exit=130")) << o.output;
     EXPECT_LT(seconds, 60) << o.output;
-    EXPECT_TRUE(has(o.output, "stopping after the case in progress")) << o.output;
+    EXPECT_TRUE(has(o.output, "stopping: the case in progress is left")) << o.output;
     EXPECT_TRUE(has(o.output, "interrupted: what ran before the stop")) << o.output;
     EXPECT_TRUE(has(o.output, "report: report" + jobs + ".html")) << o.output;
     EXPECT_FALSE(has(o.output, "crash")) << "an engine saw the signal\n" << o.output;

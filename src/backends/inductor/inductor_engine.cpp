@@ -4,6 +4,8 @@
 // this side translates each model to the PyTorch Python a user writes (pytorch_source, the
 // translation the torchscript engine shares) and sends it in the run's options; the worker
 // compiles and runs it. What the engine is (configurations, passes) is the worker's to say.
+#include <nlohmann/json.hpp>
+
 #include "backends/engine_files.h"
 #include "core/script_literal.h"
 #include "nncheck/engine.h"
@@ -23,16 +25,11 @@ void anchor() {}
 // outputs in order; each buffer holds the named initializer of the model sent beside.
 std::string programOptions(const Model& model) {
   const pytorch::Script s = pytorch::translate(model, "inductor", pytorch::Dialect::Python);
-  std::string buffers = "{";
-  for (size_t i = 0; i < s.buffers.size(); ++i)
-    buffers.append(i ? "," : "")
-        .append(quotedLiteral(s.buffers[i].name))
-        .append(":")
-        .append(quotedLiteral(s.buffers[i].initializer));
-  buffers += "}";
-  return "{\"buffers\":" + buffers + ",\"inputs\":" + quotedListLiteral(s.inputs) +
-         ",\"outputs\":" + quotedListLiteral(s.outputs) + ",\"source\":" + quotedLiteral(s.source) +
-         "}";
+  nlohmann::json buffers = nlohmann::json::object();
+  for (const pytorch::Buffer& b : s.buffers) buffers[b.name] = b.initializer;
+  return nlohmann::json{
+      {"buffers", buffers}, {"inputs", s.inputs}, {"outputs", s.outputs}, {"source", s.source}}
+      .dump();
 }
 
 // The host's part of a reproducer: the model as a PyTorch module, its buffers written out (the
@@ -45,20 +42,19 @@ std::string modelClass(const Model& model) {
       "# The ONNX model in PyTorch, written by nncheck op by op with ONNX's semantics.\n"
       "class Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n";
   for (const pytorch::Buffer& b : s.buffers)
-    code.append("        self.register_buffer(")
-        .append(quotedLiteral(b.name))
+    code.append(pythonComment("the initializer " + b.initializer, "        "))
+        .append("        self.register_buffer(")
+        .append(pythonStringLiteral(b.name))
         .append(", torch.from_numpy(")
         .append(pythonArrayLiteral(b.value, "            "))
-        .append("))  # ")
-        .append(b.initializer)
-        .append("\n");
+        .append("))\n");
   code += "\n";
   for (size_t at = 0; at < s.source.size();) {
     const size_t end = s.source.find('\n', at);
     code.append("    ").append(s.source, at, end - at + 1);
     at = end == std::string::npos ? s.source.size() : end + 1;
   }
-  return code + "\n\nINPUTS = " + quotedListLiteral(s.inputs) + "\n\n";
+  return code + "\n\nINPUTS = " + pythonListLiteral(s.inputs) + "\n\n";
 }
 
 }  // namespace

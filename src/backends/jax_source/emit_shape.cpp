@@ -3,6 +3,7 @@
 // normalized here, as ONNX defines them.
 #include <algorithm>
 
+#include "core/script_literal.h"
 #include "jax_source/emit.h"
 
 namespace nncheck::jax {
@@ -356,7 +357,7 @@ void addShapeEmitters(EmitterTable& t) {
   t["Einsum"] = [](JaxEmit& e) {
     std::string args;
     for (size_t i = 0; i < e.inputCount(); ++i) args += ", " + e.in(i);
-    e.assign(0, "jnp.einsum('" + e.attrString("equation", "") + "'" + args + ")");
+    e.assign(0, "jnp.einsum(" + pythonStringLiteral(e.attrString("equation", "")) + args + ")");
   };
   t["CumSum"] = emitCumSum;
   t["Resize"] = emitResize;

@@ -18,8 +18,6 @@ namespace nncheck::mlir {
 std::optional<ReproducerRecipe> reproducer(const std::string& configuration, const Model& model) {
   const Config config = Config::parse(configuration);
   const Program program = translate(model);
-  if (program.text.find("'''") != std::string::npos)
-    throw Error("mlir: the program holds ''' and cannot be written as a Python string");
   const std::filesystem::path runnerUtils = NNCHECK_MLIR_RUNNER_UTILS;
   const std::string tools = (runnerUtils.parent_path().parent_path() / "bin").string();
   const std::string level = config.llvmOpt == 0 ? "-O0" : "-O3";
@@ -30,13 +28,13 @@ import tempfile
 
 # The model (model.onnx) as TOSA, op by op with ONNX's semantics: the program nncheck's MLIR
 # engine compiles.
-PROGRAM = r''')";
-  code += program.text + "'''\n";
-  code += "# The pass pipeline of " + config.key() + ".\n";
-  code += "PIPELINE = " + quotedLiteral("builtin.module(" + config.pipeline() + ")") + "\n";
+PROGRAM = )";
+  code += pythonTextLiteral(program.text, "    ") + "\n";
+  code += pythonComment("The pass pipeline of " + config.key() + ".");
+  code += "PIPELINE = " + pythonStringLiteral("builtin.module(" + config.pipeline() + ")") + "\n";
   code += "LLVM_LEVEL = \"" + level + "\"\n";
-  code += "TOOLS = " + quotedLiteral(tools) + "\n";
-  code += "RUNNER_UTILS = " + quotedLiteral(runnerUtils.string()) +
+  code += "TOOLS = " + pythonStringLiteral(tools) + "\n";
+  code += "RUNNER_UTILS = " + pythonStringLiteral(runnerUtils.string()) +
           "  # memrefCopy, which strided copies call\n";
   code += "# @forward's results: dtype and shape.\nRESULTS = [";
   for (const Port& o : program.outputs)

@@ -168,8 +168,11 @@ function reproducer(level, threads) {
     '    interOpNumThreads: 1,',
     "    executionMode: 'sequential',",
     '  });',
-    '  const inputs = {};',
-    '  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);',
+    '  const inputs = {};  // defined, not assigned: an input may be named __proto__',
+    '  for (const [name, t] of Object.entries(feeds)) {',
+    '    const value = new ort.Tensor(t.type, t.data, t.dims);',
+    '    Object.defineProperty(inputs, name, {value, enumerable: true});',
+    '  }',
     '  const results = await session.run(inputs);',
     '  return session.outputNames.map((name) => results[name]);',
     '}',
@@ -228,7 +231,9 @@ async function run(ort, r) {
   const feeds = {};
   for (let n = r.u64(); n > 0; --n) {
     const t = readTensor(r);
-    feeds[t.name] = new ort.Tensor(t.type, t.type === 'bool' ? new Uint8Array(t.data) : t.data, t.dims);
+    const value = new ort.Tensor(t.type, t.type === 'bool' ? new Uint8Array(t.data) : t.data, t.dims);
+    // Defined, not assigned: an input named __proto__ is an input, not the object's prototype.
+    Object.defineProperty(feeds, t.name, {value, enumerable: true});
   }
   const options = request.options || {};
   const c = configured(request.configuration || '');

@@ -31,12 +31,13 @@ TORCH_API void overrideCanFuseOnCPU(bool value);
 
 // The model (model.onnx) as TorchScript, op by op with ONNX's semantics; its initializers are
 // the module's buffers.
-static const char* SOURCE = R"TS(
+static const char* SOURCE =
 )";
-  code += script.source +
-          ")TS\";\nstatic const std::vector<std::pair<std::string, Tensor>> BUFFERS = {\n";
+  code += cppTextLiteral(script.source, "    ") +
+          ";\nstatic const std::vector<std::pair<std::string, Tensor>> BUFFERS = {\n";
   for (const pytorch::Buffer& b : script.buffers)
-    code += "    {" + quotedLiteral(b.name) + ", " + cppTensorLiteral(b.value, "        ") + "},\n";
+    code +=
+        "    {" + cppStringLiteral(b.name) + ", " + cppTensorLiteral(b.value, "        ") + "},\n";
   code += R"(};
 
 static at::Tensor toTorch(const Tensor& t) {

@@ -3,6 +3,8 @@
 // python/requirements/xla.txt. JAX reads no ONNX: this side translates each model to the JAX a
 // user writes (jax_source) and sends it in the run's options; the worker runs it op by op or
 // compiles it with jax.jit. What the engine is (configurations, passes) is the worker's to say.
+#include <nlohmann/json.hpp>
+
 #include "backends/engine_files.h"
 #include "core/script_literal.h"
 #include "jax_source/translate.h"
@@ -22,16 +24,11 @@ void anchor() {}
 // the outputs in order; each parameter is the named initializer of the model sent beside.
 std::string programOptions(const Model& model) {
   const jax::Program p = jax::translate(model, "xla");
-  std::string params = "{";
-  for (size_t i = 0; i < p.params.size(); ++i)
-    params.append(i ? "," : "")
-        .append(quotedLiteral(p.params[i].name))
-        .append(":")
-        .append(quotedLiteral(p.params[i].initializer));
-  params += "}";
-  return "{\"inputs\":" + quotedListLiteral(p.inputs) +
-         ",\"outputs\":" + quotedListLiteral(p.outputs) + ",\"params\":" + params +
-         ",\"source\":" + quotedLiteral(p.source) + "}";
+  nlohmann::json params = nlohmann::json::object();
+  for (const PythonWeight& w : p.params) params[w.name] = w.initializer;
+  return nlohmann::json{
+      {"inputs", p.inputs}, {"outputs", p.outputs}, {"params", params}, {"source", p.source}}
+      .dump();
 }
 
 // The host's part of a reproducer: the model as a JAX function, PARAMS written out (the script
@@ -45,14 +42,13 @@ std::string modelFunction(const Model& model) {
       "float64\n\n\n# The ONNX model in JAX, written by nncheck op by op with ONNX's semantics.\n" +
       p.source + "\n\nPARAMS = {\n";
   for (const PythonWeight& w : p.params)
-    code.append("    ")
-        .append(quotedLiteral(w.name))
+    code.append(pythonComment("the initializer " + w.initializer, "    "))
+        .append("    ")
+        .append(pythonStringLiteral(w.name))
         .append(": jnp.asarray(")
         .append(pythonArrayLiteral(w.value, "        "))
-        .append("),  # ")
-        .append(w.initializer)
-        .append("\n");
-  return code + "}\nINPUTS = " + quotedListLiteral(p.inputs) + "\n\n";
+        .append("),\n");
+  return code + "}\nINPUTS = " + pythonListLiteral(p.inputs) + "\n\n";
 }
 
 }  // namespace

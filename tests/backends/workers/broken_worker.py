@@ -10,6 +10,16 @@ file argv[3], across restarts); without them, on every run.
     version    says it speaks protocol version 2 (at hello)
     good       never misbehaves
     restarts   asks to be restarted every 2 runs, and replies with x + the runs it served
+    closes     closes its stdout at hello and stays alive
+    sleeps     sleeps at hello, never answering
+    holds      at hello, starts a child that holds its stdout, writes the child's pid to the
+               file argv[2] and exits 0
+    orphans    on each run, leaves a daemon (forked twice, in a session of its own) whose pid it
+               writes to the file argv[2], then replies
+    floods     writes argv[2] MiB to its stderr at hello, and again on each run before replying
+    grabs      tries to allocate 2 GiB on the run, and replies with the MemoryError it gets
+    many       names 200 configurations at hello
+    badname    names itself '../escape' at hello
 Otherwise it replies with its input "x" as its output "y".
 """
 
@@ -19,19 +29,43 @@ import os
 import pathlib
 import signal
 import struct
+import subprocess
 import sys
 import time
 
 from nncheck_engine import protocol
 
 MODE = sys.argv[1]
-ON_RUN = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+# floods takes the MiB it writes, holds and orphans a file for a pid, instead of a run's number.
+ARGUMENT = sys.argv[2] if len(sys.argv) > 2 else ""
+TAKES_ARGUMENT = MODE in ("floods", "holds", "orphans")
+ON_RUN = int(ARGUMENT) if ARGUMENT and not TAKES_ARGUMENT else 1
 COUNTER = pathlib.Path(sys.argv[3]) if len(sys.argv) > 3 else None
+PID_FILE = pathlib.Path(ARGUMENT)
+
+
+def flood() -> None:
+    chunk = b"x" * (1 << 20)
+    for _ in range(int(ARGUMENT)):
+        os.write(2, chunk)
+
+
+def leave_daemon() -> None:
+    """A process of its own session, whose parent is gone: what a careless engine leaves."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            PID_FILE.write_text(str(os.getpid()))
+            time.sleep(3600)
+        os._exit(0)
+    os.wait()
 
 
 def misbehaves_now() -> bool:
     if MODE in ("good", "restarts"):
         return False
+    if MODE in ("orphans", "floods", "grabs"):  # on every run
+        return True
     if COUNTER is None:
         return True
     n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
@@ -43,10 +77,20 @@ def main() -> None:
     stdin, out = sys.stdin.buffer, sys.stdout.buffer
     if protocol.read_frame(stdin) is None:
         return
+    if MODE == "closes":
+        os.close(1)
+    if MODE in ("closes", "sleeps"):
+        time.sleep(3600)
+    if MODE == "holds":
+        child = subprocess.Popen(["sleep", "3600"])  # its stdout is the worker's
+        PID_FILE.write_text(str(child.pid))
+        os._exit(0)
+    if MODE == "floods":
+        flood()
     facts = {
         "protocol": 2 if MODE == "version" else 1,
-        "name": "broken",
-        "configurations": ["plain"],
+        "name": "../escape" if MODE == "badname" else "broken",
+        "configurations": [f"c{i}" for i in range(200)] if MODE == "many" else ["plain"],
         "fixed_optimizations": {"plain": ["Simplify"]},  # named as applied, not switched off
     }
     if MODE == "restarts":
@@ -69,6 +113,17 @@ def main() -> None:
                 out.write(struct.pack("<Q", 1 << 62) + b"O")
                 out.flush()
                 continue
+            if MODE == "orphans":
+                leave_daemon()
+            if MODE == "floods":
+                flood()
+            if MODE == "grabs":
+                try:
+                    grabbed = bytearray(2 << 30)
+                    grabbed[-1] = 1
+                except MemoryError as e:
+                    protocol.write_frame(out, protocol.error_body(f"MemoryError: {e}", ""))
+                    continue
         served += 1
         y = run.inputs["x"] + served if MODE == "restarts" else run.inputs["x"]
         protocol.write_frame(out, protocol.outputs_body({"y": y}, []))

@@ -242,8 +242,16 @@ TEST(Corpus, ReplayCommandsNameTheOracleAndThePlugIn) {
   c = loadCorpusCase(
       saveFailure(dir.path(), info.property, makeTestCase(GeneratorConfig{}, 4), info));
   EXPECT_EQ(c.engineLibrary, info.engineLibrary);
+  // What the case records of the library or worker serving its engine is never printed ready
+  // to run: this process loaded neither, so the user supplies theirs.
   EXPECT_EQ(replayCommand(c),
-            "nncheck corpus check --engine-lib '/opt/my engines/libtoy.so' --backend toy "
+            "nncheck corpus check --engine-lib '<the library of toy>' --backend toy "
+            "--config O2 " +
+                c.dir.string());
+  c.engineLibrary.clear();
+  c.engineWorker = "sh -c 'touch /tmp/pwned'";
+  EXPECT_EQ(replayCommand(c),
+            "nncheck corpus check --engine-worker '<the command serving toy>' --backend toy "
             "--config O2 " +
                 c.dir.string());
   c.property = "reduce-toy";

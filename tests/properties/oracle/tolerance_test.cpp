@@ -37,7 +37,7 @@ TEST(Tolerance, AnOpThatAccumulatesWidensTheModels) {
 }
 
 // x -> op0 -> op1 ... over float32[2].
-Model chain(const std::vector<std::string>& ops) {
+Model opChain(const std::vector<std::string>& ops) {
   Model m = unary(ops[0], DType::Float32);
   for (size_t i = 1; i < ops.size(); ++i) {
     const std::string in = m.graph.nodes.back().outputs[0], out = "y" + std::to_string(i);
@@ -48,7 +48,7 @@ Model chain(const std::vector<std::string>& ops) {
 }
 
 TEST(RoundingAllowance, IsTinyOnAWellConditionedChainAndLargeNearAPole) {
-  const Model m = chain({"Tan", "Sin"});
+  const Model m = opChain({"Tan", "Sin"});
   // Tan's pole amplifies an ulp of x 10^8 times; at 0.3 nothing is amplified.
   const TensorMap in = {{"x", Tensor::fromVector<float>({2}, {1.5707f, 0.3f})}};
   const TensorMap want = runReference(m, in);
@@ -134,7 +134,7 @@ struct OtherRounding : Backend {
 };
 
 TEST(RoundingAllowance, ACorrectEngineOnAnIllConditionedChainPassesAndAWrongOneFails) {
-  const Model m = chain({"Tan", "Sin"});
+  const Model m = opChain({"Tan", "Sin"});
   const TestCase tc{m, {{"x", Tensor::fromVector<float>({2}, {1.5707f, 0.3f})}}};
   OtherRounding correct;
   // The tolerance alone would call it a bug: the false alarm the estimate removes.
