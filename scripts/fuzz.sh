@@ -19,7 +19,7 @@ seconds=${NNCHECK_FUZZ_SECONDS:-60}
 budget=(-max_total_time="$seconds")
 [ -z "${NNCHECK_FUZZ_RUNS:-}" ] || budget=(-runs="$NNCHECK_FUZZ_RUNS")
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(corpus_folder model_loader tensor_loader model_roundtrip metadata file_reference)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(corpus_folder model_loader tensor_loader model_roundtrip metadata file_reference reproducer)
 "$root/scripts/install-deps.sh"
 "$root/scripts/configure-sanitized.sh" "$build"
 targets=()

@@ -19,6 +19,11 @@ cmake --build "$build" -j "$(nproc)"
 slow='^(Install\.|Format\.|Layers\.|Registry\.ConcreteAndSymbolicRules|Generator\.TwoThousandSeeds|Generator\.EveryUsableOpAppears|ShrinkCandidates\.AreValid|FuzzCommand\.(ACampaignAgainstOpenCV|TwoCampaignsOnOneCorpus|CampaignsKilledAtAnyMoment)|Shard\.TwoShards|ReportCommand\.|CorpusCommand\.)'
 # Leaks of the font libraries Graphviz measures text with are theirs (scripts/lsan.supp).
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# An engine's processes allocate within the memory limit, which the kernel enforces
+# (RLIMIT_DATA): past it, an allocation fails as it does unsanitized (std::bad_alloc, the case
+# skipped for memory), rather than AddressSanitizer ending the process at the failed mmap.
+asan_options=${ASAN_OPTIONS:-}  # the fuzz harnesses' own, with libFuzzer's memory limits
+export ASAN_OPTIONS="allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 # A failed test runs once more: LeakSanitizer's own tracer now and then dies at a process's exit
 # ("Tracer caught signal 11", google/sanitizers#1353), after every assertion has passed.
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E "$slow" --repeat until-pass:2) |
@@ -28,5 +33,5 @@ export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_
 skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$build/sanitized-ctest.log")
 (cd "$build" && ctest -N -E "$slow" | sed -n 's/^ *Test *#[0-9]*: //p') |
   grep -vxF -e "${skipped:-nncheck: nothing skipped}" > "$build/sanitized-tests.txt" || true
-NNCHECK_FUZZ_BUILD_DIR="$build" NNCHECK_FUZZ_SECONDS="${NNCHECK_FUZZ_SECONDS:-10}" \
-  "$root/scripts/fuzz.sh"
+ASAN_OPTIONS=$asan_options NNCHECK_FUZZ_BUILD_DIR="$build" \
+  NNCHECK_FUZZ_SECONDS="${NNCHECK_FUZZ_SECONDS:-10}" "$root/scripts/fuzz.sh"

@@ -26,7 +26,9 @@ class HostileText {
     for (const char* end : {"\r", "\n", "\r\n", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xc2\x85", "\f"})
       text_ += std::string(end) + py + end + js + end + cpp;
     text_ += "\\\n" + py + "\\";  // a backslash that would splice lines, and one last
-    text_ += " \"\"\" ''' \")TS\" */ ??/\n";
+    text_ +=
+        " \"\"\" ''' \")TS\" */ ?"
+        "?/\n";  // (a trigraph, written in two)
     text_ += "-*- coding: utf-7 -*- +AAo-" + py + "\n";
     text_ +=
         "<img src=x onerror=alert(1)> ![i](http://evil.example/i.png) [l](http://evil.example)"

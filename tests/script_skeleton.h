@@ -34,6 +34,7 @@ inline uint32_t codeAt(std::string_view s, size_t at, size_t& length) {
 }
 
 struct Lexer {
+  Lexer(std::string_view text, std::string lang) : s(text), language(std::move(lang)) {}
   std::string_view s;
   std::string language;
   size_t at = 0;
@@ -258,7 +259,7 @@ inline std::optional<std::string> scriptSkeleton(std::string_view script,
     }
   }
   if (language == "c++") text = spliced(text);
-  Lexer lexer{text, language};
+  Lexer lexer(text, language);
   if (!lexer.codeUntil(0)) return std::nullopt;
   return lexer.out;
 }

@@ -382,6 +382,7 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
   if (jobs == 1) return runCampaign(engines, o, progress);
   // Once, here, rather than once in each worker: a broken set-up is this process's error.
   checkCampaign(engines, o);
+  const auto start = std::chrono::steady_clock::now();
   if (o.checkSetUp) {
     // As a campaign's own start-up: the time box and an interrupt end it, and nothing runs.
     try {
@@ -394,6 +395,8 @@ CampaignStats runCampaignJobs(const std::vector<CampaignEngine>& engines, const 
     } catch (const DeadlineExceeded&) {
       CampaignStats none;
       none.interrupted = interruptRequested() || (o.stop && o.stop());
+      none.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return none;
     }
   }

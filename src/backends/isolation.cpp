@@ -80,7 +80,7 @@ RunReport runAndReport(Backend& backend, const Model& model, const TensorMap& in
   coverage::reset();
   try {
     r.outputs = backend.run(model, inputs);
-  } catch (const std::bad_alloc&) {  // past the kernel's limit on this process (limitMemory)
+  } catch (const std::bad_alloc&) {  // past the kernel's limit (limitMemoryFromNow)
     r.status = kUnsupported;
     r.message = "memory: the engine could not allocate within the memory limit of " +
                 std::to_string(memoryLimit() >> 20) + " MiB (--memory-limit); the case is skipped";
@@ -261,6 +261,13 @@ std::string deathReport(int status, const std::string& err) {
   if (WIFSIGNALED(status))
     return watcherReport(kCrash, "killed by " + signalText(WTERMSIG(status)) + detail,
                          WTERMSIG(status));
+  // A sanitizer that ends the process at an allocation past the kernel's memory limit
+  // (limitMemoryFromNow) says so: the case's size, not the engine's crash.
+  if (err.find("Sanitizer") != std::string::npos && saysOutOfMemory(err))
+    return watcherReport(kUnsupported,
+                         "memory: the engine could not allocate within the memory "
+                         "limit of " +
+                             mib(memoryLimit()) + " (--memory-limit)" + detail);
   // The same crash in a sanitized build: the signal, not the sanitizer's exit status.
   if (const int signal = signalCaughtBySanitizer(err))
     return watcherReport(kCrash, signalText(signal) + ", caught by a sanitizer" + detail, signal);

@@ -118,8 +118,9 @@ void WorkerProcess::stop() {
   if (fromWorker_ >= 0) ::close(fromWorker_);
   if (pid_ > 0) {
     killProcessTree(pid_);
-    if (!waitForExit(pid_, std::chrono::steady_clock::now() + kExitTime))
-      ::kill(pid_, SIGKILL);  // (already sent: a process in the kernel's hands is left to it)
+    // Killed, it goes at once; one the kernel holds longer (in an uninterruptible wait) is left
+    // unreaped rather than waited for.
+    waitForExit(pid_, std::chrono::steady_clock::now() + kExitTime);
   }
   log_.reset();
   pid_ = toWorker_ = fromWorker_ = -1;

@@ -121,7 +121,8 @@ std::string textLiteral(std::string_view text, const std::string& indent, Litera
 
 std::string comment(std::string_view text, const std::string& prefix, bool cpp) {
   std::string out;
-  for (size_t at = 0; at <= text.size();) {
+  // Lines as getline splits them: a last LF ends the last line, and starts none.
+  for (size_t at = 0; at < text.size() || out.empty();) {
     const size_t end = std::min(text.find('\n', at), text.size());
     std::string line = prefix + escapeInvisible(text.substr(at, end - at));
     while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -132,7 +133,6 @@ std::string comment(std::string_view text, const std::string& prefix, bool cpp) 
       if (line.back() == '\\') line.replace(line.size() - 1, 1, "\\x5c");
     }
     out += line + "\n";
-    if (end == text.size()) break;
     at = end + 1;
   }
   return out;

@@ -56,6 +56,15 @@ TEST(EngineRegistry, EntriesNeedANameAFactoryAndAFreeName) {
                           }}),
                Error);
   EXPECT_THROW(r.add({.name = "x"}), Error);
+  // A name is no path: it names folders (a corpus's fuzz-<name>, a plug-in's known bugs).
+  for (const char* path : {"../x", "a/b", ".hidden", "x\ny"})
+    EXPECT_NE(testing::errorOf([&] {
+                r.add({.name = path, .make = [](const std::string&) {
+                         return std::unique_ptr<Backend>(new ReferenceBackend);
+                       }});
+              }).find("not a name an engine may have"),
+              std::string::npos)
+        << path;
   r.add({.name = "x",
          .make = [](const std::string&) { return std::unique_ptr<Backend>(new ReferenceBackend); },
          .configurations =

@@ -9,12 +9,15 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
+#include "core/deadline.h"
 #include "core/onnx_proto.h"
 #include "nncheck/compare.h"
 #include "nncheck/error.h"
 #include "nncheck/generator.h"
 #include "nncheck/reference.h"
+#include "test_util.h"
 
 namespace nncheck {
 namespace {
@@ -391,6 +394,44 @@ TEST_P(IsolatedIn, TheKernelRefusesAnEngineMemoryPastTheLimit) {
   EXPECT_NE(r.message.find("could not allocate within the memory limit of 64 MiB"),
             std::string::npos)
       << r.message;
+}
+
+// Before, a wait on an engine looked at nothing but the run's own time limit: Ctrl-C and a
+// campaign's time box waited for it (an Inductor campaign stopped 93 s after Ctrl-C). Now the
+// interruptible limit in force ends the wait, the engine's processes go with it, and the next
+// run starts afresh.
+TEST_P(IsolatedIn, AnInterruptEndsAWaitOnTheEngineAndTheNextRunStartsAfresh) {
+  // Sleeps while its flag file is there (a process forked earlier sees it go too).
+  namespace fs = std::filesystem;
+  testing::TempDir tmp("isolation_interrupt");
+  struct Sleeping : Backend {
+    fs::path flag;
+    std::string name() const override { return "sleeping"; }
+    TensorMap run(const Model&, const TensorMap&) override {
+      for (int i = 0; i < 600 && fs::exists(flag); ++i) std::this_thread::sleep_for(50ms);
+      return {{"small", Tensor::scalar<int64_t>(int64_t{1})}};
+    }
+  } sleeping;
+  sleeping.flag = tmp.path() / "sleep";
+  std::ofstream(sleeping.flag) << "x";
+  const Isolated engine = isolated(sleeping, 60s, GetParam());
+  std::thread interrupt([] {
+    std::this_thread::sleep_for(300ms);
+    requestInterrupt();
+  });
+  bool ended = false;
+  try {
+    const Deadline box(std::chrono::hours(1), Deadline::Interrupt::Ends);
+    engine.run(smallModel(), {});
+  } catch (const DeadlineExceeded& e) {
+    ended = e.where == "interrupted";
+  }
+  interrupt.join();
+  clearInterrupt();
+  EXPECT_TRUE(ended) << "the run was not interrupted";
+  fs::remove(sleeping.flag);
+  const RunOutcome next = engine.run(smallModel(), {});
+  EXPECT_EQ(next.kind, Outcome::Pass) << next.message;
 }
 
 // What a reply may carry is bounded before anything is allocated for it; an engine that would

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "backends/broken_worker.h"
 #include "core/shell_words.h"
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
@@ -43,31 +44,12 @@ TEST(WorkerCommand, MakesARelativeFileAbsoluteAndRefusesAnEmptyLine) {
 
 #ifdef NNCHECK_SDK_PYTHON
 
-const std::string kBroken =
-    std::string(NNCHECK_SOURCE_DIR) + "/tests/backends/workers/broken_worker.py";
-
-WorkerCommand broken(const std::string& mode, const std::string& extra = "") {
-  return WorkerCommand::parse(std::string(NNCHECK_SDK_PYTHON) + " " + kBroken + " " + mode +
-                              (extra.empty() ? "" : " " + extra));
-}
-
-Model identity() {
-  Model m;
-  m.opsets = {{"", 17}};
-  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
-  m.graph.nodes = {Node::make("Identity", {"x"}, {"y"}, "id")};
-  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
-  return m;
-}
-
-const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2}, {1, -2})}};
-
 class BrokenWorker : public ::testing::Test {
  protected:
   testing::TempDir tmp_{"broken_worker"};
   // Misbehaves as `mode` says on the first run only; the next runs are answered.
   WorkerCommand onFirstRun(const std::string& mode) {
-    return broken(mode, "1 " + (tmp_.path() / "runs").string());
+    return testing::brokenWorker(mode, "1 " + (tmp_.path() / "runs").string());
   }
   // The first run ends as `kind` with a message naming the worker and saying `what`; the next
   // is answered, by a fresh worker.
@@ -75,14 +57,14 @@ class BrokenWorker : public ::testing::Test {
                                     const std::string& what) {
     WorkerBackend engine(onFirstRun(mode), "plain");
     const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
-    const RunOutcome r = isolated.run(identity(), kInputs);
+    const RunOutcome r = isolated.run(testing::identityModel(), testing::kIdentityInputs);
     EXPECT_EQ(r.kind, kind) << r.message;
     EXPECT_NE(r.message.find("worker '"), std::string::npos) << r.message;
     EXPECT_NE(r.message.find("broken_worker.py " + mode), std::string::npos) << r.message;
     EXPECT_NE(r.message.find(what), std::string::npos) << r.message;
-    const RunOutcome next = isolated.run(identity(), kInputs);
+    const RunOutcome next = isolated.run(testing::identityModel(), testing::kIdentityInputs);
     ASSERT_EQ(next.kind, Outcome::Pass) << next.message;
-    EXPECT_TRUE(next.outputs.at("y") == kInputs.at("x"));
+    EXPECT_TRUE(next.outputs.at("y") == testing::kIdentityInputs.at("x"));
   }
 };
 
@@ -91,18 +73,18 @@ TEST_F(BrokenWorker, OneThatDiesIsAnErrorNamingItAndTheNextRunHasAFreshOne) {
 }
 
 TEST_F(BrokenWorker, OneThatCrashesIsTheEnginesCrash) {
-  WorkerBackend engine(broken("crashes"), "plain");
+  WorkerBackend engine(testing::brokenWorker("crashes"), "plain");
   const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
-  const RunOutcome r = isolated.run(identity(), kInputs);
+  const RunOutcome r = isolated.run(testing::identityModel(), testing::kIdentityInputs);
   EXPECT_EQ(r.kind, Outcome::Crash) << r.message;
   EXPECT_EQ(r.signal, SIGSEGV);
 }
 
 TEST_F(BrokenWorker, OneThatHangsIsAHang) {
   // (A hang is confirmed in a fresh process, with a fresh worker, before it is reported.)
-  WorkerBackend engine(broken("hangs"), "plain");
+  WorkerBackend engine(testing::brokenWorker("hangs"), "plain");
   const Isolated isolated(engine, std::chrono::seconds(2), Isolation::Persistent);
-  const RunOutcome r = isolated.run(identity(), kInputs);
+  const RunOutcome r = isolated.run(testing::identityModel(), testing::kIdentityInputs);
   EXPECT_EQ(r.kind, Outcome::Hang) << r.message;
 }
 
@@ -116,11 +98,11 @@ TEST_F(BrokenWorker, OneThatWritesAnOversizedReplyIsRefusedUnreadAndReplaced) {
 }
 
 TEST_F(BrokenWorker, OneThatAsksToBeRestartedEveryNRunsIs) {
-  WorkerBackend engine(broken("restarts"), "plain");
+  WorkerBackend engine(testing::brokenWorker("restarts"), "plain");
   const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
   std::vector<float> served;
   for (int i = 0; i < 5; ++i) {
-    const RunOutcome r = isolated.run(identity(), kInputs);
+    const RunOutcome r = isolated.run(testing::identityModel(), testing::kIdentityInputs);
     ASSERT_EQ(r.kind, Outcome::Pass) << r.message;
     served.push_back(r.outputs.at("y").span<float>()[0] - 1);  // x[0] is 1
   }
@@ -128,7 +110,8 @@ TEST_F(BrokenWorker, OneThatAsksToBeRestartedEveryNRunsIs) {
 }
 
 TEST_F(BrokenWorker, OneOfAnotherProtocolVersionIsRefusedAtHello) {
-  const std::string e = testing::errorOf([] { WorkerBackend engine(broken("version")); });
+  const std::string e =
+      testing::errorOf([] { WorkerBackend engine(testing::brokenWorker("version")); });
   EXPECT_NE(e.find("broken_worker.py version'"), std::string::npos) << e;
   EXPECT_NE(e.find("speaks the worker protocol version 2; this nncheck speaks version 1"),
             std::string::npos)
@@ -136,18 +119,20 @@ TEST_F(BrokenWorker, OneOfAnotherProtocolVersionIsRefusedAtHello) {
 }
 
 TEST_F(BrokenWorker, AConfigurationOrOptimizationItsFactsDoNotNameIsAnError) {
-  const std::string e = testing::errorOf([] { WorkerBackend engine(broken("good"), "fast"); });
+  const std::string e =
+      testing::errorOf([] { WorkerBackend engine(testing::brokenWorker("good"), "fast"); });
   EXPECT_NE(e.find("no configuration 'fast' (its configurations: 'plain')"), std::string::npos)
       << e;
-  const std::string d =
-      testing::errorOf([] { WorkerBackend engine(broken("good"), "plain,disable=Fold"); });
+  const std::string d = testing::errorOf(
+      [] { WorkerBackend engine(testing::brokenWorker("good"), "plain,disable=Fold"); });
   EXPECT_NE(d.find("names no optimization 'Fold'"), std::string::npos) << d;
 }
 
 TEST_F(BrokenWorker, AnOptimizationItNamesButCannotSwitchOffCountsAsReachOnly) {
-  EXPECT_EQ(WorkerBackend(broken("good")).optimizations(), std::vector<std::string>{"Simplify"});
-  const std::string d =
-      testing::errorOf([] { WorkerBackend engine(broken("good"), "plain,disable=Simplify"); });
+  EXPECT_EQ(WorkerBackend(testing::brokenWorker("good")).optimizations(),
+            std::vector<std::string>{"Simplify"});
+  const std::string d = testing::errorOf(
+      [] { WorkerBackend engine(testing::brokenWorker("good"), "plain,disable=Simplify"); });
   EXPECT_NE(d.find("cannot switch off 'Simplify' (the engine names it as applied only)"),
             std::string::npos)
       << d;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "backends/broken_worker.h"
 #include "nncheck/error.h"
 #include "nncheck/isolation.h"
 #include "nncheck/reference.h"
@@ -24,28 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kBroken =
-    std::string(NNCHECK_SOURCE_DIR) + "/tests/backends/workers/broken_worker.py";
-
-WorkerCommand broken(const std::string& mode, const std::string& argument = "") {
-  return WorkerCommand::parse(std::string(NNCHECK_SDK_PYTHON) + " " + kBroken + " " + mode +
-                              (argument.empty() ? "" : " " + argument));
-}
-
 WorkerProcess::Command processOf(const WorkerCommand& c) {
   return {c.argv, {{"PYTHONPATH", NNCHECK_SOURCE_DIR "/python"}}, ""};
 }
-
-Model identity() {
-  Model m;
-  m.opsets = {{"", 17}};
-  m.graph.inputs = {ValueInfo::tensor("x", DType::Float32, {2})};
-  m.graph.nodes = {Node::make("Identity", {"x"}, {"y"}, "id")};
-  m.graph.outputs = {ValueInfo::tensor("y", DType::Float32, {2})};
-  return m;
-}
-
-const TensorMap kInputs = {{"x", Tensor::fromVector<float>({2}, {1, -2})}};
 
 // Whether a process is running (a zombie is not: it only waits to be reaped).
 bool running(pid_t pid) {
@@ -83,7 +65,8 @@ int64_t peakMiB() {
 
 // Before, nncheck waited for it for ever (waitpid with no deadline and no kill).
 TEST(WorkerProcess, OneThatClosesItsOutputAndStaysIsStopped) {
-  const std::string e = testing::errorOf([] { WorkerBackend engine(broken("closes")); });
+  const std::string e =
+      testing::errorOf([] { WorkerBackend engine(testing::brokenWorker("closes")); });
   EXPECT_NE(e.find("closed its output before it said its facts and did not exit within 2 s; it "
                    "was stopped"),
             std::string::npos)
@@ -95,8 +78,8 @@ TEST(WorkerProcess, OneThatClosesItsOutputAndStaysIsStopped) {
 TEST(WorkerProcess, OneThatExitsWhileItsChildHoldsItsOutputIsSeenToExit) {
   testing::TempDir tmp("worker_holds");
   const fs::path pidFile = tmp.path() / "child";
-  const std::string e =
-      testing::errorOf([&] { WorkerBackend engine(broken("holds", pidFile.string())); });
+  const std::string e = testing::errorOf(
+      [&] { WorkerBackend engine(testing::brokenWorker("holds", pidFile.string())); });
   EXPECT_NE(e.find("exited with status 0 before it said its facts"), std::string::npos) << e;
   const pid_t child = pidIn(pidFile);
   ASSERT_GT(child, 0);
@@ -110,9 +93,9 @@ TEST(WorkerProcess, ADaemonTheWorkerLeavesEndsWithTheEngine) {
   const fs::path pidFile = tmp.path() / "daemon";
   pid_t daemon = 0;
   {
-    WorkerBackend engine(broken("orphans", pidFile.string()), "plain");
+    WorkerBackend engine(testing::brokenWorker("orphans", pidFile.string()), "plain");
     const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
-    const RunOutcome r = isolated.run(identity(), kInputs);
+    const RunOutcome r = isolated.run(testing::identityModel(), testing::kIdentityInputs);
     ASSERT_EQ(r.kind, Outcome::Pass) << r.message;
     daemon = pidIn(pidFile);
     ASSERT_GT(daemon, 0);
@@ -125,11 +108,12 @@ TEST(WorkerProcess, ADaemonTheWorkerLeavesEndsWithTheEngine) {
 // memory whole, at hello in nncheck's own process.
 TEST(WorkerProcess, AFloodOfItsStderrCostsNeitherMemoryNorDisk) {
   const int64_t before = peakMiB();
-  WorkerProcess w(processOf(broken("floods", "768")));
+  WorkerProcess w(processOf(testing::brokenWorker("floods", "768")));
   w.facts();
   std::string log;
   const worker::Reply reply =
-      w.run({.configuration = "plain"}, serializeModel(identity()), {{"x", &kInputs.at("x")}}, log);
+      w.run({.configuration = "plain"}, serializeModel(testing::identityModel()),
+            {{"x", &testing::kIdentityInputs.at("x")}}, log);
   EXPECT_EQ(reply.kind, worker::kOutputs);
   EXPECT_LE(log.size(), size_t{1} << 21) << "the log is its tail";
   EXPECT_NE(log.find("bytes of its stderr before these left out"), std::string::npos);
@@ -138,11 +122,13 @@ TEST(WorkerProcess, AFloodOfItsStderrCostsNeitherMemoryNorDisk) {
 
 // Before, 200 configurations started 521 processes; 20,000 were still starting after 10 min.
 TEST(WorkerProcess, FactsNamingMoreThanAnEngineMayOrAPathAreRefused) {
-  const std::string many = testing::errorOf([] { WorkerBackend engine(broken("many")); });
+  const std::string many =
+      testing::errorOf([] { WorkerBackend engine(testing::brokenWorker("many")); });
   EXPECT_NE(many.find("its facts name 200 configurations; an engine may have at most 32"),
             std::string::npos)
       << many;
-  const std::string path = testing::errorOf([] { WorkerBackend engine(broken("badname")); });
+  const std::string path =
+      testing::errorOf([] { WorkerBackend engine(testing::brokenWorker("badname")); });
   EXPECT_NE(path.find("its facts name the engine '../escape', which is no plain name"),
             std::string::npos)
       << path;
@@ -152,9 +138,9 @@ TEST(WorkerProcess, FactsNamingMoreThanAnEngineMayOrAPathAreRefused) {
 // kernel refuses its allocation past the limit, and the case is skipped for memory.
 TEST(WorkerProcess, AnAllocationPastTheMemoryLimitFailsAndTheCaseIsSkipped) {
   const int64_t before = setMemoryLimit(int64_t{512} << 20);
-  WorkerBackend engine(broken("grabs"), "plain");
+  WorkerBackend engine(testing::brokenWorker("grabs"), "plain");
   const Isolated isolated(engine, std::chrono::seconds(30), Isolation::Persistent);
-  const RunOutcome r = isolated.run(identity(), kInputs);
+  const RunOutcome r = isolated.run(testing::identityModel(), testing::kIdentityInputs);
   setMemoryLimit(before);
   EXPECT_EQ(r.kind, Outcome::Unsupported) << r.message;
   EXPECT_NE(r.message.find("could not allocate within the memory limit of 512 MiB"),

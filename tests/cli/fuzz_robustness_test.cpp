@@ -140,6 +140,61 @@ TEST_F(FuzzRobustness, CtrlCStopsTheCampaignWithItsSummaryAndReportAndLeavesNoth
   }
 }
 
+#ifdef NNCHECK_SDK_PYTHON
+// `--engine-worker '<python> broken_worker.py MODE'` (tests/backends/workers).
+std::string brokenWorkerOption(const std::string& mode) {
+  return "--engine-worker '" NNCHECK_SDK_PYTHON " " NNCHECK_SOURCE_DIR
+         "/tests/backends/workers/broken_worker.py " +
+         mode + "'";
+}
+
+// A shell loop that waits (up to ten seconds) until the broken worker runs in nncheck's session,
+// $p, and sets $w to its pid. (nncheck's own command line names the worker too: left out.)
+std::string waitForWorker() {
+  return "for i in $(seq 200); do w=$(pgrep -s $p -f broken_worker.py | grep -vx $p | head -1); "
+         "[ -n \"$w\" ] && break; sleep 0.05; done; ";
+}
+
+// Before, Ctrl-C, SIGTERM and the time box waited while the engines started: an Inductor
+// campaign stopped 93 s after Ctrl-C. Here the engine's first run (the check that it works here)
+// hangs until its --timeout of 120 s: Ctrl-C ends the start-up at once, and so does the time box.
+TEST_F(FuzzRobustness, CtrlCAndTheTimeBoxEndTheEnginesStartUp) {
+  const std::string fuzz = std::string(NNCHECK_CLI) + " fuzz " + brokenWorkerOption("hangs") +
+                           " --timeout 120 --corpus " + corpus_.string();
+  // Ctrl-C to the process group once the worker runs (its facts are read; the check's run hangs).
+  auto interrupted = runCommand("cd " + tmp_.path().string() + " || exit 1; setsid " + fuzz +
+                                " --seconds 600 > out.txt 2>&1 & p=$!; " + waitForWorker() +
+                                "sleep 1; kill -INT -$p; wait $p; echo \"exit=$?\"; cat out.txt");
+  EXPECT_TRUE(has(interrupted.output, "exit=130")) << interrupted.output;
+  EXPECT_TRUE(has(interrupted.output, "campaign: 0 cases")) << interrupted.output;
+  EXPECT_TRUE(has(interrupted.output, "interrupted: what ran before the stop"))
+      << interrupted.output;
+  auto boxed = runCommand(fuzz + " --seconds 3");
+  EXPECT_EQ(boxed.status, 0) << boxed.output;
+  EXPECT_TRUE(has(boxed.output, "campaign: 0 cases")) << boxed.output;
+}
+
+// Before, the folder of a worker started in nncheck's own process (to read its facts) stayed in
+// TMPDIR when a signal ended nncheck, as did the worker. Now the signal removes it, the worker
+// dies with nncheck, and a folder a killed nncheck left is removed by the next that starts one.
+TEST_F(FuzzRobustness, ASignalThatEndsNncheckTakesItsTemporaryFoldersAndWorkersAlong) {
+  const fs::path tmpdir = tmp_.path() / "tmp";
+  fs::create_directories(tmpdir / "nncheck-worker-999999999-left");  // of a process long gone
+  const std::string fuzz = std::string(NNCHECK_CLI) + " fuzz " + brokenWorkerOption("sleeps") +
+                           " --seconds 600 --corpus " + corpus_.string();
+  // The worker sleeps at hello, in nncheck's own process: SIGTERM comes meanwhile.
+  auto o =
+      runCommand("export TMPDIR=" + tmpdir.string() + "; setsid " + fuzz +
+                 " > /dev/null 2>&1 & p=$!; " + waitForWorker() +
+                 "sleep 0.5; kill -TERM $p; wait $p; echo \"exit=$?\"; sleep 0.5; "
+                 "case $(ps -o stat= -p $w) in ''|Z*) echo 'no worker left' ;; *) echo \"worker $w "
+                 "left\" ;; esac");  // (a zombie is gone: it waits to be reaped)
+  EXPECT_TRUE(has(o.output, "exit=143")) << o.output;
+  EXPECT_TRUE(has(o.output, "no worker left")) << o.output;
+  EXPECT_TRUE(fs::is_empty(tmpdir)) << "left behind in " << tmpdir;
+}
+#endif
+
 // Before, with TMPDIR on a full disk every case ran, then "worker N of M: ended without its
 // results" came with no reason and the summary was lost: the workers handed their results
 // back through files there. Needs a small file system of its own (a user namespace's tmpfs).

@@ -73,5 +73,29 @@ TEST(Deadline, ALargeStepIsCheckedAtOnce) {
   EXPECT_THROW(pollDeadline(100'000), DeadlineExceeded);
 }
 
+// Ctrl-C asks a campaign to stop: it ends the limits that say an interrupt ends them (the time
+// box), wherever they are polled, and leaves the others (a reference run's own limit) alone.
+TEST(Deadline, AnInterruptEndsOnlyTheLimitsItMayEnd) {
+  {
+    const Deadline alone(1h);
+    requestInterrupt();
+    EXPECT_NO_THROW(checkDeadline()) << "no limit in force may be interrupted";
+  }
+  {
+    const Deadline box(1h, Deadline::Interrupt::Ends);
+    const Deadline inner(1h);  // a reference run's, inside the box
+    try {
+      checkDeadline();
+      ADD_FAILURE() << "the interrupt ended nothing";
+    } catch (const DeadlineExceeded& e) {
+      EXPECT_TRUE(e.of(box));
+      EXPECT_EQ(e.where, "interrupted");
+    }
+    clearInterrupt();
+    EXPECT_NO_THROW(checkDeadline());
+  }
+  EXPECT_FALSE(limitInForce());
+}
+
 }  // namespace
 }  // namespace nncheck

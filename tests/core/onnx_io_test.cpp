@@ -247,6 +247,25 @@ TEST(OnnxIo, AFileReferenceAnywhereInAModelIsRefusedNamingTheTensor) {
 
 // A model made in memory holds what the IR keeps as protobuf bytes (sparse initializers, opaque
 // attributes, functions): checked before any engine gets it.
+// Before, a name that was no UTF-8 reached the reproducers (reproduce.py did not parse) and
+// every printer. ONNX's text is UTF-8, so such a model or tensor is refused as it is read.
+TEST(OnnxIo, TextThatIsNoUtf8IsRefusedNamingWhere) {
+  onnx::ModelProto p = plainModel();
+  p.mutable_graph()->mutable_node(0)->set_name("add\xff\xfe");
+  const std::string model = testing::errorOf([&] { parseModel(p.SerializeAsString(), "m.onnx"); });
+  EXPECT_NE(model.find("m.onnx: model.graph.node[0].name 'add\\xff\\xfe' is not UTF-8 (byte 3)"),
+            std::string::npos)
+      << model;
+  onnx::TensorProto t = tensorToProto(Tensor::fromVector<float>({1}, {1}), "x\xc0\x80");
+  const std::string tensor =
+      testing::errorOf([&] { parseTensor(t.SerializeAsString(), "input_0.pb"); });
+  EXPECT_NE(tensor.find("input_0.pb: tensor.name"), std::string::npos) << tensor;
+  EXPECT_NE(tensor.find("is not UTF-8 (byte 1)"), std::string::npos) << tensor;
+  // What is UTF-8 reads, whatever its characters.
+  p.mutable_graph()->mutable_node(0)->set_name("add \xe2\x80\xa8 \xf0\x9f\x98\x80");
+  EXPECT_NO_THROW(parseModel(p.SerializeAsString(), "m.onnx"));
+}
+
 TEST(OnnxIo, AModelMadeInMemoryThatRefersToAFileIsRefused) {
   Model m = parseModel(plainModel().SerializeAsString(), "plain.onnx");
   EXPECT_NO_THROW(refuseFileReferences(m, "isolated run"));

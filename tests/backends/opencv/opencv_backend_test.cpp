@@ -16,7 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // x[1,2,5,5] -> Conv(w[3,2,3,3], b[3], pads 1) -> Relu, weights as initializers.
-TestCase convRelu() {
+TestCase convReluCase() {
   TestCase tc;
   Model& m = tc.model;
   m.opsets = {{"", 13}};
@@ -50,7 +50,7 @@ TEST(OpenCVBackend, IsRegisteredAndDeclaresFloat32WithInitializerWeights) {
 }
 
 TEST(OpenCVBackend, ConvReluMatchesTheReferenceWithAndWithoutFusion) {
-  TestCase tc = convRelu();
+  TestCase tc = convReluCase();
   ASSERT_EQ(whyInvalid(tc.model), std::nullopt);
   for (bool fusion : {true, false}) {
     opencv::Backend cv({fusion, opencv::Target::Cpu});
@@ -61,7 +61,7 @@ TEST(OpenCVBackend, ConvReluMatchesTheReferenceWithAndWithoutFusion) {
 
 TEST(OpenCVBackend, RunsIsolated) {
   opencv::Backend cv;
-  TestCase tc = convRelu();
+  TestCase tc = convReluCase();
   EXPECT_NO_THROW(assertAllClose(runOn(isolated(cv, 20s), tc), runOn(reference(), tc)));
 }
 

@@ -12,6 +12,7 @@
 #include "harness/reproducer.h"
 #include "hostile_text.h"
 #include "nncheck/error.h"
+#include "reproduction_of_text.h"
 #include "script_skeleton.h"
 #include "test_util.h"
 
@@ -21,63 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::has;
-
-// The engine's part of each script: run() returns the feeds, which the expected outputs equal.
-struct Language {
-  const char* name;
-  const char* code;
-};
-constexpr Language kLanguages[] = {
-    {"python", "def run(model_path, feeds):\n    return list(feeds.values())\n"},
-    {"javascript", "async function run(modelPath, feeds) {\n  return Object.values(feeds);\n}\n"},
-    {"c++",
-     "std::vector<Tensor> run(const std::string&,\n"
-     "                        const std::vector<std::pair<std::string, Tensor>>& feeds) {\n"
-     "  return {feeds[0].second};\n}\n"},
-};
-
-// y = Identity(x), its every name and text from `text(field)`: the node's name, op attributes
-// (a string value among them), the values' names, an initializer's, and the record's title,
-// upstream, message, divergence and culprit.
-Reproduction caseOf(const std::function<std::string(const std::string&)>& text,
-                    const Language& language) {
-  Reproduction r;
-  Model& m = r.saved.testCase.model;
-  m.opsets = {{"", 17}};
-  const std::string x = text("x"), y = text("y"), node = text("node");
-  m.graph.inputs = {ValueInfo::tensor(x, DType::Float32, {2})};
-  Node n = Node::make("Identity", {x}, {y}, node);
-  n.attributes = {Attribute::ofString(text("attribute"), text("value"))};
-  m.graph.nodes = {n};
-  m.graph.outputs = {ValueInfo::tensor(y, DType::Float32, {2})};
-  m.graph.initializers = {{text("weight"), Tensor::fromVector<float>({1}, {3})}};
-  const Tensor values = Tensor::fromVector<float>({2}, {1, -2});
-  r.saved.testCase.inputs = {{x, values}};
-  r.expected = {{y, values}};
-  FailureInfo& info = r.saved.info;
-  r.saved.kind = info.kind = Outcome::Mismatch;
-  info.title = text("title");
-  info.upstream = text("upstream");
-  info.message = text("message");
-  Divergence& d = info.divergence.emplace();
-  d.name = node;
-  d.opType = "Identity";
-  d.output = y;
-  d.detail = text("detail");
-  info.culprit =
-      Culprit{.needed = {text("pass")}, .workaroundPasses = true, .workaround = text("workaround")};
-  r.engine = "double";
-  r.configuration = text("configuration");
-  r.found = text("found");
-  r.triage = {{r.configuration, Outcome::Mismatch}, {text("other"), Outcome::Pass}};
-  r.recipe = {.language = language.name,
-              .code = language.code,
-              .requirements = "nothing",
-              .versions = "double 1.0"};
-  r.saved.dir = text("folder");
-  r.command = "nncheck repro " + text("folder") + " --backend double";
-  return r;
-}
 
 // What running the script prints and returns, in its own folder.
 testing::CliOutcome runScript(const fs::path& folder, const std::string& language,
@@ -104,9 +48,9 @@ TEST(ReproducerInjection, NoTextOfTheCaseRunsInAScriptOfAnyLanguage) {
     return testing::HostileText(marks, field).value();
   };
   const auto plain = [](const std::string& field) { return "plain_" + field; };
-  for (const Language& language : kLanguages) {
+  for (const testing::StubLanguage& language : testing::kStubLanguages) {
     SCOPED_TRACE(language.name);
-    const std::string script = reproducerScript(caseOf(hostile, language));
+    const std::string script = reproducerScript(testing::reproductionOfText(hostile, language));
     const fs::path folder = tmp.path() / language.name;
     fs::create_directories(folder);
     const testing::CliOutcome o = runScript(folder, language.name, script);
@@ -117,7 +61,8 @@ TEST(ReproducerInjection, NoTextOfTheCaseRunsInAScriptOfAnyLanguage) {
     const auto skeleton = testing::scriptSkeleton(script, language.name);
     ASSERT_TRUE(skeleton) << "the script does not lex as " << language.name;
     EXPECT_EQ(*skeleton,
-              testing::scriptSkeleton(reproducerScript(caseOf(plain, language)), language.name));
+              testing::scriptSkeleton(
+                  reproducerScript(testing::reproductionOfText(plain, language)), language.name));
   }
 }
 #endif
@@ -128,12 +73,14 @@ TEST(ReproducerInjection, TheIssueDraftShowsTheCasesTextAndNoMarkupOfIt) {
     return testing::HostileText(tmp.path(), field).value();
   };
   const auto plain = [](const std::string& field) { return "plain_" + field; };
-  ActualResult actual{.outcome = Outcome::Error, .message = hostile("engine's message")};
-  const std::string draft = issueDraft(caseOf(hostile, kLanguages[0]), actual, hostile("os"));
+  ActualResult actual{.outcome = Outcome::Error, .outputs = {}, .message = hostile("message")};
+  const std::string draft = issueDraft(
+      testing::reproductionOfText(hostile, testing::kStubLanguages[0]), actual, hostile("os"));
   const auto markup = testing::markdownSkeleton(draft);
   ASSERT_TRUE(markup) << "a fence is left open:\n" << draft;
   EXPECT_EQ(*markup, testing::markdownSkeleton(
-                         issueDraft(caseOf(plain, kLanguages[0]), actual, plain("os"))))
+                         issueDraft(testing::reproductionOfText(plain, testing::kStubLanguages[0]),
+                                    actual, plain("os"))))
       << draft;
   // What it holds is there to read, as text; a line's end inside it shows as an escape.
   EXPECT_TRUE(has(draft, "\\<img src=x onerror=alert(1)\\>")) << draft;
@@ -143,8 +90,8 @@ TEST(ReproducerInjection, TheIssueDraftShowsTheCasesTextAndNoMarkupOfIt) {
 TEST(ReproducerInjection, ANameThatIsNoUtf8IsRefusedByEveryScriptWriterButCpps) {
   testing::TempDir tmp("reproducer_utf8");
   const auto bad = [](const std::string& field) { return field == "x" ? "x\xff\xfe" : field; };
-  for (const Language& language : kLanguages) {
-    const Reproduction r = caseOf(bad, language);
+  for (const testing::StubLanguage& language : testing::kStubLanguages) {
+    const Reproduction r = testing::reproductionOfText(bad, language);
     if (std::string(language.name) == "c++") {  // C++ holds bytes (octal escapes)
       EXPECT_TRUE(has(reproducerScript(r), "\"x\\377\\376\""));
       continue;

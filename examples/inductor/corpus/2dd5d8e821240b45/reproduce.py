@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # inductor 2.15.0: Gemm fails on a valid model after weight_prepack
 # inductor 2.15.0, Python 3.11.2, numpy 2.4.6; configuration mode=freezing
 #
@@ -7,7 +8,7 @@
 #   | https://en.wikipedia.org/wiki/Basic_Linear_Algebra_Subprograms#Level_3
 #
 # What goes wrong: inductor (mode=freezing) failed: inductor (mode=freezing): BackendCompilerFailed: backend='inductor' raised: RuntimeError: reorder_linear_weight: weight's dtype should be float
-# Configurations: fails at mode=freezing (error); passes at mode=aot_eager, mode=dynamic, mode=eager, mode=inductor, mode=max-autotune
+# Configurations: fails at mode=freezing (error); passes at mode=aot_eager, mode=dynamic, mode=eager, mode=inductor, mode=max-autotune: passes at mode=eager: a bug of the optimizing configurations
 # Culprit: fails with only weight_prepack enabled; passes with it disabled; workaround: the configuration mode=freezing,disable=weight_prepack
 #
 # The model (model.onnx, beside this script):
@@ -34,7 +35,8 @@ from torch import Tensor
 class Model(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        self.register_buffer("w0", torch.from_numpy(np.array([0, 1], dtype=np.int64).reshape([1, 2])))  # w10
+        # the initializer w10
+        self.register_buffer("w0", torch.from_numpy(np.array([0, 1], dtype=np.int64).reshape([1, 2])))
 
     def forward(self, a0: Tensor):
         _t0 = torch.nan_to_num(torch.mm(a0, self.w0).to(torch.float64) * 1.0, 0.0)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: EyeLike fails on a valid model (with k) — EyeLike with |k| beyond the matrix fails to compile: the lowering builds an identity of a negative number of rows
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found
@@ -14,7 +15,7 @@
 #   k=-3: (Optional) Index of the diagonal to be populated with ones. Default is 0. If T2 is the output, this op sets T2[i, i+k] = 1. k = 0 populates the main diagonal, k > 0 populates an upper diagonal,  and k < 0 populates a lower diagonal.
 #
 # What goes wrong: (as recorded at opt=O1) iree (opt=O1) failed: iree (opt=O1): RuntimeError: IREE failed to compile the model: source.mlir:4:10: error: 'linalg.generic' op unexpected result less than 0 at expression #0 in (d0, d1) -> (d0, 0)
-# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
+# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_152 (opset 17, 1 nodes)

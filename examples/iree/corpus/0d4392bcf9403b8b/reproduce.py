@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: PRelu crashes the process — PRelu on a constant integer tensor crashes the compiler: the AtenLtScalarOp folder reads the integer data as float
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found
@@ -9,7 +10,7 @@
 #   | `f(x) = x for x >= 0`., is applied to the data tensor elementwise.
 #
 # What goes wrong: (as recorded at opt=O1) iree (opt=O1) crashed: killed by signal 11 (Segmentation fault)
-# Configurations: fails at opt=O0 (crash), opt=O1 (crash), opt=O2 (crash), opt=O3 (crash), opt=O3+opt-in (crash); passes at none
+# Configurations: fails at opt=O0 (crash), opt=O1 (crash), opt=O2 (crash), opt=O3 (crash), opt=O3+opt-in (crash); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_228 (opset 17, 1 nodes)

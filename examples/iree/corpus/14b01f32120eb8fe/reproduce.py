@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Max fails on a valid model — Variadic Max whose first two operands broadcast to less than the output fails to compile: the chained maximum is given the final type (tensor.cast incompatible)
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found
@@ -9,7 +10,7 @@
 #   | This operator supports **multidirectional (i.e., Numpy-style) broadcasting**; for more details please check [the doc](Broadcasting.md).
 #
 # What goes wrong: (as recorded at opt=O3+opt-in) iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:4:10: error: 'tensor.cast' op operand type 'tensor<1xi64>' and result type 'tensor<1x1xi64>' are cast incompatible
-# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
+# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_219 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Softmax fails on a valid model after aggressive-fusion + fuse-multi-use — A Div fused into a Softmax dispatch that is also a graph output fails workgroup distribution verification (aggressive fusion with multi-use fusion, from O2)
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O2
 # Upstream: none found (related: iree-org/iree#21828 and #21836, closed)
@@ -7,7 +8,7 @@
 #   | The operator computes the normalized exponential values for the given input:
 #
 # What goes wrong: iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: source.mlir:5:10: error: 'vector.store' op write affecting operations on global resources are restricted to workgroup distributed contexts.
-# Configurations: fails at opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at opt=O0, opt=O1
+# Configurations: fails at opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at opt=O0, opt=O1: passes at opt=O0: a bug of the optimizing configurations
 # Culprit: fails with only aggressive-fusion and fuse-multi-use enabled; passes with them disabled; workaround: the configuration opt=O2,disable=aggressive-fusion+fuse-multi-use
 #
 # The model (model.onnx, beside this script):

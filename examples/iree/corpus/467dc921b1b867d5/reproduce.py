@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: GRU returns wrong values (with hidden_size) — GRU ignores sequence_lens: Y_h is the hidden state after the last time step, not after each sequence's length
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found (onnx-mlir#2479 and apache/tvm#13587 fixed the same gap in theirs)
@@ -10,7 +11,7 @@
 #
 # What goes wrong: (as recorded at opt=O3) outputs differ from the reference (worst abs error 0.151002, worst rel error 0.252933; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 1.19209e-06 at most)
 #   first diverging node: node 'GRU_4' (GRU), output 'v15': 1 of 2 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.446002245, max rel error inf; first at [1, 0, 0, 0]: got -0.446002245, expected 0
-# Configurations: fails at opt=O0 (mismatch), opt=O1 (mismatch), opt=O2 (mismatch), opt=O3 (mismatch), opt=O3+opt-in (mismatch); passes at none
+# Configurations: fails at opt=O0 (mismatch), opt=O1 (mismatch), opt=O2 (mismatch), opt=O3 (mismatch), opt=O3+opt-in (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_379 (opset 17, 1 nodes)

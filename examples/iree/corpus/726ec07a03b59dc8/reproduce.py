@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Resize fails on a valid model (with mode) — Resize with mode=linear on an integer tensor fails to compile: the interpolation multiplies integers with arith.mulf
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found
@@ -10,7 +11,7 @@
 #   mode="linear": Three interpolation modes: nearest (default), linear and cubic. The "linear" mode includes linear interpolation for 1D tensor and N-linear interpolation for N-D tensor (for example, bilinear interpolation for 2D tensor). The "cubic" mode includes cubic interpolation for 1D tensor and N-cubic interpolation for N-D tensor (for example, bicubic interpolation for 2D tensor).
 #
 # What goes wrong: (as recorded at opt=O3) iree (opt=O3) failed: iree (opt=O3): RuntimeError: IREE failed to compile the model: source.mlir:5:10: error: 'arith.mulf' op operand #1 must be floating-point-like, but got 'i32'
-# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
+# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_668 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Shape fails on a valid model — The ONNX importer types a value of unknown rank (an Unsqueeze whose axes are computed) as a scalar: the conversion then fails with an unresolved materialization
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found (related: llvm/torch-mlir#3593, iree-org/iree#18153, both closed)
@@ -17,7 +18,7 @@
 #   | value of 0.
 #
 # What goes wrong: (as recorded at opt=O3+opt-in) iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:7:10: error: failed to legalize unresolved materialization from ('!torch.vtensor<[2,2,2],si64>') to ('!torch.vtensor<[],si64>') that remained live after conversion (no type converter specified)
-# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
+# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_148 (opset 17, 3 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Pad fails on a valid model after pad-handling — With pad-handling on, a Pad of bool fails: the i1-to-i8 widening leaves the pad region yielding i1
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O3+opt-in
 # Upstream: none found (the same for tensor.pack: iree-org/iree#15692, closed)
@@ -8,7 +9,7 @@
 #   | a padded tensor (`output`) is generated.
 #
 # What goes wrong: iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:6:10: error: 'tensor.pad' op expected yield type to match shape element type
-# Configurations: fails at opt=O3+opt-in (error); passes at opt=O0, opt=O1, opt=O2, opt=O3
+# Configurations: fails at opt=O3+opt-in (error); passes at opt=O0, opt=O1, opt=O2, opt=O3: passes at opt=O0: a bug of the optimizing configurations
 # Culprit: fails with only pad-handling enabled; passes with it disabled; workaround: the configuration opt=O3+opt-in,disable=pad-handling
 #
 # The model (model.onnx, beside this script):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Split crashes the process — The ONNX importer types a value of unknown rank (a Split whose split is computed) as a scalar: the Split conversion then reads past its sizes and crashes
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found (same crash site as iree-org/iree#18385, closed)
@@ -9,7 +10,7 @@
 #   | Otherwise, the tensor is split to equal sized parts.
 #
 # What goes wrong: (as recorded at opt=O3+opt-in) iree (opt=O3+opt-in) crashed: killed by signal 11 (Segmentation fault)
-# Configurations: fails at opt=O0 (crash), opt=O1 (crash), opt=O2 (crash), opt=O3 (crash), opt=O3+opt-in (crash); passes at none
+# Configurations: fails at opt=O0 (crash), opt=O1 (crash), opt=O2 (crash), opt=O3 (crash), opt=O3+opt-in (crash); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_503 (opset 17, 2 nodes)

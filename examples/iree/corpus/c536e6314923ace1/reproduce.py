@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Pad fails on a valid model after pad-handling — With pad-handling on, a Pad with a runtime constant_value fails in ConcretizePadResultShapePass (scf.if branches of different types)
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O3+opt-in
 # Upstream: iree-org/iree#13514 (pad-handling's tracking issue, open)
@@ -8,7 +9,7 @@
 #   | a padded tensor (`output`) is generated.
 #
 # What goes wrong: iree (opt=O3+opt-in) failed: iree (opt=O3+opt-in): RuntimeError: IREE failed to compile the model: source.mlir:5:10: error: 'scf.if' op along control flow edge from Operation scf.yield to Operation scf.if: successor operand type #0 'tensor<1x1xf32>' should match successor input type #0 'tensor<1x?xf32>'
-# Configurations: fails at opt=O3+opt-in (error); passes at opt=O0, opt=O1, opt=O2, opt=O3
+# Configurations: fails at opt=O3+opt-in (error); passes at opt=O0, opt=O1, opt=O2, opt=O3: passes at opt=O0: a bug of the optimizing configurations
 # Culprit: fails with only pad-handling enabled; passes with it disabled; workaround: the configuration opt=O3+opt-in,disable=pad-handling
 #
 # The model (model.onnx, beside this script):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Pad crashes the process after pad-handling — With pad-handling on, a Pad of a constant tensor with a runtime constant_value crashes EliminateEmptyTensorsPass
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O3+opt-in
 # Upstream: iree-org/iree#13514 (pad-handling's tracking issue, open)
@@ -8,7 +9,7 @@
 #   | a padded tensor (`output`) is generated.
 #
 # What goes wrong: iree (opt=O3+opt-in) crashed: killed by signal 11 (Segmentation fault)
-# Configurations: fails at opt=O3+opt-in (crash); passes at opt=O0, opt=O1, opt=O2, opt=O3
+# Configurations: fails at opt=O3+opt-in (crash); passes at opt=O0, opt=O1, opt=O2, opt=O3: passes at opt=O0: a bug of the optimizing configurations
 # Culprit: fails with only pad-handling enabled; passes with it disabled; workaround: the configuration opt=O3+opt-in,disable=pad-handling
 #
 # The model (model.onnx, beside this script):

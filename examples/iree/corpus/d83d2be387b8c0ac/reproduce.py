@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: Resize fails on a valid model — Resize of a rank-1 tensor fails to compile: the lowering assumes N, C and spatial axes
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found
@@ -9,7 +10,7 @@
 #   |   output_dimension = floor(input_dimension * (roi_end - roi_start) * scale) if input \"sizes\" is not specified.
 #
 # What goes wrong: iree (opt=O0) failed: iree (opt=O0): RuntimeError: IREE failed to compile the model: source.mlir:5:10: error: 'linalg.generic' op expected operand #0 rank (2) to match the result rank of indexing_map (1)
-# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
+# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_560 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: GatherND fails on a valid model — A Slice of width 1 on the innermost axis then GatherND fails LLVM translation: a gather on a strided 1-D view is left unlowered
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: llvm/llvm-project PR #189178 (open; same as iree-org/iree#15364 for rank 2, closed)
@@ -8,7 +9,7 @@
 #   | slices of `data` into an output tensor of rank `q + r - indices_shape[-1] - 1 - b`.
 #
 # What goes wrong: (as recorded at opt=O2) iree (opt=O2) failed: iree (opt=O2): RuntimeError: IREE failed to compile the model: <unknown>:0: error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast
-# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
+# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_291 (opset 17, 6 nodes)

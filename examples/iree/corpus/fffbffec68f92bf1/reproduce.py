@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # iree 3.13.0: MaxPool fails on a valid model (with ceil_mode, kernel_shape) — MaxPool with ceil_mode=1 fails to compile after FoldUnitExtentDims makes an invalid linalg.generic of the padded input
 # iree 3.13.0, Python 3.11.2, numpy 2.4.6; configuration opt=O0
 # Upstream: none found (iree-org/iree#24579, open, is a different ceil_mode failure)
@@ -21,7 +22,7 @@
 #   kernel_shape=[1, 1]: The size of the kernel along each axis.
 #
 # What goes wrong: iree (opt=O0) failed: iree (opt=O0): RuntimeError: IREE failed to compile the model: source.mlir:4:10: error: 'linalg.generic' op inferred input/output operand #2 has shape's dimension #0 to be 3, but found 2
-# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none
+# Configurations: fails at opt=O0 (error), opt=O1 (error), opt=O2 (error), opt=O3 (error), opt=O3+opt-in (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_225 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # litert 2.3.0 (onnx2tf 1.29.24: Gemm fails on a valid model — Gemm with a bias of shape [1] fails to run: TensorFlow's converter folds the Add into FULLY_CONNECTED's bias without broadcasting it (NumElements(bias) != SizeOfDimension(filter, 0))
 # litert 2.3.0 (onnx2tf 1.29.24, TensorFlow 2.19.0), Python 3.11.2, numpy 1.26.4; configuration kernels=reference
 # Upstream: tensorflow/tensorflow#60929 and google-ai-edge/LiteRT#166 (both closed; still in TensorFlow 2.19)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # litert 2.3.0 (onnx2tf 1.29.24: Div returns wrong values — Div of a constant by a transposed value computes the transposed value divided by the constant: TensorFlow's converter pass that pushes a Transpose through elementwise ops (CommuteTransposeWithEwiseOps) puts the transposed operand first, so C/x becomes x/C (and C-x becomes x-C)
 # litert 2.3.0 (onnx2tf 1.29.24, TensorFlow 2.19.0), Python 3.11.2, numpy 1.26.4; configuration kernels=reference
 # Upstream: none found

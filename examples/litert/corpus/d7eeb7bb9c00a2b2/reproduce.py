@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # litert 2.3.0 (onnx2tf 1.29.24: ScatterND returns wrong values — ScatterND into a rank-3 tensor writes the wrong elements: onnx2tf permutes the index columns by the channel-last permutation although they are in ONNX's coordinates
 # litert 2.3.0 (onnx2tf 1.29.24, TensorFlow 2.19.0), Python 3.11.2, numpy 1.26.4; configuration kernels=reference
 # Upstream: none found

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # litert 2.3.0 (onnx2tf 1.29.24: LRN returns wrong values (with alpha, size) — LRN with an even size sums a symmetric window: onnx2tf maps it to tf.nn.lrn with depth_radius floor((size-1)/2), where ONNX sums [c-floor((size-1)/2), c+ceil((size-1)/2)]; LiteRT's reference LRN kernel also stops one channel short ([c-r, c+r))
 # litert 2.3.0 (onnx2tf 1.29.24, TensorFlow 2.19.0), Python 3.11.2, numpy 1.26.4; configuration kernels=reference
 # Upstream: none found

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # litert 2.3.0 (onnx2tf 1.29.24: Mod returns wrong values (with fmod) — Mod with fmod=1 computes a floored modulus: onnx2tf's Mod conversion never reads fmod and always emits FLOOR_MOD
 # litert 2.3.0 (onnx2tf 1.29.24, TensorFlow 2.19.0), Python 3.11.2, numpy 1.26.4; configuration kernels=reference
 # Upstream: none found

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: ReduceLogSumExp returns an output of the wrong shape or type (with axes, keepdims) — ReduceL1, ReduceLogSum and ReduceLogSumExp at opsets 13 to 17 ignore the axes attribute and reduce every axis
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: https://github.com/openvinotoolkit/openvino/issues/38238 (open; fix in PR #38241, open)
@@ -12,7 +13,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.693147, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'ReduceLogSumExp_5' (ReduceLogSumExp), output 'v13': shape differs: expected float32[2], got float32[]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_987 (opset 17, 2 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: LRN returns wrong values (with bias, size) — LRN's bias is truncated to an integer on CPU (0.64 becomes 0: NaN at x = 0; 1.5 becomes 1)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found
@@ -14,7 +15,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error inf, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'LRN_9' (LRN), output 'v17': 1 of 1 elements differ beyond rtol=0.001 atol=1e-05; max abs error inf, max rel error inf; first at [0, 0, 0]: got -nan, expected 0
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_304 (opset 17, 1 nodes)

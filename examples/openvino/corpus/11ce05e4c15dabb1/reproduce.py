@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Sub returns wrong values — An integer Reduce on an [N,1,W] input with an eltwise op fused after it (x - ReduceMean(x)) writes batch 0 only; the later batches come out without the reduction
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found
@@ -8,7 +9,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 1, worst rel error 0; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Sub_1' (Sub), output 'v2' [differs only with its inputs kept internal: fusion?]: 1 of 2 elements differ; max abs error 1, max rel error 0; first at [1, 0, 0]: got 1, expected 0
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_68 (opset 17, 2 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: PRelu returns wrong values — With snippets off, PRelu fused into the elementwise op that computes its slope swaps X and slope: PRelu(s, x) is computed
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=performance-no-snippets
 # Upstream: none found
@@ -10,7 +11,7 @@
 #
 # What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
 #   first diverging node: node 'PRelu_6' (PRelu), output 'v15' [differs only with its inputs kept internal: fusion?]: 1 of 1 elements differ beyond rtol=0.001 atol=1e-05; max abs error 1, max rel error 1; first at [0]: got 0, expected 1
-# Configurations: fails at mode=performance-no-snippets (mismatch); passes at mode=accuracy, mode=performance
+# Configurations: fails at mode=performance-no-snippets (mismatch); passes at mode=accuracy, mode=performance: passes at mode=accuracy: a bug of the optimizing configurations
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_1006 (opset 17, 2 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: MaxPool returns an output of the wrong shape or type (with kernel_shape, storage_order) — MaxPool with storage_order=1 transposes the Indices tensor instead of computing column-major index values: wrong shape for a non-square output
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: related: https://github.com/openvinotoolkit/openvino/issues/20879 (open, the index values); none found for the shape
@@ -22,7 +23,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'MaxPool_13' (MaxPool), output 'v100': shape differs: expected int64[1, 1, 1, 2], got int64[1, 1, 2, 1]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_140 (opset 17, 1 nodes)

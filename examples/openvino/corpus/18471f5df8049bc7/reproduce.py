@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Div returns an output of the wrong shape or type — RMSFusion rewrites x / Sqrt(ReduceMean(x^2, keepdims=0) + eps), which broadcasts the reduced vector along the last axis, as an RMS normalization: wrong shape or values
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (ONNX Runtime fixed the same rewrite: microsoft/onnxruntime#31144)
@@ -8,7 +9,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Div_6' (Div), output 'v9': shape differs: expected float32[2, 2], got float32[2, 1]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_305 (opset 17, 5 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: LSTM returns wrong values (with hidden_size) — LSTM's peephole input P is ignored (imported as LSTMSequence, which has none)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (OpenVINO's own ONNX test list expects test_lstm_with_peepholes to fail: xfail_issue_113506)
@@ -10,7 +11,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.231059, worst rel error 0.31606; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 1.19209e-06 at most)
 #   first diverging node: node 'LSTM_10' (LSTM), output 'v47': 1 of 1 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.189970806, max rel error 0.451205572; first at [0, 0, 0, 0]: got 0.231058583, expected 0.421029389
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_374 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Pad returns wrong values — Pad in constant mode with constant pads ignores a constant_value that is not a Constant: it pads with 0 (with dynamic shapes, with the first run's value)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (related: openvinotoolkit/openvino#15146, merged, runtime pad values)
@@ -9,7 +10,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
 #   first diverging node: node 'Pad_6' (Pad), output 'v15': 26 of 27 elements differ beyond rtol=0.001 atol=1e-05; max abs error 1, max rel error 1; first at [0, 0, 0, 1]: got 0, expected 1
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_8 (opset 17, 1 nodes)

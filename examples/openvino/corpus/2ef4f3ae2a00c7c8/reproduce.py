@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Pow returns wrong values — LpNormalization (p=2) is imported as x / sqrt(sum(x^2) + 1.19e-7): small norms come out wrong ([3e-4, 4e-4] gives [0.494, 0.658], not [0.6, 0.8]); here a -1 off by an ulp turns Pow's result into NaN
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (the epsilon came with openvinotoolkit/openvino#35093, the fix of #35887, NaN on zero vectors)
@@ -11,7 +12,7 @@
 #
 # What goes wrong: outputs differ from the reference (worst abs error inf, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at inf at most)
 #   first diverging node: node 'Pow_5' (Pow), output 'v8': 1 of 1 elements differ beyond rtol=0.001 atol=1e-05; max abs error inf, max rel error inf; first at [0]: got -nan, expected -1
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_496 (opset 17, 2 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: BatchNormalization returns wrong values — A rank-3 Reduce over the last axis with a per-channel Add or Mul fused after it applies the constant along the batch axis (N > 1): here LayerNormalization's Mean before BatchNormalization
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (related: openvinotoolkit/openvino#23616, closed, the [1, C] case fixed by PR #23970)
@@ -15,7 +16,7 @@
 #
 # What goes wrong: outputs differ from the reference (worst abs error 0.522102, worst rel error 0.578197; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 2.86102e-06 at most)
 #   first diverging node: node 'BatchNormalization_6' (BatchNormalization), output 'v17' [differs only with its inputs kept internal: fusion?]: 2 of 4 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.522101939, max rel error 0.578196514; first at [0, 1, 0]: got 0.788347125, expected 0.499524057
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_629 (opset 17, 2 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Div returns wrong values — An integer MatMul followed by a Div by a constant rounds to nearest (108 / 8 = 14), not truncating: the CPU plugin runs the MatMul in float32 with the Div fused and converts back with rounding
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (related: openvinotoolkit/openvino#37956, open, int32 MatMul computed in float32)
@@ -8,7 +9,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 1, worst rel error 0.0769231; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Div_2' (Div), output 'v5' [differs only with its inputs kept internal: fusion?]: 1 of 1 elements differ; max abs error 1, max rel error 0.0769230769; first at [0, 0]: got 14, expected 13
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_470 (opset 17, 2 nodes)

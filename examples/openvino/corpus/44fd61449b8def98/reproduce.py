@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: ReduceL1 returns an output of the wrong shape or type (with axes) — ReduceL1, ReduceLogSum and ReduceLogSumExp at opsets 13 to 17 ignore the axes attribute and reduce every axis
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: https://github.com/openvinotoolkit/openvino/issues/38238 (open; fix in PR #38241, open)
@@ -11,7 +12,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 0.0835005, worst rel error 0.0919565; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
 #   first diverging node: node 'ReduceL1_3' (ReduceL1), output 'x1': shape differs: expected int64[1, 2], got int64[1, 1]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_338 (opset 17, 2 nodes)

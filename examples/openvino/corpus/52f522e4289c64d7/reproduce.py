@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: ReduceLogSum returns an output of the wrong shape or type (with axes) — ReduceL1, ReduceLogSum and ReduceLogSumExp at opsets 13 to 17 ignore the axes attribute and reduce every axis
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: https://github.com/openvinotoolkit/openvino/issues/38238 (open; fix in PR #38241, open)
@@ -11,7 +12,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'ReduceLogSum_1' (ReduceLogSum), output 'v2': shape differs: expected float32[2, 1], got float32[1, 1]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_78 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: AveragePool returns wrong values (with ceil_mode, count_include_pad, kernel_shape, pads, strides) — AveragePool with ceil_mode=1, count_include_pad=1 and non-zero pads divides the last window by the whole kernel, counting positions past pads_end (ORT and PyTorch count only data and pads; with pads 0 OpenVINO does too)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (the spec's wording is loose: onnx/onnx#5276, closed unanswered; ORT fixed the same in microsoft/onnxruntime#16752)
@@ -25,7 +26,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.666667, worst rel error 0.666667; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.43051e-06 at most)
 #   first diverging node: node 'AveragePool_1' (AveragePool), output 'v10': 1 of 2 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.666666657, max rel error 0.666666657; first at [0, 0, 0, 1]: got 0.333333343, expected 1
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_4917 (opset 17, 1 nodes)

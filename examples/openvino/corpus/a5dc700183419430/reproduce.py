@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Conv returns an output of the wrong shape or type (with pads, strides) — StridesOptimization moves the stride of a 1x1 Conv with non-zero pads up through an elementwise producer: wrong shape (or, with one-sided pads, wrong values)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found
@@ -11,7 +12,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Conv_8' (Conv), output 'v24' [differs only with its inputs kept internal: fusion?]: shape differs: expected float32[1, 1, 1, 2], got float32[1, 1, 2, 4]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_375 (opset 17, 2 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: RNN returns an output of the wrong shape or type (with direction, hidden_size, layout) — RNN ignores layout=1: X is read as [seq, batch, input] and Y, Y_h come back in layout 0's order (ONNX's test_simple_rnn_batchwise fails too)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: https://github.com/openvinotoolkit/openvino/issues/37820 (open; fix in PR #38183, open)
@@ -12,7 +13,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'RNN_9' (RNN), output 'v67': shape differs: expected float32[1, 1, 2, 1], got float32[1, 2, 1, 1]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_685 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Div returns wrong values — Div on integer constants is folded with floor division (3 / -2 = -2), not ONNX's truncation; the CPU kernel truncates (the frontend leaves Divide's pythondiv on)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found for the frontend (related: openvinotoolkit/openvino#38248, open, the CPU ignoring pythondiv; PR #35904, closed, importing Div with pythondiv=false)
@@ -8,7 +9,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Div_8' (Div), output 'v74': 1 of 1 elements differ; max abs error 1, max rel error 1; first at [0]: got -2, expected -1
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_21 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Softmax returns wrong values — MatMulMultiplyFusion breaks a MatMul of a rank-3 input by a 1-D constant followed by a Mul or Div by a scalar constant: an extra axis ([1, 2, 1], not [1, 2]) or 'Incompatible MatMul matrix dimension'
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (the fusion came with openvinotoolkit/openvino PR #9023)
@@ -8,7 +9,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from openvino (mode=performance) on the model itself (the variant: softmax-decomposed at v39) (worst abs error 0.5, worst rel error 0.5; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Softmax_9' (Softmax), output 'v39': outputs differ from openvino (mode=performance) on the model itself (the variant: softmax-decomposed at v39) (worst abs error 0.5, worst rel error 0.5; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 0 at most)
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_2011 (opset 17, 3 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Pad fails on a valid model — Pad of a scalar (pads of shape [0]) is refused by the CPU plugin ('has not compiled executor' / 'incorrect number of input/output dimensions')
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found
@@ -8,7 +9,7 @@
 #   | a padded tensor (`output`) is generated.
 #
 # What goes wrong: openvino (mode=accuracy) failed: openvino (mode=accuracy): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'parameter.size() == srcDimsRank' failed at src/plugins/intel_cpu/src/nodes/pad.cpp:103: Pad node with name 'v18' has incorrect number of input/output dimensions!
-# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
+# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_388 (opset 17, 1 nodes)

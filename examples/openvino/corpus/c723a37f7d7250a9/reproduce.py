@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Cast fails on a valid model (with to) — An output of Split with explicit sizes (VariadicSplit) cast to bool fails to compile on CPU ('Default output not supported')
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: related: https://github.com/openvinotoolkit/openvino/issues/33216 (closed; the same message from VariadicSplit, still failing in 2026.4.1)
@@ -11,7 +12,7 @@
 #   to=9: The data type to which the elements of the input tensor are cast. Strictly must be one of the types from DataType enum in TensorProto
 #
 # What goes wrong: (as recorded at mode=performance) openvino (mode=performance) failed: openvino (mode=performance): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'false' failed at src/core/src/node.cpp:150: While validating node 'opset1::VariadicSplit Split_5 (opset1::Parameter v8[0]:f32[3], opset1::Constant Constant_15833[0]:i32[], opset1::Constant w10[0]:i32[3]) -> (f32[1], f32[1], f32[1])' with friendly_name 'Split_5': Default output not supported
-# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
+# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_596 (opset 17, 3 nodes)

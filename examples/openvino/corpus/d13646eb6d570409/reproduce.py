@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Expand returns an output of the wrong shape or type — Expand of a scalar by an empty shape initializer returns shape [1], not []
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: https://github.com/openvinotoolkit/openvino/issues/37598 (open; fix in PR #37706, open)
@@ -15,7 +16,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Expand_5' (Expand), output 'v16': shape differs: expected int64[], got int64[1]
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_250 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Resize returns wrong values (with mode) — Resize by scales treats an axis as unchanged when floor(length * scale) == length, ignoring its scale (scale 1.3 on [100, 200], half_pixel: [100, 200], not [100, 165.38] as ONNX's Resize-19 example gives)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found
@@ -11,7 +12,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) outputs differ from the reference (worst abs error 0.0365318, worst rel error 0.0704779; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 4.76837e-07 at most)
 #   first diverging node: node 'Resize_3' (Resize), output 'v7': 1 of 2 elements differ beyond rtol=0.001 atol=1e-05; max abs error 0.036531806, max rel error 0.0704778715; first at [0, 0, 1, 0]: got 0.554876149, expected 0.518344343
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_963 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: LayerNormalization fails on a valid model (with axis) — LayerNormalization fails to convert when Scale or B has a lower rank than the normalized shape X.shape[axis:] (it reshapes them to that shape instead of broadcasting)
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found (the reshape came with openvinotoolkit/openvino PR #32630, the fix of #30826)
@@ -46,7 +47,7 @@
 #   axis=-2: The first normalization dimension. If rank(X) is r, axis' allowed range is [-r, r]. Negative value means counting dimensions from the back.
 #
 # What goes wrong: openvino (mode=accuracy) failed: openvino (mode=accuracy): RuntimeError: Exception from src/inference/src/cpp/core.cpp:105: Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151: FrontEnd API failed with OpConversionFailure: Model wasn't fully converted. Failed operations detailed log: -- LayerNormalization-17 with a message: While validating ONNX node '<Node(LayerNormalization): LayerNormalization_13>': Check 'backward_compatible_check || in_out_elements_equal' failed at src/core/shape_inference/include/reshape_shape_inference.hpp:360: While validating node 'opset1::Reshape Reshape_15843 (opset1::Parameter x24[0]:f32[1], opset8::Slice Slice_15841[0]:i64[2]) -> (dynamic[...])' with friendly_name 'Reshape_15843': Shape inference input shapes {[1],[2]}
-# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
+# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_1326 (opset 17, 1 nodes)

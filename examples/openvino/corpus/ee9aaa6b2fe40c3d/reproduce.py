@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: RNN returns wrong values (with direction, activations, hidden_size) — A bidirectional RNN applies activations[0] in both directions; activations[1], the reverse direction's, is ignored
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found
@@ -12,7 +13,7 @@
 #
 # What goes wrong: (as recorded at mode=performance) outputs differ from the reference (worst abs error 0.5, worst rel error 1; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 4.76837e-07 at most)
 #   first diverging node: node 'RNN_4' (RNN), output 'v11': 1 of 2 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.5, max rel error 1; first at [0, 1, 0, 0]: got 1, expected 0.5
-# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none
+# Configurations: fails at mode=accuracy (mismatch), mode=performance (mismatch), mode=performance-no-snippets (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_1066 (opset 17, 1 nodes)

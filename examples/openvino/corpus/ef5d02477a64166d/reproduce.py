@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Where fails on a valid model — Where on bool data whose condition is also one of its branches (Where(c, c, y)) fails to compile on CPU ('Argument 1 and 2 element types must match')
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: none found
@@ -10,7 +11,7 @@
 #   | with three parameters.
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) openvino (mode=performance-no-snippets) failed: openvino (mode=performance-no-snippets): RuntimeError: Exception from src/inference/src/cpp/core.cpp:117: Exception from src/inference/src/dev/plugin.cpp:54: Check 'element::Type::merge(result_et, get_input_element_type(1), get_input_element_type(2))' failed at src/core/src/op/select.cpp:68: While validating node 'opset1::Select v29 (opset1::Convert Convert_19465[0]:boolean[1], opset1::Convert Convert_19465[0]:boolean[1], opset1::Convert Convert_19466[0]:u8[1]) -> (boolean[1])' with friendly_name 'v29': Argument 1 and 2 element types must match.
-# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
+# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_299 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: ReduceL1 fails on a valid model (with axes, keepdims) — ReduceL1, ReduceLogSum and ReduceLogSumExp at opsets 13 to 17 ignore the axes attribute and reduce every axis
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: https://github.com/openvinotoolkit/openvino/issues/38238 (open; fix in PR #38241, open)
@@ -12,7 +13,7 @@
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) openvino (mode=performance-no-snippets) failed: openvino (mode=performance-no-snippets): RuntimeError: Exception from src/inference/src/cpp/core.cpp:105: Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151: FrontEnd API failed with OpConversionFailure: Model wasn't fully converted. Failed operations detailed log: -- ScatterND-17 with a message: While validating ONNX node '<Node(ScatterND): ScatterND_9>': Check 'indices_rank != 0 && inputs_rank != 0' failed at src/core/shape_inference/include/scatter_nd_base_shape_inference.hpp:25: While validating node 'util::ScatterNDBase ScatterNDBase_15843 (opset4::ReduceL1 ReduceL1_4[0]:i32[], opset1::Constant w22[0]:i64[2,1], opset1::Parameter x23[0]:i32[2,5,3,2]) -> (dynamic[...])' with friendly_name 'ScatterNDBase_15843': Indices rank and inputs_rank are expected to be at least 1
 #   first diverging node: node 'ReduceL1_4' (ReduceL1), output 'v14' [differs only with its inputs kept internal: fusion?]: shape differs: expected int32[3, 5, 3, 2], got int32[]
-# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
+# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_56 (opset 17, 2 nodes)

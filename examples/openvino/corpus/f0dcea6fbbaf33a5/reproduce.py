@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # openvino 2026.4.1: Tile fails on a valid model — Tile of a scalar with an empty repeats fails to convert ('Tile repeats must be of rank 1'): the frontend reads a zero-element initializer as a scalar 0
 # openvino 2026.4.1, Python 3.11.2, numpy 2.4.6; configuration mode=accuracy
 # Upstream: https://github.com/openvinotoolkit/openvino/issues/37958 (open; fix in PR #38002, open)
@@ -9,7 +10,7 @@
 #   | For example A = [[1, 2], [3, 4]], B = [1, 2], tile(A, B) = [[1, 2, 1, 2], [3, 4, 3, 4]]
 #
 # What goes wrong: (as recorded at mode=performance-no-snippets) openvino (mode=performance-no-snippets) failed: openvino (mode=performance-no-snippets): RuntimeError: Exception from src/inference/src/cpp/core.cpp:105: Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151: FrontEnd API failed with OpConversionFailure: Model wasn't fully converted. Failed operations detailed log: -- Tile-17 with a message: While validating ONNX node '<Node(Tile): Tile_9>': Check 'repeats_rank.compatible(1)' failed at src/core/shape_inference/include/tile_shape_inference.hpp:34: While validating node 'opset1::Tile Tile_15833 (opset1::Constant w119[0]:boolean[], opset1::Convert Convert_15832[0]:i64[]) -> (dynamic[...])' with friendly_name 'Tile_15833': Tile repeats must be of rank 1
-# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none
+# Configurations: fails at mode=accuracy (error), mode=performance (error), mode=performance-no-snippets (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_1018 (opset 17, 1 nodes)

@@ -46,8 +46,11 @@ async function run(modelPath, feeds) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const inputs = {};
-  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const inputs = {};  // defined, not assigned: an input may be named __proto__
+  for (const [name, t] of Object.entries(feeds)) {
+    const value = new ort.Tensor(t.type, t.data, t.dims);
+    Object.defineProperty(inputs, name, {value, enumerable: true});
+  }
   const results = await session.run(inputs);
   return session.outputNames.map((name) => results[name]);
 }
@@ -55,7 +58,7 @@ async function run(modelPath, feeds) {
 // --- the case ---
 const MODEL = path.join(__dirname, 'model.onnx');
 const FEEDS = {
-  "v52": {type: 'float32', dims: [1, 1, 2], data: Float32Array.from([0, 0])},
+  ["v52"]: {type: 'float32', dims: [1, 1, 2], data: Float32Array.from([0, 0])},
 };
 // The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
 const EXPECTED = [

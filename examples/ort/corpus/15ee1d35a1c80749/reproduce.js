@@ -11,7 +11,7 @@
 //
 // What goes wrong: (as recorded at level=basic,threads=1) outputs differ from the reference (worst abs error 0.00847065, worst rel error 0.0154939; tolerance rtol=0.001 atol=0.0001; a correct engine's float error there is estimated at 2.38419e-07 at most)
 //   first diverging node: node 'LSTM_0' (LSTM), output 'v10': 1 of 1 elements differ beyond rtol=0.001 atol=0.0001; max abs error 0.00847065449, max rel error 0.0154938914; first at [0, 0, 0, 0]: got 0.555179954, expected 0.546709299
-// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none
+// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none: fails at every configuration: the fault is in what they share
 //
 // The model (model.onnx, beside this script):
 //   graph nncheck_10427 (opset 17, 1 nodes)
@@ -40,8 +40,11 @@ async function run(modelPath, feeds) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const inputs = {};
-  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const inputs = {};  // defined, not assigned: an input may be named __proto__
+  for (const [name, t] of Object.entries(feeds)) {
+    const value = new ort.Tensor(t.type, t.data, t.dims);
+    Object.defineProperty(inputs, name, {value, enumerable: true});
+  }
   const results = await session.run(inputs);
   return session.outputNames.map((name) => results[name]);
 }
@@ -49,10 +52,10 @@ async function run(modelPath, feeds) {
 // --- the case ---
 const MODEL = path.join(__dirname, 'model.onnx');
 const FEEDS = {
-  "x6": {type: 'float32', dims: [1, 4, 1], data: Float32Array.from([0, 0, 0, 0])},
-  "x7": {type: 'float32', dims: [1, 8], data: Float32Array.from([0, 0, 0, 0, 0, 0, 0, 0])},
-  "x9": {type: 'float32', dims: [1, 1, 1], data: Float32Array.from([1])},
-  "x0": {type: 'float32', dims: [1, 1, 2], data: Float32Array.from([1, 1])},
+  ["x6"]: {type: 'float32', dims: [1, 4, 1], data: Float32Array.from([0, 0, 0, 0])},
+  ["x7"]: {type: 'float32', dims: [1, 8], data: Float32Array.from([0, 0, 0, 0, 0, 0, 0, 0])},
+  ["x9"]: {type: 'float32', dims: [1, 1, 1], data: Float32Array.from([1])},
+  ["x0"]: {type: 'float32', dims: [1, 1, 2], data: Float32Array.from([1, 1])},
 };
 // The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
 const EXPECTED = [

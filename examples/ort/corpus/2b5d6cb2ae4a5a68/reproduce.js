@@ -10,7 +10,7 @@
 //
 // What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error inf; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 //   first diverging node: node 'Resize_5' (Resize), output 'x0': 1 of 3 elements differ beyond rtol=0.001 atol=1e-05; max abs error 1, max rel error inf; first at [0, 0, 2]: got -1, expected 0
-// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none
+// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none: fails at every configuration: the fault is in what they share
 //
 // The model (model.onnx, beside this script):
 //   graph nncheck_51 (opset 17, 1 nodes)
@@ -35,8 +35,11 @@ async function run(modelPath, feeds) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const inputs = {};
-  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const inputs = {};  // defined, not assigned: an input may be named __proto__
+  for (const [name, t] of Object.entries(feeds)) {
+    const value = new ort.Tensor(t.type, t.data, t.dims);
+    Object.defineProperty(inputs, name, {value, enumerable: true});
+  }
   const results = await session.run(inputs);
   return session.outputNames.map((name) => results[name]);
 }
@@ -44,7 +47,7 @@ async function run(modelPath, feeds) {
 // --- the case ---
 const MODEL = path.join(__dirname, 'model.onnx');
 const FEEDS = {
-  "x13": {type: 'float32', dims: [1, 1, 3], data: Float32Array.from([0, 0, -1])},
+  ["x13"]: {type: 'float32', dims: [1, 1, 3], data: Float32Array.from([0, 0, -1])},
 };
 // The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
 const EXPECTED = [

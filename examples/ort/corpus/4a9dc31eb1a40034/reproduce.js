@@ -30,7 +30,7 @@
 //
 // What goes wrong: outputs differ from the reference (worst abs error 1, worst rel error 1; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 1.66893e-06 at most)
 //   first diverging node: node 'Resize_1' (Resize), output 'v5': 1 of 2 elements differ beyond rtol=0.001 atol=1e-05; max abs error 1, max rel error 1; first at [0, 0, 1, 0]: got 2, expected 1
-// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none
+// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none: fails at every configuration: the fault is in what they share
 //
 // The model (model.onnx, beside this script):
 //   graph nncheck_16629 (opset 17, 1 nodes)
@@ -55,8 +55,11 @@ async function run(modelPath, feeds) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const inputs = {};
-  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const inputs = {};  // defined, not assigned: an input may be named __proto__
+  for (const [name, t] of Object.entries(feeds)) {
+    const value = new ort.Tensor(t.type, t.data, t.dims);
+    Object.defineProperty(inputs, name, {value, enumerable: true});
+  }
   const results = await session.run(inputs);
   return session.outputNames.map((name) => results[name]);
 }
@@ -64,7 +67,7 @@ async function run(modelPath, feeds) {
 // --- the case ---
 const MODEL = path.join(__dirname, 'model.onnx');
 const FEEDS = {
-  "x0": {type: 'float32', dims: [1, 1, 5, 1], data: Float32Array.from([1, 1, 1, 1, 2])},
+  ["x0"]: {type: 'float32', dims: [1, 1, 5, 1], data: Float32Array.from([1, 1, 1, 1, 2])},
 };
 // The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
 const EXPECTED = [

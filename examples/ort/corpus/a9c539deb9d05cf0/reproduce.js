@@ -23,7 +23,7 @@
 //
 // What goes wrong: (as recorded at level=extended,threads=1) outputs differ from the reference in shape, dtype or presence (no values compared)
 //   first diverging node: node 'MaxPool_4' (MaxPool), output 'v11': shape differs: expected float32[1, 1, 2, 1], got float32[1, 1, 1, 1]
-// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none
+// Configurations: fails at level=all,threads=1 (mismatch), level=basic,threads=1 (mismatch), level=disabled,threads=1 (mismatch), level=extended,threads=1 (mismatch); passes at none: fails at every configuration: the fault is in what they share
 //
 // The model (model.onnx, beside this script):
 //   graph nncheck_1011 (opset 17, 1 nodes)
@@ -47,8 +47,11 @@ async function run(modelPath, feeds) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const inputs = {};
-  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const inputs = {};  // defined, not assigned: an input may be named __proto__
+  for (const [name, t] of Object.entries(feeds)) {
+    const value = new ort.Tensor(t.type, t.data, t.dims);
+    Object.defineProperty(inputs, name, {value, enumerable: true});
+  }
   const results = await session.run(inputs);
   return session.outputNames.map((name) => results[name]);
 }
@@ -56,7 +59,7 @@ async function run(modelPath, feeds) {
 // --- the case ---
 const MODEL = path.join(__dirname, 'model.onnx');
 const FEEDS = {
-  "v1": {type: 'float32', dims: [1, 1, 2, 1], data: Float32Array.from([0, 0])},
+  ["v1"]: {type: 'float32', dims: [1, 1, 2, 1], data: Float32Array.from([0, 0])},
 };
 // The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
 const EXPECTED = [

@@ -56,8 +56,11 @@ async function run(modelPath, feeds) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const inputs = {};
-  for (const [name, t] of Object.entries(feeds)) inputs[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const inputs = {};  // defined, not assigned: an input may be named __proto__
+  for (const [name, t] of Object.entries(feeds)) {
+    const value = new ort.Tensor(t.type, t.data, t.dims);
+    Object.defineProperty(inputs, name, {value, enumerable: true});
+  }
   const results = await session.run(inputs);
   return session.outputNames.map((name) => results[name]);
 }
@@ -65,7 +68,7 @@ async function run(modelPath, feeds) {
 // --- the case ---
 const MODEL = path.join(__dirname, 'model.onnx');
 const FEEDS = {
-  "v4": {type: 'float32', dims: [2, 2], data: Float32Array.from([0.00979455281, 0.0240638647, 0.382496834, 0.0731799081])},
+  ["v4"]: {type: 'float32', dims: [2, 2], data: Float32Array.from([0.00979455281, 0.0240638647, 0.382496834, 0.0731799081])},
 };
 // The ONNX reference's outputs (nncheck's interpreter), in the graph's order.
 const EXPECTED = [

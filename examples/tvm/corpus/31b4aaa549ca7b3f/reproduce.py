@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: Pow fails on a valid model — Pow with an integer base and a float exponent fails to import (binary operators must have one dtype)
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: https://github.com/apache/tvm/issues/15718 (closed in 2023; still failing in 0.27)
@@ -10,7 +11,7 @@
 #   | This operator supports **multidirectional (i.e., Numpy-style) broadcasting**; for more details please check [the doc](Broadcasting.md).
 #
 # What goes wrong: tvm (pipeline=default) failed: tvm (pipeline=default): TypeError: Binary operators must have the same datatype for both operands.  However, R.power(v1, x3) uses datatype T.int64 on the LHS (Type of R.Tensor((1,), dtype="int64")), and datatype T.float32 on the RHS (Type of R.Tensor((1,), dtype="float32")).
-# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none
+# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_89 (opset 17, 1 nodes)

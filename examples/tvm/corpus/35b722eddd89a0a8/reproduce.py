@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: Pad fails on a valid model — Pad whose constant_value is a graph input fails to import ('Var' object has no attribute 'value')
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found
@@ -8,7 +9,7 @@
 #   | a padded tensor (`output`) is generated.
 #
 # What goes wrong: (as recorded at pipeline=full) tvm (pipeline=full) failed: tvm (pipeline=full): AttributeError: 'Var' object has no attribute 'value'
-# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none
+# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_2 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: LRN returns an output of the wrong shape or type (with size) — LRN with an even size grows the channel axis by one
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found (LRN came in apache/tvm#18668)
@@ -13,7 +14,7 @@
 #
 # What goes wrong: (as recorded at pipeline=full) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'LRN_8' (LRN), output 'v77': shape differs: expected float32[1, 1, 1], got float32[1, 2, 1]
-# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
+# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_63 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: EyeLike fails on a valid model (with dtype) — EyeLike with a dtype other than its input's fails to import
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found
@@ -14,7 +15,7 @@
 #   dtype=6: (Optional) The data type for the elements of the output tensor. If not specified,the data type of the input tensor T1 is used. If input tensor T1 is also notspecified, then type defaults to 'float'.
 #
 # What goes wrong: (as recorded at pipeline=zero) tvm (pipeline=zero) failed: tvm (pipeline=zero): ValueError: dtype mismatch between input (float32) and attribute (6)
-# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none
+# Configurations: fails at pipeline=default (error), pipeline=full (error), pipeline=zero (error); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_75 (opset 17, 1 nodes)

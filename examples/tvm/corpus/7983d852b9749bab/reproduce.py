@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: LayerNormalization returns an output of the wrong shape or type — LayerNormalization's optional Mean and InvStdDev come back as scalars
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found
@@ -46,7 +47,7 @@
 #
 # What goes wrong: (as recorded at pipeline=zero) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'LayerNormalization_7' (LayerNormalization), output 'v24': shape differs: expected float32[1], got float32[]
-# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
+# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_491 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: Pow fails on a valid model — Pow with a float base and an integer exponent fails to import (binary operators must have one dtype)
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: https://github.com/apache/tvm/issues/15718 (mixed dtypes; closed in 2023, still failing in 0.27)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: PRelu fails on a valid model — PRelu of a scalar fails to import (the frontend gives relax.nn.prelu axis -1)
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found

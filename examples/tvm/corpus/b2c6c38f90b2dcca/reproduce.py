@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: Pow fails on a valid model — Pow on two integers fails to legalize ("power only applies to float"; Pow-15 takes int32 and int64)
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found for ONNX (apache/tvm#19550 was the PyTorch frontend's, closed)

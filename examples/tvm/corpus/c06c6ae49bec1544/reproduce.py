@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: Gemm returns wrong values (with alpha) — Not a bug of TVM: integer Gemm with a fractional alpha, which ONNX's spec does not define (nncheck's reference scales in floating point and truncates; TVM gives another integer)
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none: the spec is silent
@@ -10,7 +11,7 @@
 #
 # What goes wrong: (as recorded at pipeline=zero) outputs differ from the reference (worst abs error 1, worst rel error 0.333333; tolerance rtol=0.001 atol=1e-05; a correct engine's float error there is estimated at 0 at most)
 #   first diverging node: node 'Gemm_8' (Gemm), output 'v43': 1 of 1 elements differ; max abs error 1, max rel error 0.333333333; first at [0, 0]: got 2, expected 3
-# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
+# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_80 (opset 17, 1 nodes)

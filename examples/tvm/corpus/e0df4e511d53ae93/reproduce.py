@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: Dropout returns an output of the wrong shape or type — Dropout's mask output is float, not bool
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found (the mask came in apache/tvm#19841)
@@ -19,7 +20,7 @@
 #
 # What goes wrong: (as recorded at pipeline=full) outputs differ from the reference in shape, dtype or presence (no values compared)
 #   first diverging node: node 'Dropout_10' (Dropout), output 'v16': dtype differs: expected bool[1], got float32[1]
-# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none
+# Configurations: fails at pipeline=default (mismatch), pipeline=full (mismatch), pipeline=zero (mismatch); passes at none: fails at every configuration: the fault is in what they share
 #
 # The model (model.onnx, beside this script):
 #   graph nncheck_23 (opset 17, 1 nodes)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
 # tvm 0.27.0.post1: LayerNormalization fails on a valid model — LayerNormalization with a scalar Scale fails to import (the frontend takes Scale to have the normalized shape; ONNX lets it broadcast)
 # tvm 0.27.0.post1, Python 3.11.2, numpy 2.4.6; configuration pipeline=default
 # Upstream: none found (apache/tvm#18136, still open, is a Scale of more dimensions than the axes, which 0.27 handles)
