@@ -29,12 +29,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nncheck;
   FuzzedDataProvider in(data, size);
   std::map<std::string, std::string> fields;
+  // Each text after its field's name: names stay distinct and present (an empty name is an
+  // absent input, two equal ones one value), as a case's are, whatever follows.
   const auto fuzzed = [&](const std::string& field) {
     auto it = fields.find(field);
-    if (it == fields.end()) it = fields.emplace(field, in.ConsumeRandomLengthString(256)).first;
+    if (it == fields.end())
+      it = fields.emplace(field, field + "_" + in.ConsumeRandomLengthString(256)).first;
     return it->second;
   };
-  const auto plain = [](const std::string& field) { return "plain_" + field; };
+  const auto plain = [](const std::string& field) { return field + "_plain"; };
   for (const testing::StubLanguage& language : testing::kStubLanguages) {
     std::string script;
     try {
@@ -57,10 +60,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const Error&) {
     return 0;
   }
-  const ActualResult plainActual{.outcome = Outcome::Error, .outputs = {}, .message = "said"};
+  const ActualResult plainActual{
+      .outcome = Outcome::Error, .outputs = {}, .message = plain("said")};
   if (testing::markdownSkeleton(draft) !=
-      testing::markdownSkeleton(issueDraft(
-          testing::reproductionOfText(plain, testing::kStubLanguages[0]), plainActual, "os")))
+      testing::markdownSkeleton(
+          issueDraft(testing::reproductionOfText(plain, testing::kStubLanguages[0]), plainActual,
+                     plain("os"))))
     fail("text of the case changed the draft's markup", draft);
   return 0;
 }

@@ -77,8 +77,9 @@ TEST(ProcessTree, TheKernelHoldsAProcessToItsMemoryLimit) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     limitMemoryFromNow(int64_t{64} << 20);
-    void* fits = std::malloc(size_t{16} << 20);
-    void* past = std::malloc(size_t{256} << 20);
+    // (Volatile: a compiler may take an allocation whose pointer is only tested to succeed.)
+    void* volatile fits = std::malloc(size_t{16} << 20);
+    void* volatile past = std::malloc(size_t{256} << 20);
     _exit(fits && !past ? 0 : 1);
   }
   const std::optional<int> status =

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/files.h"
+#include "core/shell_words.h"
 #include "doubles.h"
 #include "doubles/optimizer.h"
 #include "harness/conformance.h"
@@ -99,7 +100,7 @@ TEST_F(Glue, MismatchIsShrunkSavedReportedAndReplayable) {
   const std::string& msg = failures[0];
   for (const char* needle :
        {"failed: mismatch", "worst abs error", "rtol=0.001", "MatMul(", "Relu(",
-        "saved: ", "replay: NNCHECK_REPLAY=", "--gtest_filter='Glue.Mismatch"})
+        "saved: ", "replay: NNCHECK_REPLAY=", "--gtest_filter=Glue.Mismatch"})
     EXPECT_NE(msg.find(needle), std::string::npos) << needle << "\n" << msg;
   EXPECT_NE(msg.find("to 2 nodes"), std::string::npos) << msg;
   std::cout << "what a user reads:\n" << msg;
@@ -595,10 +596,10 @@ TEST_F(Glue, TheReportReplaysFromAnyFolderWithTheSettingsOfTheRun) {
   ASSERT_EQ(failures.size(), 1u);
   const std::string& msg = failures[0];
   const std::string replay = msg.substr(msg.find("replay: "));
-  EXPECT_NE(replay.find("NNCHECK_REPLAY='" + fs::absolute(savedCase()).string() + "'"),
+  EXPECT_NE(replay.find("NNCHECK_REPLAY=" + shellQuote(fs::absolute(savedCase()).string())),
             std::string::npos)
       << msg;
-  EXPECT_NE(replay.find("NNCHECK_MAX_NODES='12'"), std::string::npos) << msg;
+  EXPECT_NE(replay.find("NNCHECK_MAX_NODES=12"), std::string::npos) << msg;
   EXPECT_NE(replay.find(" /"), std::string::npos) << "the binary's path is absolute\n" << msg;
   EXPECT_NE(msg.find("rerun:  "), std::string::npos) << msg;
 }
