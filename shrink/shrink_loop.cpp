@@ -11,10 +11,15 @@ ShrinkResult shrinkGreedily(TestCase tc, const std::function<bool(const TestCase
   auto spent = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   ShrinkResult r;
   bool progressed = true;
+  // Each pass starts where the last candidate taken was, not at the first: those before it were
+  // just refused, and most stay refused on the smaller case (each such run is a compile on a
+  // compiler). A pass that takes none has tried them all: the case is as small as it gets.
+  size_t from = 0;
   while (progressed) {
     progressed = false;
     ShrinkCandidates candidates(tc);
-    for (size_t i = 0; i < candidates.size(); ++i) {
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      const size_t i = (from + k) % candidates.size();
       if (r.steps >= budget.steps || spent() > budget.seconds) {
         r.testCase = std::move(tc);
         r.seconds = spent();
@@ -25,6 +30,7 @@ ShrinkResult shrinkGreedily(TestCase tc, const std::function<bool(const TestCase
       ++r.steps;
       if (stillFails(*smaller)) {
         tc = std::move(*smaller);
+        from = i;
         progressed = true;
         break;
       }

@@ -178,6 +178,52 @@ struct DamagedAfterTanh : Backend {
   }
 };
 
+// A crash (SIGSEGV) on a Tanh: on every one (`always`), else only once the process has run a
+// model with a Sigmoid before, a crash that earlier cases made and no fresh process repeats.
+struct CrashesOnTanh : Backend {
+  bool always;
+  explicit CrashesOnTanh(bool everyTime) : always(everyTime) {}
+  std::string name() const override { return "double:crashes-on-tanh"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    static bool primed = false;  // this process's state
+    const auto has = [&](const char* op) {
+      return std::any_of(m.graph.nodes.begin(), m.graph.nodes.end(),
+                         [&](const Node& n) { return n.opType == op; });
+    };
+    if ((always || primed) && has("Tanh")) ::raise(SIGSEGV);
+    primed = primed || has("Sigmoid");
+    return runReference(m, inputs);
+  }
+};
+
+// Another engine as it is, noting each run's process and engine in `log` (a line "pid name"):
+// what a test reads to tell which processes a campaign ran what in.
+struct NotesItsProcess : Backend {
+  Backend& inner;
+  std::filesystem::path log;
+  NotesItsProcess(Backend& engine, std::filesystem::path file)
+      : inner(engine), log(std::move(file)) {}
+  std::string name() const override { return inner.name(); }
+  Capabilities capabilities() const override { return inner.capabilities(); }
+  std::vector<std::string> optimizations() const override { return inner.optimizations(); }
+  std::vector<std::string> optimizationsApplied() const override {
+    return inner.optimizationsApplied();
+  }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    std::ofstream(log, std::ios::app) << ::getpid() << ' ' << inner.name() << '\n';
+    return inner.run(m, inputs);
+  }
+  // pid -> the names of the engines each run in that process ran.
+  static std::map<long, std::vector<std::string>> read(const std::filesystem::path& file) {
+    std::map<long, std::vector<std::string>> runs;
+    std::ifstream in(file);
+    long pid = 0;
+    std::string name;
+    while (in >> pid && std::getline(in >> std::ws, name)) runs[pid].push_back(name);
+    return runs;
+  }
+};
+
 // A racy kernel: Tanh's outputs change from one run to the next, in any process (each run
 // takes the next number of a counter kept in a file, as threads racing would differ).
 struct RacyTanh : Backend {

@@ -7,8 +7,11 @@
 // reference computes NaN/Inf are skipped (nncheck/tolerance.h). Failures are deduplicated on
 // their minimized pattern (failure kind, ops and wiring, first diverging op): one corpus entry
 // each, with a hit count. The engine runs in a persistent isolated process (with roundRobin,
-// one per configuration, taking the cases in turn); every failure is confirmed in a fresh one,
-// shrunk on the configuration that failed, and triaged across all of them in fresh ones. When the
+// one per configuration, taking the cases in turn), and what follows a failure runs there too,
+// as cases do: the known bugs' recognition, shrinking, localization, the triage across the
+// configurations and the culprit search (Isolated::at); a fresh process confirms the minimized
+// case, and runs everything for a crash or a hang, which may come from what earlier cases left
+// (a failure no fresh process repeats is no finding, and the worker is started again). When the
 // engine is compiled with SanitizerCoverage, cases are coverage-guided (nncheck/coverage_guide.h).
 //
 //   nncheck::CampaignOptions o;
@@ -48,6 +51,10 @@ struct Finding {
   int hits = 1;                     // shrunk failures with this pattern (campaigns count them)
   std::string saveError{};          // why it could not be saved; empty: saved, or not asked to
   std::optional<KnownBug> known{};  // the known bug it is (FailurePath::known); not saved then
+  // What a fresh process gave when it did not repeat the failure, neither minimized nor as
+  // found: the state earlier cases left in the persistent worker was part of it. No finding
+  // then, and nothing saved.
+  std::optional<Verdict> unrepeatedAfresh{};
 };
 
 struct CampaignEngine {
@@ -85,6 +92,8 @@ struct CampaignOptions {
   // root cause of one of their cases is counted as that known bug (Finding::known) and not saved.
   std::vector<std::filesystem::path> known;
   std::chrono::milliseconds timeout{10000};  // per engine run
+  // Each finding's shrinking: at most these candidate runs and seconds, and never past the time
+  // box (the case as shrunk then is the finding).
   ShrinkBudget shrink{400, 20};
   // Failures of one kind at one op shrunk before the rest count as repeats (0: every failure is
   // shrunk, so that which patterns are found does not depend on the order cases come in).
@@ -124,6 +133,10 @@ struct CampaignStats {
   int64_t unconfirmed = 0;  // failed in the persistent process, not in a fresh one (repeats
                             // are not run in a fresh one)
   int64_t repeats = 0;      // failures not shrunk: their kind and op were shrunk often enough
+  // What followed the failures: the cases judged on the persistent worker (one or more engine
+  // runs each, as the oracle asks; a case asked again for one failure is not run again) and in
+  // fresh processes (each one an engine's start).
+  int64_t afterFailureJudged = 0, afterFailureFresh = 0;
   std::map<Outcome, int64_t> failures;         // by kind (repeats as the worker saw them)
   std::map<std::string, int64_t> rejectedOps;  // unsupported cases by the op the engine named
   std::map<std::string, int64_t> opCases;      // generated cases holding each op

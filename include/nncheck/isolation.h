@@ -5,10 +5,15 @@
 //                                                nncheck::Isolation::Persistent);
 //   nncheck::RunOutcome r = engine.run(model, inputs);
 //   if (r.kind == nncheck::Outcome::Crash) std::cerr << "signal " << r.signal << "\n";
+//   // Given a maker of its configurations, the same worker runs another:
+//   nncheck::Isolated o0 = nncheck::isolated(compiler, timeout, nncheck::Isolation::Persistent,
+//       [](const std::string& c) { return nncheck::engines().make("mycompiler", c); }).at("O0");
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +46,11 @@ struct RunOutcome {
 // reported, so state left by an earlier case cannot be blamed on this one.
 enum class Isolation { ForkPerRun, Persistent };
 
+// Makes the engine at a configuration (as EngineInfo::make does; throws for one it lacks): what
+// Isolated::at runs. A maker may hand out an engine it does not own (a shared_ptr that deletes
+// nothing) when that engine outlives every Isolated made with it.
+using EngineMaker = std::function<std::shared_ptr<Backend>(const std::string& configuration)>;
+
 // Runs a backend in a forked child with a time limit. The child's outputs come back through a
 // socket as raw tensors; a signal is a Crash, running past the limit a Hang (the child is
 // killed), an exception an Error. Fresh children are forked by a small helper process forked
@@ -58,25 +68,37 @@ enum class Isolation { ForkPerRun, Persistent };
 class Isolated {
  public:
   Isolated(Backend& backend, std::chrono::milliseconds timeout,
-           Isolation mode = Isolation::ForkPerRun);
+           Isolation mode = Isolation::ForkPerRun, EngineMaker others = {});
   RunOutcome run(const Model& model, const TensorMap& inputs) const;
+  // The same processes running the engine at another configuration: made by the maker here
+  // (once per configuration; what it throws for one it lacks goes up) and in the engine's
+  // process at its first run there. So one persistent worker serves every configuration a
+  // failure is triaged at and every set of optimizations its culprit search switches off, as
+  // it serves cases, and an engine served by a worker program keeps that one program (its
+  // requests name their configuration). Throws nncheck::Error when no maker was given.
+  Isolated at(const std::string& configuration) const;
   // The engine's name and capabilities as it gave them when isolated: what this process may ask
   // even after the engine object itself is gone (its children run their own copies).
   const std::string& engineName() const { return name_; }
   const Capabilities& engineCapabilities() const { return capabilities_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
+  // The configuration at() gave; none for the engine it was made with.
+  const std::optional<std::string>& configuration() const { return configuration_; }
   Isolation mode() const { return worker_ ? Isolation::Persistent : Isolation::ForkPerRun; }
 
   class Server;    // a child serving runs: the worker, the spawner; copies of an Isolated share it
   struct Folders;  // where the engine's processes work; copies share them
+  struct Others;   // the maker and the configurations made; copies share them
 
  private:
-  Backend& backend_;
+  Backend* backend_;  // this process's engine: the last resort when no server is left
   std::string name_;
   Capabilities capabilities_;
   std::chrono::milliseconds timeout_;
-  std::chrono::milliseconds startTime_;  // the engine's (Backend::startTime)
+  std::chrono::milliseconds startTime_;       // the engine's (Backend::startTime)
+  std::optional<std::string> configuration_;  // at(): what the engine's processes run instead
   std::shared_ptr<Folders> folders_;
+  std::shared_ptr<Others> others_;
   std::shared_ptr<Server> spawner_;
   std::shared_ptr<Server> worker_;
 };
@@ -84,6 +106,6 @@ class Isolated {
 // The time limit from NNCHECK_TIMEOUT (seconds, may be fractional), else 10 s.
 std::chrono::milliseconds defaultTimeout();
 Isolated isolated(Backend& backend, std::chrono::milliseconds timeout = defaultTimeout(),
-                  Isolation mode = Isolation::ForkPerRun);
+                  Isolation mode = Isolation::ForkPerRun, EngineMaker others = {});
 
 }  // namespace nncheck

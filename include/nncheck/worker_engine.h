@@ -44,7 +44,8 @@ struct WorkerCommand {
 };
 
 // An engine served by a worker, at one of its configurations: with ",disable=A+B" appended, the
-// named optimizations switched off too (what the culprit search asks).
+// named optimizations switched off too (what the culprit search asks). The engines of one
+// command in a process share one running worker, whose requests name their configuration.
 class WorkerBackend : public Backend {
  public:
   // Starts the worker once to read its facts (unless this process has them already); throws

@@ -14,8 +14,10 @@ namespace nncheck {
 namespace {
 
 // The culprit optimizations of the failure `v` of `tc` (harness/culprit.h), or none when the
-// path has no search or the configuration cannot switch one of them off.
-std::optional<Culprit> culpritOf(const FailurePath& p, const TestCase& tc, const Verdict& v) {
+// path has no search or the configuration cannot switch one of them off. `searchBeyond` false:
+// only a set found before (a known bug's) is tried.
+std::optional<Culprit> culpritOf(const FailurePath& p, const TestCase& tc, const Verdict& v,
+                                 bool searchBeyond = true) {
   if (!p.without || p.optimizations.empty()) return std::nullopt;
   static const std::vector<std::vector<std::string>> none;
   try {
@@ -24,7 +26,7 @@ std::optional<Culprit> culpritOf(const FailurePath& p, const TestCase& tc, const
         [&](const std::vector<std::string>& disabled) {
           return sameFailure(p.without(disabled, tc), v);
         },
-        p.culprits ? *p.culprits : none);
+        p.culprits ? *p.culprits : none, searchBeyond);
     if (!c) return c;
     if (p.workaround) c->workaround = p.workaround(c->needed);
     // One bug shows under many patterns: its set is tried first for the next finding.
@@ -97,19 +99,19 @@ FailureInfo describe(const FailurePath& p, const TestCase& tc, const Verdict& v,
 // The known bug the unshrunk failure `v` of `failing` is, when its root cause can be told before
 // shrinking: by the culprit optimizations when they are the bug (harness/root_cause.h), else by
 // the first diverging node. Not by the last node, which stands for where a crash or error
-// happens only once shrinking has dropped what follows it. A known bug hit every few cases
-// otherwise costs its shrinking each time (Inductor's freezing bug took 382 s of a 600 s
-// campaign).
+// happens only once shrinking has dropped what follows it. Told from `v` itself, the failing
+// run, and not confirmed first: a known bug hit every few cases otherwise costs its shrinking
+// each time (Inductor's freezing bug took 382 s of a 600 s campaign), and a confirmation in a
+// fresh process costs a compiler's start each time (LiteRT's, 3 s).
 std::optional<Finding> knownBeforeShrinking(const FailurePath& p, const TestCase& failing,
                                             const Verdict& v) {
-  const Verdict now = p.judge(failing);
-  if (!sameFailure(now, v)) return std::nullopt;  // flaky: the usual path keeps what failed
-  const std::optional<Culprit> culprit = culpritOf(p, failing, now);
+  // A known bug that is its optimizations is told by them alone: no search on the case as found.
+  const std::optional<Culprit> culprit = culpritOf(p, failing, v, false);
   Finding f;
-  f.info = describe(p, failing, now, std::nullopt);
+  f.info = describe(p, failing, v, std::nullopt);
   f.info.culprit = culprit;
   if (!causedByOptimizations(f.info)) {
-    f.info = describe(p, failing, now, localize(p, failing, now));
+    f.info = describe(p, failing, v, localize(p, failing, v));
     if (!f.info.divergence) return std::nullopt;
     f.info.culprit = culprit;
   }
@@ -129,7 +131,23 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   if (p.known && p.shrink)
     if (std::optional<Finding> known = knownBeforeShrinking(p, failing, v)) return *known;
   ShrinkResult r = p.shrink ? p.shrink(failing, v) : ShrinkResult{failing, 0, 0};
-  Verdict last = p.judge(r.testCase);
+  const Judge& afresh = p.confirm ? p.confirm : p.judge;
+  Verdict last = afresh(r.testCase);
+  if (!sameFailure(last, v) && p.shrinkAfresh) {
+    // Shrunk on a worker, and the minimized case fails in no fresh process: does the case as
+    // found? If not, the worker's state made the failure: no finding.
+    Verdict found = afresh(failing);
+    if (!sameFailure(found, v)) {
+      Finding f;
+      f.minimized = failing;
+      f.info = describe(p, failing, v, std::nullopt);
+      f.unrepeatedAfresh = std::move(found);
+      return f;
+    }
+    const ShrinkResult again = p.shrinkAfresh(failing, v);
+    r = {again.testCase, r.steps + again.steps, r.seconds + again.seconds};
+    last = afresh(r.testCase);
+  }
   if (!sameFailure(last, v)) {
     // Flaky (the engine failed on the shrunk case once, not again): keep the case that failed
     // before shrinking, with its figures, rather than a minimized case that replays green (an
@@ -137,9 +155,13 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
     r.testCase = failing;
     last = v;
   }
+  // Localized where what follows a failure runs: a fresh process's verdict would localize in
+  // fresh processes, one per sub-model.
+  Verdict here = &afresh == &p.judge ? last : p.judge(r.testCase);
+  if (!sameFailure(here, last)) here = last;
   Finding f;
   FailureInfo& info = f.info;
-  info = describe(p, r.testCase, last, localize(p, r.testCase, last));
+  info = describe(p, r.testCase, last, localize(p, r.testCase, here));
   info.nodesBefore = static_cast<int>(failing.model.graph.nodes.size());
   info.shrinkSteps = r.steps;
   info.shrinkSeconds = r.seconds;

@@ -1,8 +1,8 @@
-// What follows a failure, one path for check() and campaigns alike: shrink (RapidCheck's result
-// in check(), greedy in campaigns), confirm afresh, localize, record, triage over the
-// configurations, search for the culprit optimizations where the engine switches them off, and
-// save once per minimized pattern through an exclusive claim (two processes finding one pattern
-// at once save it once).
+// What follows a failure, one path for check() and campaigns alike: recognise a known bug, shrink
+// (RapidCheck's result in check(), greedy in campaigns), confirm afresh, localize, record, triage
+// over the configurations, search for the culprit optimizations where the engine switches them
+// off, and save once per minimized pattern through an exclusive claim (two processes finding one
+// pattern at once save it once).
 //
 //   nncheck::FailurePath p;
 //   p.property = "fuzz-mycompiler";
@@ -31,13 +31,19 @@ struct FailurePath {
   std::string property;                // the corpus folder: <corpus>/<property>/<hash>
   std::string oracle = "reference";    // what the failure was judged against (nncheck/oracle.h)
   std::string backend, configuration;  // who failed
-  // The failing configuration's property, judged afresh (not on a worker the failure may have
-  // damaged): confirms the shrunk case, and its verdict localizes it (Verdict::localize; a
-  // mismatch without one, as of a user's property, is localized to the first node whose own
-  // sub-model fails the property the same way).
+  // The failing configuration's property, judged where what follows the failure runs (a
+  // campaign's persistent worker; check()'s engines of its own): its verdict localizes the
+  // shrunk case (Verdict::localize; a mismatch without one, as of a user's property, is localized
+  // to the first node whose own sub-model fails the property the same way).
   Judge judge;
+  // The property afresh, in processes no earlier case ran in: confirms the shrunk case. Empty:
+  // `judge` is afresh already.
+  Judge confirm{};
   // Shrinks the failing case keeping its failure (sameFailure); empty: it is shrunk already.
   std::function<ShrinkResult(const TestCase&, const Verdict&)> shrink{};
+  // Shrinks in fresh processes, when the case `shrink` minimized on a worker does not fail afresh
+  // though the case as found does (the worker's state was part of it). Empty: none.
+  std::function<ShrinkResult(const TestCase&, const Verdict&)> shrinkAfresh{};
   // Configuration triage: each configuration's property on the minimized case.
   std::vector<std::pair<std::string, Judge>> triage{};
   bool markKnownFailures = false;  // record the configurations it fails in as known failures
@@ -58,9 +64,12 @@ struct FailurePath {
   double secondsRun = 0;
 };
 
-// The finding of `failing`, which failed `v` with the path's property. When the shrunk case does
-// not fail afresh (the engine failed on it once, not again), the unshrunk case is kept with `v`:
-// a minimized case that replays green is worse than a large one that fails.
+// The finding of `failing`, which failed `v` with the path's property. A known bug is recognised
+// from `v` itself, before anything else runs. When the shrunk case does not fail afresh (the
+// engine failed on it once, not again), the unshrunk case is kept with `v`: a minimized case
+// that replays green is worse than a large one that fails. When the case as found does not fail
+// afresh either (with `shrinkAfresh`: it failed on a worker), there is no finding
+// (Finding::unrepeatedAfresh).
 Finding afterFailure(const FailurePath& path, const TestCase& failing, const Verdict& v);
 
 }  // namespace nncheck

@@ -23,7 +23,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The oracle and the engines beside the one under test it judges with: the baseline, as a
-// persistent worker for the cases and afresh for what follows a failure.
+// persistent worker for the cases and what follows their failures, and afresh for the
+// confirmations.
 struct Judging {
   const OracleInfo& oracle;
   std::optional<Isolated> baselineWorker{}, baselineFresh{};
@@ -46,13 +47,10 @@ struct Judging {
     const std::optional<Isolated>& b = fresh ? baselineFresh : baselineWorker;
     return b ? &*b : nullptr;
   }
-  // On a persistent worker: the baseline's worker beside it.
-  Verdict onWorker(const Isolated& engine, const TestCase& tc) const {
-    return judgeWith(oracle, {engine, baseline(false)}, tc);
-  }
-  // Afresh: a fresh process of the baseline beside it.
-  Verdict afresh(const Isolated& engine, const TestCase& tc) const {
-    return judgeWith(oracle, {engine, baseline(true)}, tc);
+  // The case on `engine`, beside the baseline's worker, or (fresh: `engine` runs each case in a
+  // fresh process) beside a fresh process of the baseline.
+  Verdict judge(const Isolated& engine, bool fresh, const TestCase& tc) const {
+    return judgeWith(oracle, {engine, baseline(fresh)}, tc);
   }
 };
 
@@ -75,8 +73,8 @@ constexpr double kLongestTimeBox = 1e9;
 // What `work` gives, or none when the time box ends first or an interrupt (Ctrl-C) comes.
 // Generation and the reference poll the deadline (core/deadline.h): growing a model of a
 // thousand nodes takes seconds, and a reference run may take up to its own time limit; waits on
-// an engine look at it too. Shrinking is never cut short: a finding is never lost to the time
-// box.
+// an engine look at it too. Shrinking ends with the time box, keeping what it shrank so far: a
+// finding is never lost to the time box.
 template <class Work>
 auto withinTimeBox(Clock::time_point end, Work&& work) -> std::optional<decltype(work())> {
   Deadline box(end, Deadline::Interrupt::Ends);
@@ -98,52 +96,100 @@ size_t engineFor(uint64_t seed, size_t engines) {
   return static_cast<size_t>((z ^ (z >> 31)) % engines);
 }
 
+// The engine at a configuration, in the engine's processes (Isolated::at): one under test, by its
+// configuration (the campaign's caller keeps it), else one the culprit search asks for (made).
+EngineMaker makerOf(const std::vector<CampaignEngine>& engines, const EngineWithout& without) {
+  return [engines, make = without.make](const std::string& c) -> std::shared_ptr<Backend> {
+    for (const CampaignEngine& e : engines)
+      if (e.configuration == c) return std::shared_ptr<Backend>(e.backend, [](Backend*) {});
+    if (make) return make(c);
+    throw Error("campaign: no engine at the configuration '" + c + "'");
+  };
+}
+
 // Each engine isolated, a fresh process per run; made once, since each keeps the helper process
 // that forks those.
 std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
                                      const CampaignOptions& o) {
   std::vector<Isolated> out;
-  for (const CampaignEngine& e : engines) out.push_back(isolated(*e.backend, o.timeout));
+  for (const CampaignEngine& e : engines)
+    out.push_back(
+        isolated(*e.backend, o.timeout, Isolation::ForkPerRun, makerOf(engines, o.engineWithout)));
   return out;
 }
 
-// What follows a failure of engine `at` (harness/after_failure.h). Candidates shrink on
-// `shrinker` (the persistent worker in campaigns: a fork per candidate costs four times the run);
-// a result that does not fail in a fresh process is shrunk again in fresh processes. `freshes`
-// holds one per engine: the failure is confirmed, localized and triaged on them.
+// What follows a failure `v` of engine `at` (harness/after_failure.h) runs on `worker`, the
+// persistent process that ran the case, as cases do: the known bugs' recognition, shrinking,
+// localization, the triage at every configuration and the culprit search at every set switched
+// off (Isolated::at: one process serves them all, so an engine that takes seconds to start, as
+// LiteRT's and Inductor's workers do, starts once, not once per run). A fresh process (`freshes`:
+// one per engine) where the failure may come from the worker's state: the minimized case's
+// confirmation, a case shrunk on the worker that fails afresh only as found (shrunk again
+// there), and all of it for a crash or a hang, which Isolated::run saw in a fresh process
+// already and which ends the worker at each failing run.
 FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
-                        const Isolated& shrinker, const std::vector<Isolated>& freshes,
+                        const Isolated& worker, const std::vector<Isolated>& freshes,
                         const Judging& judging, const CampaignOptions& o,
-                        std::vector<std::vector<std::string>>& culprits,
+                        std::vector<std::vector<std::string>>& culprits, const Verdict& v,
+                        const ShrinkBudget& budget, CampaignStats& stats,
                         const KnownBugs* known = nullptr) {
   const Isolated& fresh = freshes.at(at);
   const CampaignEngine& failed = engines[at];
+  const bool afresh = v.outcome == Outcome::Crash || v.outcome == Outcome::Hang ||
+                      worker.mode() == Isolation::ForkPerRun;
+  // (Copies: an Isolated's copies share its processes.)
+  const Isolated on = afresh ? fresh : worker;
+  // The verdicts of this failure's cases on the worker, by configuration and case: a case asked
+  // again (the minimized one, judged last as a shrink candidate, then for its localization and
+  // its own configuration's triage; the culprit search's every optimization on) is not run
+  // again. Fresh processes are never answered from it: they confirm.
+  auto judged = std::make_shared<std::map<std::string, Verdict>>();
+  const auto judge = [&judging, &stats, judged](const Isolated& engine, bool fresh,
+                                                const TestCase& c) {
+    if (fresh) {
+      ++stats.afterFailureFresh;
+      return judging.judge(engine, true, c);
+    }
+    const std::string key = engine.configuration().value_or("") + '\n' + contentHash(c);
+    auto it = judged->find(key);
+    if (it == judged->end()) {
+      ++stats.afterFailureJudged;
+      it = judged->emplace(key, judging.judge(engine, false, c)).first;
+    }
+    return it->second;
+  };
   FailurePath p;
   p.property = o.property;
   p.oracle = judging.oracle.name;
   p.backend = failed.backend->name();
   p.configuration = failed.configuration;
-  p.judge = [&judging, &fresh](const TestCase& c) { return judging.afresh(fresh, c); };
-  p.shrink = [&judging, &shrinker, &fresh, &o](const TestCase& tc, const Verdict& v) {
-    auto shrinkOn = [&](const Isolated& engine, bool afresh) {
+  p.judge = [judge, on, afresh](const TestCase& c) { return judge(on, afresh, c); };
+  auto shrinkOn = [judge, budget](const Isolated& engine, bool fresh) {
+    return [judge, budget, engine, fresh](const TestCase& tc, const Verdict& failure) {
       return shrinkGreedily(
-          tc,
-          [&](const TestCase& c) {
-            return sameFailure(afresh ? judging.afresh(engine, c) : judging.onWorker(engine, c), v);
-          },
-          o.shrink);
+          tc, [&](const TestCase& c) { return sameFailure(judge(engine, fresh, c), failure); },
+          budget);
     };
-    // A crash or hang kills the worker at each failing candidate, and starting another forks
-    // this process: those shrink on fresh processes from the start.
-    if (v.outcome == Outcome::Crash || v.outcome == Outcome::Hang) return shrinkOn(fresh, true);
-    ShrinkResult r = shrinkOn(shrinker, false);
-    if (!sameFailure(judging.afresh(fresh, r.testCase), v)) r = shrinkOn(fresh, true);
-    return r;
   };
-  for (size_t e = 0; e < engines.size(); ++e)
-    p.triage.emplace_back(engines[e].configuration, [&judging, &freshes, e](const TestCase& c) {
-      return judging.afresh(freshes[e], c);
+  p.shrink = shrinkOn(on, afresh);
+  if (!afresh) {
+    p.confirm = [judge, fresh](const TestCase& c) { return judge(fresh, true, c); };
+    p.shrinkAfresh = shrinkOn(fresh, true);
+  }
+  // The engine at a configuration: on the processes what follows the failure runs on.
+  const auto configured = [&failed, &freshes, &engines, on, afresh](const std::string& c) {
+    if (c == failed.configuration) return on;
+    if (!afresh) return on.at(c);
+    for (size_t e = 0; e < engines.size(); ++e)
+      if (engines[e].configuration == c) return freshes[e];
+    return on.at(c);
+  };
+  for (const CampaignEngine& e : engines) {
+    const Isolated there = configured(e.configuration);
+    p.triage.emplace_back(e.configuration, [judge, there, afresh](const TestCase& c) {
+      return judge(there, afresh, c);
     });
+  }
   p.markKnownFailures = o.markKnownFailures;
   const EngineWithout& without = o.engineWithout;
   if (without.configuration && without.make) {
@@ -157,11 +203,9 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
         p.optimizations.push_back(std::move(name));
       } catch (const Error&) {
       }
-    p.without = [&judging, &without, &failed, &o](const std::vector<std::string>& disabled,
-                                                  const TestCase& c) {
-      const std::unique_ptr<Backend> engine =
-          without.make(without.configuration(failed.configuration, disabled));
-      return judging.afresh(isolated(*engine, o.timeout), c);
+    p.without = [judge, configured, &without, &failed, afresh](
+                    const std::vector<std::string>& disabled, const TestCase& c) {
+      return judge(configured(without.configuration(failed.configuration, disabled)), afresh, c);
     };
     p.workaround = [&without, &failed](const std::vector<std::string>& disabled) {
       return without.configuration(failed.configuration, disabled);
@@ -208,13 +252,15 @@ std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, co
   // A case saved without rewrites (a hand-made one, another oracle's finding) gets them from its
   // seed, as the generator would have drawn them.
   if (tc.rewrites.empty()) tc.rewrites = drawRewrites(tc.model, tc.seed, judging.oracle.rewrites);
-  Verdict v = judging.afresh(freshes.front(), tc);
+  Verdict v = judging.judge(freshes.front(), true, tc);
   if (v.outcome == Outcome::Unsupported || v.outcome == Outcome::NonFinite)
     throw Error("the case is no test of " + engines.front().backend->name() + ": " + v.message);
   if (!isFailure(v.outcome)) return std::nullopt;
   std::vector<std::vector<std::string>> culprits;
-  Finding f =
-      afterFailure(failurePath(engines, 0, freshes.front(), freshes, judging, o, culprits), tc, v);
+  CampaignStats stats;  // (reduce reports none)
+  Finding f = afterFailure(
+      failurePath(engines, 0, freshes.front(), freshes, judging, o, culprits, v, o.shrink, stats),
+      tc, v);
   if (!f.saveError.empty()) throw Error(f.saveError);
   return f;
 }
@@ -265,11 +311,12 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   };
   report("starting the engines");  // which may take a while: say what is planned at once
   const Judging judging(o, engines);
-  // One persistent worker per engine that runs cases: the first, or each in turn. (Optional, to
-  // be started again in place: an Isolated holds a reference and cannot be assigned.)
+  // One persistent worker per engine that runs cases: the first, or each in turn; each runs
+  // every configuration what follows a failure asks for (Isolated::at).
   std::vector<std::optional<Isolated>> workers(o.roundRobin ? engines.size() : 1);
   auto startWorker = [&](size_t e) {
-    workers[e].emplace(*engines[e].backend, o.timeout, Isolation::Persistent);
+    workers[e].emplace(*engines[e].backend, o.timeout, Isolation::Persistent,
+                       makerOf(engines, o.engineWithout));
   };
   for (size_t e = 0; e < workers.size(); ++e) startWorker(e);
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
@@ -280,7 +327,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       !o.checkSetUp ||
       withinTimeBox(timeBoxEnd, [&] {
         for (size_t e = 0; e < engines.size() && !stopped(); ++e)
-          checkEngineSetUp(e < workers.size() ? *workers[e] : freshes[e]);
+          checkEngineSetUp(e < workers.size() ? *workers[e]
+                                              : workers.front()->at(engines[e].configuration));
         if (const Isolated* baseline = judging.baseline(false); baseline && !stopped())
           checkEngineSetUp(*baseline);
         return true;
@@ -329,9 +377,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     TestCase& tc = *generated;
     const size_t at = engineFor(seed, workers.size());
     const Isolated& primary = *workers[at];
-    const Isolated& fresh = freshes[at];
     std::optional<Verdict> judged =
-        withinTimeBox(timeBoxEnd, [&] { return judging.onWorker(primary, tc); });
+        withinTimeBox(timeBoxEnd, [&] { return judging.judge(primary, false, tc); });
     if (!judged) break;  // the case counts for nothing: the time box ended while judging it
     Verdict v = std::move(*judged);
     ++stats.cases;
@@ -345,27 +392,49 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       guide.observe(tc, v.coverage);
       stats.coverage = guide.stats();
     }
-    // Failures: the pre-shrink key, per configuration when several run cases.
-    auto keyOf = [&](const Verdict& judged) {
-      const std::string key = preShrinkKey(judged);
-      return workers.size() > 1 ? engines[at].configuration + " " + key : key;
-    };
-    std::string key;
+    // A failure: its pre-shrink key (per configuration when several run cases) counts repeats,
+    // which are counted as the worker saw them; the rest go down the failure path, which
+    // confirms the minimized case in a fresh process.
     if (isFailure(v.outcome)) {
-      key = keyOf(v);
-      // A failure to be shrunk is confirmed in a fresh process first (the worker may carry
-      // damage from an earlier case); a repeat is counted as the worker saw it, since a fresh
-      // process costs as much as 40 runs on the worker.
-      if (o.shrinksPerKey == 0 || shrunkPerKey[key] < o.shrinksPerKey) {
-        Verdict again = judging.afresh(fresh, tc);
-        if (!sameFailure(again, v)) {
-          // The worker's state is suspect: left running, an engine that corrupted its own
-          // memory failed most later cases there (15,647 of 66,153 in an OpenCV campaign), each
-          // then confirmed in a fresh process at 40 runs' cost.
+      const std::string preShrink = preShrinkKey(v);
+      const std::string key =
+          workers.size() > 1 ? engines[at].configuration + " " + preShrink : preShrink;
+      if (o.shrinksPerKey > 0 && shrunkPerKey[key] >= o.shrinksPerKey) {
+        ++stats.repeats;
+      } else {
+        const auto shrinkStart = Clock::now();
+        const double failedAt = elapsed();
+        report("shrinking " + key);
+        // Shrinking ends with the time box: the case as shrunk so far is the finding, so that a
+        // campaign ends on time whatever it found (a finding that is being shrunk when Ctrl-C
+        // comes is still finished).
+        ShrinkBudget budget = o.shrink;
+        budget.seconds = std::min(budget.seconds,
+                                  std::chrono::duration<double>(timeBoxEnd - Clock::now()).count());
+        FailurePath path = failurePath(engines, at, primary, freshes, judging, o, culprits, v,
+                                       budget, stats, &known);
+        path.casesRun = i + 1;
+        path.secondsRun = failedAt;
+        // Saved once per pattern, whoever finds it first: this campaign before, another on the
+        // same corpus meanwhile, or an earlier run.
+        Finding f = afterFailure(path, tc, v);
+        stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
+        if (f.unrepeatedAfresh) {
+          // The worker's state made the failure: left running, an engine that corrupted its own
+          // memory failed most later cases there (15,647 of 66,153 in an OpenCV campaign). The
+          // case counts as the fresh process saw it.
           ++stats.unconfirmed;
           startWorker(at);
-          v = again;
-          if (isFailure(v.outcome)) key = keyOf(v);
+          v = std::move(*f.unrepeatedAfresh);
+        } else {
+          if (!f.saveError.empty()) throw Error(f.saveError);
+          ++shrunkPerKey[key];
+          if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
+            ++stats.findings[it->second].hits;
+          } else {
+            findingIndex[f.info.pattern] = stats.findings.size();
+            stats.findings.push_back(std::move(f));
+          }
         }
       }
     }
@@ -387,32 +456,9 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         }
         break;
       }
-      default: {  // a failure
+      default:  // a failure
         ++stats.failures[v.outcome];
-        if (o.shrinksPerKey > 0 && shrunkPerKey[key]++ >= o.shrinksPerKey) {
-          ++stats.repeats;
-          break;
-        }
-        const auto shrinkStart = Clock::now();
-        const double failedAt = elapsed();
-        report("shrinking " + key);
-        // Saved once per pattern, whoever finds it first: this campaign before, another on the
-        // same corpus meanwhile, or an earlier run.
-        FailurePath path = failurePath(engines, at, primary, freshes, judging, o, culprits, &known);
-        path.casesRun = i + 1;
-        path.secondsRun = failedAt;
-        Finding f = afterFailure(path, tc, v);
-        if (!f.saveError.empty()) throw Error(f.saveError);
-        stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
-        if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
-          ++stats.findings[it->second].hits;
-          break;
-        }
-        const std::string pattern = f.info.pattern;
-        findingIndex[pattern] = stats.findings.size();
-        stats.findings.push_back(std::move(f));
         break;
-      }
     }
     stats.seconds = elapsed();
     if (stats.timeline.empty() || stats.seconds - stats.timeline.back().seconds >= 1) sample();

@@ -25,7 +25,7 @@ std::string listed(const std::vector<std::string>& names) {
 std::optional<Culprit> findCulprit(
     std::vector<std::string> optimizations,
     const std::function<bool(const std::vector<std::string>&)>& fails,
-    const std::vector<std::vector<std::string>>& tryFirst) {
+    const std::vector<std::vector<std::string>>& tryFirst, bool searchBeyond) {
   std::sort(optimizations.begin(), optimizations.end());
   optimizations.erase(std::unique(optimizations.begin(), optimizations.end()), optimizations.end());
   Culprit c;
@@ -35,7 +35,9 @@ std::optional<Culprit> findCulprit(
     ++c.runs;
     return fails(without(optimizations, enabled));
   };
-  if (optimizations.empty() || failsWith({}) || !failsWith(optimizations)) return std::nullopt;
+  if (optimizations.empty() || (!searchBeyond && tryFirst.empty()) || failsWith({}) ||
+      !failsWith(optimizations))
+    return std::nullopt;
 
   // A set found before that fails alone and none of whose subsets one smaller does: 1-minimal.
   const auto isCulprit = [&](std::vector<std::string> set) {
@@ -57,6 +59,7 @@ std::optional<Culprit> findCulprit(
       known = true;
       break;
     }
+  if (!known && !searchBeyond) return std::nullopt;
 
   // ddmin: split the failing set into n parts; keep a part, or the complement of one, that
   // still fails; else split finer, until single optimizations are tried.

@@ -24,10 +24,11 @@ namespace nncheck {
 // does not fail with all of them on. Deterministic: the names are searched in sorted order.
 // `tryFirst` holds sets found for other failures (a campaign's earlier culprits): one that this
 // failure needs too, and is 1-minimal for it, is taken after |set| + 3 runs instead of a search.
+// `searchBeyond` false: none of those, no search either (what telling a known bug apart needs).
 std::optional<Culprit> findCulprit(
     std::vector<std::string> optimizations,
     const std::function<bool(const std::vector<std::string>&)>& fails,
-    const std::vector<std::vector<std::string>>& tryFirst = {});
+    const std::vector<std::vector<std::string>>& tryFirst = {}, bool searchBeyond = true);
 
 // "fails with only MatMulAddFusion enabled; passes with it disabled" (or "...; still fails with
 // them disabled: another set of optimizations fails it too").

@@ -82,8 +82,11 @@ bool causedByOptimizations(const FailureInfo& info) {
          static_cast<int>(info.culprit->needed.size()) < info.culprit->searched;
 }
 
-std::string rootCause(const FailureInfo& info, const Model& minimized) {
-  std::string cause = info.oracle == "reference" ? "" : info.oracle + ": ";
+namespace {
+
+// The root cause less the oracle that showed it.
+std::string causeOf(const FailureInfo& info, const Model& minimized) {
+  std::string cause;
   std::string needed;
   if (info.culprit)
     for (const std::string& name : info.culprit->needed) {
@@ -124,6 +127,12 @@ std::string rootCause(const FailureInfo& info, const Model& minimized) {
   return cause;
 }
 
+}  // namespace
+
+std::string rootCause(const FailureInfo& info, const Model& minimized) {
+  return (info.oracle == "reference" ? "" : info.oracle + ": ") + causeOf(info, minimized);
+}
+
 std::vector<RootCauseGroup> groupByRootCause(const std::vector<std::string>& causes) {
   std::vector<RootCauseGroup> groups;
   std::map<std::string, size_t> at;
@@ -142,6 +151,7 @@ void KnownBugs::add(const std::filesystem::path& corpus) {
   for (const CorpusCase& c : loadCorpus(corpus)) {
     if (!c.kind) continue;  // a case without a record is no finding
     bugs_.push_back({c.dir, rootCause(c.info, c.testCase.model), c.info.title, c.info.upstream});
+    causes_.push_back(causeOf(c.info, c.testCase.model));
     if (c.info.culprit && !c.info.culprit->needed.empty() &&
         std::find(culprits_.begin(), culprits_.end(), c.info.culprit->needed) == culprits_.end())
       culprits_.push_back(c.info.culprit->needed);
@@ -150,9 +160,9 @@ void KnownBugs::add(const std::filesystem::path& corpus) {
 }
 
 const KnownBug* KnownBugs::match(const FailureInfo& info, const Model& minimized) const {
-  const std::string cause = rootCause(info, minimized);
-  for (const KnownBug& b : bugs_)
-    if (b.rootCause == cause) return &b;
+  const std::string cause = causeOf(info, minimized);
+  for (size_t i = 0; i < bugs_.size(); ++i)
+    if (causes_[i] == cause) return &bugs_[i];
   return nullptr;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <tuple>
 #include <typeinfo>
@@ -59,6 +60,27 @@ Isolated isolatedInScope(Backend& engine) {
 
 std::vector<Isolated> EngineScope::isolated() const { return engines_->inOrder; }
 
+namespace {
+
+// A localizer asked again (the failure's key takes the quick way, the known bugs' check and the
+// record the full one) runs the engine no more: each way's answer is kept, and the full way
+// starts from what the quick one found, which is its own first way.
+std::function<std::optional<Divergence>(bool)> remembered(
+    std::function<std::optional<Divergence>(bool)> localize) {
+  struct Answers {
+    std::optional<std::optional<Divergence>> quick, full;
+  };
+  auto answers = std::make_shared<Answers>();
+  return [localize = std::move(localize), answers](bool quick) {
+    std::optional<std::optional<Divergence>>& answer = quick ? answers->quick : answers->full;
+    if (!answer)
+      answer = !quick && answers->quick && *answers->quick ? *answers->quick : localize(quick);
+    return *answer;
+  };
+}
+
+}  // namespace
+
 Verdict judge(const Property& property, const TestCase& tc) {
   Verdict v;
   Reached reached;
@@ -72,6 +94,7 @@ Verdict judge(const Property& property, const TestCase& tc) {
     property(tc);
   } catch (const PropertyFailure& f) {
     v = f.verdict;
+    if (v.localize) v.localize = remembered(std::move(v.localize));
   } catch (const NonFiniteReference& u) {
     v = {Outcome::NonFinite, u.what(), u.category()};
   } catch (const Unsupported& u) {

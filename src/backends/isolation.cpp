@@ -356,13 +356,16 @@ std::string runInChild(Backend& backend, const Model& model, const TensorMap& in
   return deathReport(status, err);
 }
 
-// Requests, each one framed message: 'R' then the model and its inputs as records (run it: the
-// answer is a report), or 'W' (spawner only: start a worker; the answer is its pid, and its
-// socket comes with it as SCM_RIGHTS).
+// Requests, each one framed message: 'R' then the configuration, the model and its inputs as
+// records (run it: the answer is a report), or 'W' (spawner only: start a worker; the answer is
+// its pid, and its socket comes with it as SCM_RIGHTS). The configuration's record is empty for
+// the engine the server was made with, else '@' and the configuration (Isolated::at).
 constexpr char kRunRequest = 'R', kWorkerRequest = 'W';
 
-std::string runRequest(const Model& model, const TensorMap& inputs) {
+std::string runRequest(const std::optional<std::string>& configuration, const Model& model,
+                       const TensorMap& inputs) {
   std::string request(1, kRunRequest);
+  putBytes(request, configuration ? "@" + *configuration : std::string());
   putBytes(request, serializeModel(model));
   for (const auto& [name, t] : inputs) {
     putBytes(request, name);
@@ -371,8 +374,35 @@ std::string runRequest(const Model& model, const TensorMap& inputs) {
   return request;
 }
 
-// Answers run requests on `fd` with answer(model, inputs, fd), which sends the report itself,
-// until the other side goes away. `other(request)` answers the rest.
+}  // namespace
+
+// The maker of an Isolated's other configurations, and those made in this process (a server's
+// copy, after the fork, makes its own the first time a run names one).
+struct Isolated::Others {
+  EngineMaker make;
+  std::map<std::string, std::shared_ptr<Backend>> made;
+
+  Backend& at(const std::string& configuration) {
+    std::shared_ptr<Backend>& engine = made[configuration];
+    if (!engine) engine = make(configuration);
+    if (!engine)
+      throw Error("isolated: no engine made for the configuration '" + configuration + "'");
+    return *engine;
+  }
+};
+
+namespace {
+
+// The engine a run request names: the server's own, or another configuration made by `others`.
+Backend& engineFor(Backend& own, Isolated::Others* others,
+                   const std::optional<std::string>& configuration) {
+  if (!configuration) return own;
+  if (!others || !others->make) throw Error("isolated: no maker of other configurations");
+  return others->at(*configuration);
+}
+
+// Answers run requests on `fd` with answer(configuration, model, inputs, fd), which sends the
+// report itself, until the other side goes away. `other(request)` answers the rest.
 template <class Answer, class Other>
 [[noreturn]] void serve(int fd, Answer answer, Other other) {
   // Crashes are re-run in a fresh child, which reports the stderr; here it would only leak.
@@ -392,13 +422,16 @@ template <class Answer, class Other>
     bool sent = false;
     try {
       wire::Reader in(std::string_view(request.body).substr(1), "isolated request");
+      const std::string_view named = in.bytes();
+      std::optional<std::string> configuration;
+      if (!named.empty()) configuration = std::string(named.substr(1));
       Model model = parseModel(std::string(in.bytes()), "isolated request");
       TensorMap inputs;
       while (in.left() > 0) {
         const std::string name(in.bytes());
         inputs[name] = parseTensor(std::string(in.bytes()), "isolated request");
       }
-      sent = answer(model, inputs, fd);
+      sent = answer(configuration, model, inputs, fd);
     } catch (const std::exception& e) {
       sent =
           wire::sendFrame(fd, watcherReport(kError, std::string("isolated worker: ") + e.what()));
@@ -407,11 +440,12 @@ template <class Answer, class Other>
   }
 }
 
-[[noreturn]] void serveAsWorker(int fd, Backend& backend) {
+[[noreturn]] void serveAsWorker(int fd, Backend& backend, Isolated::Others* others) {
   serve(
       fd,
-      [&](const Model& m, const TensorMap& in, int to) {
-        return runAndReport(backend, m, in).send(to);
+      [&](const std::optional<std::string>& configuration, const Model& m, const TensorMap& in,
+          int to) {
+        return runAndReport(engineFor(backend, others, configuration), m, in).send(to);
       },
       [](const std::string&) { std::_Exit(1); });
 }
@@ -439,13 +473,15 @@ Child forkServing(Serve serveOn) {
   return {pid, fds[0], true, ""};
 }
 
-// A worker of `backend`, forked here, working in a folder of its own inside `root`.
-Child forkWorker(Backend& backend, const std::string& root, int alsoClose, bool newGroup) {
+// A worker of `backend` (and of the configurations `others` makes), forked here, working in a
+// folder of its own inside `root`.
+Child forkWorker(Backend& backend, Isolated::Others* others, const std::string& root, int alsoClose,
+                 bool newGroup) {
   const std::string folder = newProcessFolder(root);
   Child worker = forkServing([&](int workerFd) {
     if (alsoClose >= 0) ::close(alsoClose);
     becomeEngineProcess(folder, newGroup);
-    serveAsWorker(workerFd, backend);
+    serveAsWorker(workerFd, backend, others);
   });
   worker.folder = folder;
   return worker;
@@ -468,8 +504,8 @@ struct DescriptorMessage {
 // The spawner: forks a fresh child per run request (runInChild), and workers on request. It
 // waits for its children; workers the parent killed are collected between requests, and their
 // folders removed. It leaves the terminal's process group: its children are engine processes.
-[[noreturn]] void serveAsSpawner(int fd, Backend& backend, std::chrono::milliseconds timeout,
-                                 const std::string& root) {
+[[noreturn]] void serveAsSpawner(int fd, Backend& backend, Isolated::Others* others,
+                                 std::chrono::milliseconds timeout, const std::string& root) {
   ::setpgid(0, 0);
   adoptOrphans();  // what an engine's process left behind is the spawner's to end
   std::map<pid_t, std::string> workerFolders;
@@ -482,14 +518,22 @@ struct DescriptorMessage {
   };
   serve(
       fd,
-      [&](const Model& m, const TensorMap& in, int to) {
+      [&](const std::optional<std::string>& configuration, const Model& m, const TensorMap& in,
+          int to) {
         reap();
-        return wire::sendFrame(to, runInChild(backend, m, in, timeout, fd, root, false));
+        std::string report;
+        try {  // (made here, before the fork: each later child has it made)
+          Backend& engine = engineFor(backend, others, configuration);
+          report = runInChild(engine, m, in, timeout, fd, root, false);
+        } catch (const Error& e) {
+          report = watcherReport(kError, std::string("isolated spawner: ") + e.what());
+        }
+        return wire::sendFrame(to, report);
       },
       [&](const std::string& request) {
         if (request[0] != kWorkerRequest) std::_Exit(1);
         reap();
-        const Child worker = forkWorker(backend, root, fd, false);
+        const Child worker = forkWorker(backend, others, root, fd, false);
         workerFolders[worker.pid] = worker.folder;
         // The worker's socket travels as ancillary data of the pid's record.
         std::string framed;
@@ -633,33 +677,51 @@ std::chrono::milliseconds defaultTimeout() {
 // The engine processes' folders of one Isolated and its copies (see EngineFolders).
 struct Isolated::Folders : EngineFolders {};
 
-Isolated::Isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode)
-    : backend_(backend),
+Isolated::Isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode,
+                   EngineMaker others)
+    : backend_(&backend),
       name_(backend.name()),
       capabilities_(backend.capabilities()),
       timeout_(timeout),
       startTime_(backend.startTime()),
-      folders_(std::make_shared<Folders>()) {
+      folders_(std::make_shared<Folders>()),
+      others_(std::make_shared<Others>(Others{std::move(others), {}})) {
   // The servers hold the folders too: they are removed after the last server's processes end.
   spawner_ = std::make_shared<Server>(
       // Each of the spawner's children starts the engine afresh.
-      [&backend, timeout = timeout + startTime_, folders = folders_] {
+      [&backend, timeout = timeout + startTime_, folders = folders_, others = others_] {
         const std::string root = folders->root();
-        return forkServing([&](int fd) { serveAsSpawner(fd, backend, timeout, root); });
+        return forkServing(
+            [&](int fd) { serveAsSpawner(fd, backend, others.get(), timeout, root); });
       },
       false);
   if (mode == Isolation::Persistent)
     worker_ = std::make_shared<Server>(
-        [spawner = spawner_, &backend, folders = folders_] {
+        [spawner = spawner_, &backend, folders = folders_, others = others_] {
           if (std::optional<Child> w = spawner->startWorker(Clock::now() + kSpawnerGrace))
             return *w;
-          return forkWorker(backend, folders->root(), -1, true);  // no spawner: forked here
+          // No spawner: forked here.
+          return forkWorker(backend, others.get(), folders->root(), -1, true);
         },
         true);
 }
 
-Isolated isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode) {
-  return Isolated(backend, timeout, mode);
+Isolated Isolated::at(const std::string& configuration) const {
+  if (!others_->make)
+    throw Error(name_ + ": isolated with no maker of other configurations, so not at '" +
+                configuration + "'");
+  Isolated other = *this;
+  other.backend_ = &others_->at(configuration);
+  other.name_ = other.backend_->name();
+  other.capabilities_ = other.backend_->capabilities();
+  other.startTime_ = other.backend_->startTime();
+  other.configuration_ = configuration;
+  return other;
+}
+
+Isolated isolated(Backend& backend, std::chrono::milliseconds timeout, Isolation mode,
+                  EngineMaker others) {
+  return Isolated(backend, timeout, mode, std::move(others));
 }
 
 RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
@@ -667,7 +729,7 @@ RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
   // this process may no longer have the engine its children run, only they do.)
   refuseFileReferences(model, "isolated run");
   const auto start = Clock::now();
-  const std::string request = runRequest(model, inputs);
+  const std::string request = runRequest(configuration_, model, inputs);
   std::optional<RunOutcome> r;
   if (worker_) r = worker_->ask(request, start + timeout_, startTime_);
   // No worker, or it died or hung: the case alone, in a fresh child.
@@ -675,7 +737,7 @@ RunOutcome Isolated::run(const Model& model, const TensorMap& inputs) const {
   // The spawner died too: a child of this process.
   if (!r)
     r = decodeReport(
-        runInChild(backend_, model, inputs, timeout_ + startTime_, -1, folders_->root(), true));
+        runInChild(*backend_, model, inputs, timeout_ + startTime_, -1, folders_->root(), true));
   r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return std::move(*r);
 }

@@ -1,5 +1,6 @@
 // A worker's engine: the facts it gives become an EngineInfo and a Backend; each run is one
-// request on a worker started lazily in the engine's process (worker_process.h).
+// request on a worker started lazily in the engine's process (worker_process.h), one for every
+// configuration of its command there.
 #include "nncheck/worker_engine.h"
 
 #include <algorithm>
@@ -138,13 +139,34 @@ WorkerCommand WorkerCommand::parse(const std::string& commandLine) {
 
 std::string WorkerCommand::line() const { return shellLine(argv); }
 
+namespace {
+
+// A worker program running, and the runs it served. Every configuration of one command line in a
+// process shares it: a request names its configuration, so the engine at another configuration
+// (a failure's triage, its culprit search) costs no second start of the program.
+struct Running {
+  std::unique_ptr<WorkerProcess> process;  // started in the engine's process, at its first run
+  int runs = 0;                            // on this process
+};
+
+std::shared_ptr<Running> runningFor(const WorkerCommand& command) {
+  static std::map<std::string, std::weak_ptr<Running>> running;
+  std::string key = command.line();  // and the environment it is started with
+  for (const auto& [name, value] : command.environment) key += '\0' + name + '=' + value;
+  std::weak_ptr<Running>& slot = running[key];
+  std::shared_ptr<Running> r = slot.lock();
+  if (!r) slot = r = std::make_shared<Running>();
+  return r;
+}
+
+}  // namespace
+
 struct WorkerBackend::State {
   WorkerCommand command;
   std::string who;
   const worker::Facts* facts = nullptr;
   Configured configured;
-  std::unique_ptr<WorkerProcess> process;  // started in the engine's process, at its first run
-  int runs = 0;                            // on this process
+  std::shared_ptr<Running> running;  // at the first run: the one of its command line
 };
 
 WorkerBackend::WorkerBackend(WorkerCommand command, const std::string& configuration)
@@ -206,12 +228,14 @@ TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
   worker::RunRequest request{.configuration = s.configured.configuration,
                              .disabled = s.configured.disabled};
   if (s.command.options) request.options = s.command.options(model);
-  if (s.process && s.facts->restartEvery > 0 && s.runs >= s.facts->restartEvery) s.process.reset();
-  if (!s.process) {
-    s.runs = 0;
-    s.process = std::make_unique<WorkerProcess>(processCommand(s.command));
+  if (!s.running) s.running = runningFor(s.command);
+  Running& r = *s.running;
+  if (r.process && s.facts->restartEvery > 0 && r.runs >= s.facts->restartEvery) r.process.reset();
+  if (!r.process) {
+    r.runs = 0;
+    r.process = std::make_unique<WorkerProcess>(processCommand(s.command));
   }
-  ++s.runs;
+  ++r.runs;
   std::vector<std::pair<std::string, const Tensor*>> feeds;
   for (const ValueInfo* in : model.graph.feedInputs()) {
     const auto it = inputs.find(in->name);
@@ -220,7 +244,7 @@ TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
     feeds.emplace_back(in->name, &it->second);
   }
   std::string log;
-  worker::Reply reply = s.process->run(request, serializeModel(model), feeds, log);
+  worker::Reply reply = r.process->run(request, serializeModel(model), feeds, log);
   applied_ = reply.applied;
   if (reply.kind == worker::kUnsupported)
     throw Unsupported("engine", name() + ": " + reply.category + ": " + reply.message);

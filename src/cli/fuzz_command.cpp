@@ -190,10 +190,15 @@ int fuzz(const FuzzOptions& o) {
       return 1;
     }
   }
-  std::printf("\ncampaign: %lld cases in %.1f s (%.0f cases/s; shrinking %.1f s)%s\n",
-              static_cast<long long>(s.cases), s.seconds, s.cases / std::max(s.seconds, 1e-9),
-              s.shrinkSeconds,
+  const double rate = s.cases / std::max(s.seconds, 1e-9);
+  std::printf("\ncampaign: %lld cases in %.1f s (%.*f cases/s)%s\n",
+              static_cast<long long>(s.cases), s.seconds, rate < 10 ? 2 : 0, rate,
               s.interrupted || stopRequested() ? "; interrupted: what ran before the stop" : "");
+  std::printf(
+      "  after failures %.1f s: %lld cases judged on the worker, %lld in fresh processes; "
+      "each finding shrunk for at most %d runs and %.0f s\n",
+      s.shrinkSeconds, static_cast<long long>(s.afterFailureJudged),
+      static_cast<long long>(s.afterFailureFresh), c.shrink.steps, c.shrink.seconds);
   std::printf("  passed %lld, unsupported %lld, nonfinite (skipped) %lld",
               static_cast<long long>(s.passed), static_cast<long long>(s.unsupported),
               static_cast<long long>(s.nonfinite));

@@ -214,6 +214,57 @@ TEST(Isolated, ACrashCausedByAnEarlierCaseIsNotBlamedOnThisOne) {
   EXPECT_NE(third.outputs.at("pid").toInt64(0), first.outputs.at("pid").toInt64(0));
 }
 
+// An engine at a configuration, "a" or "b", that reports it and the process it runs in.
+struct ConfiguredReporter : Backend {
+  std::string configuration;
+  explicit ConfiguredReporter(std::string c) : configuration(std::move(c)) {}
+  std::string name() const override { return "reporter at " + configuration; }
+  TensorMap run(const Model&, const TensorMap&) override {
+    return {{"pid", Tensor::scalar<int64_t>(::getpid())},
+            {"b", Tensor::scalar<int64_t>(configuration == "b")}};
+  }
+};
+
+EngineMaker reporters(int* made = nullptr) {
+  return [made](const std::string& c) -> std::shared_ptr<Backend> {
+    if (c != "a" && c != "b") throw Error("reporter: no configuration '" + c + "'");
+    if (made) ++*made;
+    return std::make_shared<ConfiguredReporter>(c);
+  };
+}
+
+// The worker that runs cases runs every other configuration too (what follows a failure asks
+// for them): the same process, the configuration's own engine made there.
+TEST_P(IsolatedIn, AnotherConfigurationRunsOnTheSameProcesses) {
+  ConfiguredReporter a("a");
+  int made = 0;
+  const Isolated engine = isolated(a, 5s, GetParam(), reporters(&made));
+  const Isolated b = engine.at("b");
+  EXPECT_EQ(b.engineName(), "reporter at b");
+  EXPECT_EQ(engine.engineName(), "reporter at a");
+  EXPECT_EQ(b.mode(), GetParam());
+  const RunOutcome first = engine.run(smallModel(), {});
+  const RunOutcome atB = b.run(smallModel(), {});
+  const RunOutcome again = engine.run(smallModel(), {});
+  for (const RunOutcome* r : {&first, &atB, &again})
+    ASSERT_EQ(r->kind, Outcome::Pass) << r->message;
+  EXPECT_EQ(first.outputs.at("b").toInt64(0), 0);
+  EXPECT_EQ(atB.outputs.at("b").toInt64(0), 1);
+  EXPECT_EQ(again.outputs.at("b").toInt64(0), 0);
+  const int64_t pid = first.outputs.at("pid").toInt64(0);
+  if (GetParam() == Isolation::Persistent) {
+    EXPECT_EQ(atB.outputs.at("pid").toInt64(0), pid) << "one worker for both";
+    EXPECT_EQ(again.outputs.at("pid").toInt64(0), pid);
+  } else {
+    EXPECT_NE(atB.outputs.at("pid").toInt64(0), pid);
+  }
+  engine.at("b");
+  EXPECT_EQ(made, 1) << "made here once per configuration";
+  // A configuration the maker lacks is its error; without a maker, none but its own.
+  EXPECT_THROW(engine.at("c"), Error);
+  EXPECT_THROW(isolated(a, 5s, GetParam()).at("b"), Error);
+}
+
 // This process forks once (the spawner); fresh children and workers are the spawner's, so
 // that this process's pages are not made copy-on-write again at every run.
 TEST(Isolated, RunsAreForkedByOneHelperNotByThisProcess) {

@@ -109,6 +109,26 @@ TEST_F(BrokenWorker, OneThatAsksToBeRestartedEveryNRunsIs) {
   EXPECT_EQ(served, (std::vector<float>{1, 2, 1, 2, 1})) << "a fresh worker every 2 runs";
 }
 
+// The engines of one worker command in a process share one running worker, each request naming
+// its configuration: the engine at another configuration (a failure's triage, its culprit
+// search) starts no second worker. Before, each engine started its own.
+TEST_F(BrokenWorker, EveryConfigurationOfACommandInAProcessSharesOneWorker) {
+  WorkerBackend plain(testing::brokenWorker("counts"), "plain");
+  const Isolated worker(plain, std::chrono::seconds(30), Isolation::Persistent,
+                        [](const std::string& c) -> std::shared_ptr<Backend> {
+                          return std::make_shared<WorkerBackend>(testing::brokenWorker("counts"),
+                                                                 c);
+                        });
+  const Isolated tenfold = worker.at("tenfold");
+  std::vector<float> ys;
+  for (const Isolated* engine : {&worker, &tenfold, &worker, &tenfold}) {
+    const RunOutcome r = engine->run(testing::identityModel(), testing::kIdentityInputs);
+    ASSERT_EQ(r.kind, Outcome::Pass) << r.message;
+    ys.push_back(r.outputs.at("y").span<float>()[0]);  // x[0] is 1
+  }
+  EXPECT_EQ(ys, (std::vector<float>{2, 12, 4, 14})) << "x (times 10) + the runs one worker served";
+}
+
 TEST_F(BrokenWorker, OneOfAnotherProtocolVersionIsRefusedAtHello) {
   const std::string e =
       testing::errorOf([] { WorkerBackend engine(testing::brokenWorker("version")); });

@@ -20,6 +20,8 @@ file argv[3], across restarts); without them, on every run.
     grabs      tries to allocate 2 GiB on the run, and replies with the MemoryError it gets
     many       names 200 configurations at hello
     badname    names itself '../escape' at hello
+    counts     has the configurations plain and tenfold, and replies with x (times 10 at
+               tenfold) + the runs it served
 Otherwise it replies with its input "x" as its output "y".
 """
 
@@ -54,15 +56,17 @@ def leave_daemon() -> None:
     """A process of its own session, whose parent is gone: what a careless engine leaves."""
     if os.fork() == 0:
         os.setsid()
-        if os.fork() == 0:
-            PID_FILE.write_text(str(os.getpid()))
+        daemon = os.fork()
+        if daemon == 0:
             time.sleep(3600)
+        # Written before this exits, so that it is there when the worker replies.
+        PID_FILE.write_text(str(daemon))
         os._exit(0)
     os.wait()
 
 
 def misbehaves_now() -> bool:
-    if MODE in ("good", "restarts"):
+    if MODE in ("good", "restarts", "counts"):
         return False
     if MODE in ("orphans", "floods", "grabs"):  # on every run
         return True
@@ -90,7 +94,8 @@ def main() -> None:
     facts = {
         "protocol": 2 if MODE == "version" else 1,
         "name": "../escape" if MODE == "badname" else "broken",
-        "configurations": [f"c{i}" for i in range(200)] if MODE == "many" else ["plain"],
+        "configurations": [f"c{i}" for i in range(200)] if MODE == "many"
+        else ["plain", "tenfold"] if MODE == "counts" else ["plain"],
         "fixed_optimizations": {"plain": ["Simplify"]},  # named as applied, not switched off
     }
     if MODE == "restarts":
@@ -125,7 +130,11 @@ def main() -> None:
                     protocol.write_frame(out, protocol.error_body(f"MemoryError: {e}", ""))
                     continue
         served += 1
-        y = run.inputs["x"] + served if MODE == "restarts" else run.inputs["x"]
+        y = run.inputs["x"]
+        if MODE == "counts" and run.configuration == "tenfold":
+            y = y * 10
+        if MODE in ("restarts", "counts"):
+            y = y + served
         protocol.write_frame(out, protocol.outputs_body({"y": y}, []))
 
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 
 #include "core/files.h"
 #include "doubles.h"
@@ -399,6 +400,111 @@ TEST_F(Campaign, AWorkerThatFailsWhatAFreshProcessPassesIsStartedAgain) {
   // Kept running, the damaged worker would fail every case after the first Tanh.
   EXPECT_LE(s.unconfirmed, s.opCases.at("Tanh")) << "of " << s.cases << " cases";
   EXPECT_EQ(s.passed, s.cases);
+}
+
+// What follows a failure runs on the persistent worker, as cases do, the triage at the other
+// configuration included (Isolated::at); a fresh process confirms each minimized case, one each.
+// Before, each shrunk failure was confirmed, judged again, localized and triaged in fresh
+// processes, five or more of them.
+TEST_F(Campaign, WhatFollowsAFailureRunsOnTheWorkerAndAFreshProcessConfirmsIt) {
+  testing::FusedMatMulRelu fusedInside(true), unfusedInside(false);
+  const fs::path log = tmp_.path() / "runs";
+  testing::NotesItsProcess fused(fusedInside, log), unfused(unfusedInside, log);
+  const CampaignStats s =
+      runCampaign({{"fusion=on", &fused}, {"fusion=off", &unfused}}, options(150));
+  ASSERT_FALSE(s.findings.empty());
+  EXPECT_EQ(s.unconfirmed, 0);
+  const int64_t shrunk = s.failures.at(Outcome::Mismatch) - s.repeats;
+  const auto runs = testing::NotesItsProcess::read(log);
+  const auto worker = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+    return a.second.size() < b.second.size();
+  });
+  ASSERT_NE(worker, runs.end());
+  EXPECT_EQ(static_cast<int64_t>(runs.size()) - 1, shrunk)
+      << "one fresh process for each shrunk failure, its minimized case's confirmation";
+  EXPECT_EQ(s.afterFailureFresh, shrunk);
+  EXPECT_GT(s.afterFailureJudged, shrunk);
+  for (const auto& [pid, engines] : runs) {
+    if (pid != worker->first) EXPECT_EQ(engines, std::vector<std::string>{fused.name()});
+  }
+  EXPECT_NE(std::find(worker->second.begin(), worker->second.end(), unfused.name()),
+            worker->second.end())
+      << "triaged at fusion=off on the worker";
+  for (const Finding& f : s.findings)
+    EXPECT_EQ(f.info.triage, (std::map<std::string, Outcome>{{"fusion=on", Outcome::Mismatch},
+                                                             {"fusion=off", Outcome::Pass}}));
+}
+
+// Wrong everywhere (every float output one too large), and slow: each run takes half a second.
+struct SlowAndWrong : Backend {
+  std::string name() const override { return "double:slow-and-wrong"; }
+  TensorMap run(const Model& m, const TensorMap& inputs) override {
+    std::this_thread::sleep_for(500ms);
+    TensorMap out = runReference(m, inputs);
+    for (auto& [name, t] : out)
+      if (t.dtype() == DType::Float32)
+        for (float& v : t.span<float>()) v += 1;
+    return out;
+  }
+};
+
+// Shrinking ends with the time box, the case as shrunk so far saved: a campaign ends on time
+// whatever it found. Before, a finding was shrunk to the end (here, to one node) past the box.
+TEST_F(Campaign, TheTimeBoxEndsShrinkingAndTheCaseAsShrunkIsTheFinding) {
+  SlowAndWrong engine;
+  CampaignOptions o = options(0);
+  o.seconds = 0.8;  // the first case fails at about 0.5 s
+  o.checkSetUp = false;
+  const CampaignStats s = runCampaign({{"", &engine}}, o);
+  ASSERT_EQ(s.findings.size(), 1u);
+  const Finding& f = s.findings.front();
+  EXPECT_LE(f.info.shrinkSteps, 2);
+  EXPECT_GT(f.info.nodesAfter, 1) << "shrunk past the time box";
+  EXPECT_FALSE(f.dir.empty()) << "the finding is saved";
+}
+
+// A crash is confirmed in a fresh process before it is anything: one that only what a worker ran
+// before makes is no finding, the case counted as the fresh process ran it; one that every
+// process makes is found and shrunk to its op.
+TEST_F(Campaign, ACrashIsConfirmedInAFreshProcess) {
+  testing::CrashesOnTanh afterSigmoid(false), always(true);
+  const CampaignStats s = runCampaign({{"", &afterSigmoid}}, options(150));
+  ASSERT_GT(s.opCases.count("Tanh"), 0u);
+  EXPECT_TRUE(s.findings.empty()) << s.findings.front().info.pattern;
+  EXPECT_EQ(s.failures.count(Outcome::Crash), 0u);
+  EXPECT_EQ(s.passed + s.unsupported + s.nonfinite, s.cases);
+
+  const CampaignStats found = runCampaign({{"", &always}}, options(150));
+  ASSERT_FALSE(found.findings.empty());
+  for (const Finding& f : found.findings) {
+    EXPECT_EQ(f.info.kind, Outcome::Crash);
+    EXPECT_EQ(f.minimized.model.graph.nodes.size(), 1u) << modelToText(f.minimized.model);
+    EXPECT_EQ(f.minimized.model.graph.nodes.front().opType, "Tanh");
+  }
+}
+
+// A known bug is recognised from the failing run itself, on the worker, before anything else
+// runs, whichever oracle shows it: the reference's corpus names the bug an equivalence campaign
+// meets, and no fresh process starts for it.
+TEST_F(Campaign, AKnownBugCostsOneRecognitionWhicheverOracleShowsIt) {
+  testing::FusedMatMulRelu fusedInside(true), unfused(false);
+  ASSERT_FALSE(runCampaign({{"fusion=on", &fusedInside}, {"fusion=off", &unfused}}, options(150))
+                   .findings.empty());
+  const fs::path log = tmp_.path() / "runs";
+  testing::NotesItsProcess fused(fusedInside, log);
+  CampaignOptions o = options(300);
+  o.oracle = "equivalence";
+  o.known = {corpus_};
+  o.corpus = tmp_.path() / "other";
+  const CampaignStats s = runCampaign({{"fusion=on", &fused}}, o);
+  ASSERT_EQ(s.findings.size(), 1u) << s.findings.back().info.pattern;
+  const Finding& f = s.findings.front();
+  ASSERT_TRUE(f.known);
+  EXPECT_EQ(f.known->rootCause, "mismatch at Relu");
+  EXPECT_EQ(f.info.pattern, "known: mismatch at Relu");
+  EXPECT_EQ(f.hits, s.failures.at(Outcome::Mismatch) - s.repeats);
+  EXPECT_EQ(testing::NotesItsProcess::read(log).size(), 1u) << "only the worker ran";
+  EXPECT_FALSE(fs::exists(o.corpus)) << "a known bug is not saved";
 }
 
 // A campaign names the functions of an engine compiled with a pc-table that no case reached.

@@ -122,6 +122,18 @@ TEST(Culprit, ASetFoundBeforeIsCheckedFirst) {
   const std::optional<Culprit> notMinimal = findCulprit(all, fails, {{"B", "D", "E"}});
   ASSERT_TRUE(notMinimal);
   EXPECT_EQ(notMinimal->needed, searched->needed);
+  // Only those sets (a known bug's, told apart before shrinking): no search past them.
+  int runs = 0;
+  const auto counted = [&](const std::vector<std::string>& off) {
+    ++runs;
+    return fails(off);
+  };
+  EXPECT_FALSE(findCulprit(all, counted, {{"A"}, {"B", "D", "E"}}, false));
+  EXPECT_EQ(runs, 7) << "both ends, A, then B+D+E and its subsets one smaller";
+  EXPECT_FALSE(findCulprit(all, counted, {}, false));
+  const std::optional<Culprit> only = findCulprit(all, fails, {{"A"}, {"D", "B"}}, false);
+  ASSERT_TRUE(only);
+  EXPECT_EQ(only->needed, searched->needed);
 }
 
 // An optimization the engine names but cannot switch off (a release build's pass) stays out of

@@ -1,0 +1,144 @@
+// A Python engine's campaign against its own floor: for each engine served by a Python worker in
+// this build (a worker script <engines>/<engine>/<engine>_worker.py), `nncheck fuzz` at its
+// default configurations for NNCHECK_BENCH_SECONDS (600 by default), one job, its failures and
+// known bugs included, the worker's requests recorded (NNCHECK_WORKER_RECORD); then
+// bench/worker_floor.py runs those requests again in one process, with nothing of nncheck around.
+// Both on one core (the first this process may use). Counters: the campaign's cases/s, the
+// floor's requests/s on the same requests, their ratio (`share`), the requests, and the seconds
+// spent after failures. A campaign that spends its time on cases keeps most of its floor.
+//   NNCHECK_BENCH_SECONDS=600 ./build/bench/worker_campaign_bench --benchmark_filter=litert
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/engine_files.h"
+#include "test_util.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs `argv` with `env` added, its stdout and stderr into `out`; throws when it fails.
+void runInto(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+             const fs::path& out) {
+  std::vector<std::string> words = argv, environment = env;
+  for (char** e = environ; *e; ++e) environment.emplace_back(*e);
+  std::vector<char*> args, envp;
+  for (std::string& w : words) args.push_back(w.data());
+  for (std::string& e : environment) envp.push_back(e.data());
+  args.push_back(nullptr);
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw std::runtime_error("cannot run " + argv[0]);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(argv[0] + " " + argv[1] + " failed; its output: " + out.string());
+}
+
+std::string contents(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The number that follows `label` in `text`; throws when there is none.
+double numberAfter(const std::string& text, const std::string& label, const fs::path& file) {
+  const size_t at = text.find(label);
+  if (at == std::string::npos)
+    throw std::runtime_error(file.string() + ": no '" + label + "' in it");
+  return std::strtod(text.c_str() + at + label.size(), nullptr);
+}
+
+void campaignAgainstFloor(benchmark::State& state, const std::string& engine,
+                          const fs::path& worker) {
+  const char* given = std::getenv("NNCHECK_BENCH_SECONDS");
+  const std::string seconds = given && *given ? given : "600";
+  for (auto _ : state) {
+    nncheck::testing::TempDir tmp("worker_campaign_bench");
+    const fs::path records = tmp.path() / "requests", campaign = tmp.path() / "campaign.txt",
+                   floor = tmp.path() / "floor.txt";
+    fs::create_directories(records);
+    runInto({NNCHECK_CLI, "fuzz", "--backend", engine, "--seconds", seconds, "--jobs", "1",
+             "--seed", "7", "--corpus", (tmp.path() / "corpus").string()},
+            {"NNCHECK_WORKER_RECORD=" + records.string()}, campaign);
+    std::vector<std::string> floorArgs = {nncheck::environmentPython(engine, NNCHECK_PYTHON_DIR),
+                                          NNCHECK_SOURCE_DIR "/bench/worker_floor.py",
+                                          worker.string()};
+    for (const fs::directory_entry& r : fs::directory_iterator(records))
+      floorArgs.push_back(r.path().string());
+    if (floorArgs.size() == 3) throw std::runtime_error(engine + ": the worker recorded nothing");
+    runInto(floorArgs, {}, floor);
+    const std::string c = contents(campaign), f = contents(floor);
+    const double cases = numberAfter(c, "campaign: ", campaign);
+    const double took = numberAfter(c, " cases in ", campaign);
+    const double after = numberAfter(c, "after failures ", campaign);
+    const double requests = static_cast<double>(floorArgs.size() - 3);
+    const double floorRate = numberAfter(f, "failed) in ", floor);  // seconds, then the rate
+    const double perSecond = requests / floorRate;
+    state.counters["cases"] = cases;
+    state.counters["cases_per_s"] = cases / took;
+    state.counters["floor_requests_per_s"] = perSecond;
+    state.counters["share"] = cases / took / perSecond;
+    state.counters["requests"] = requests;
+    state.counters["after_failures_s"] = after;
+  }
+}
+
+// The first CPU this process may run on: the campaign, its workers and the floor all run there.
+void pinToOneCore() {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      sched_setaffinity(0, sizeof one, &one);
+      return;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  pinToOneCore();
+  // Every engine a Python worker serves here, by its worker script's folder.
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(NNCHECK_ENGINES_DIR, ec)) {
+    const std::string engine = e.path().filename().string();
+    const fs::path worker = e.path() / (engine + "_worker.py");
+    if (!fs::is_regular_file(worker)) continue;
+    benchmark::RegisterBenchmark(
+        ("BM_CampaignAgainstFloor/" + engine).c_str(),
+        [engine, worker](benchmark::State& s) { campaignAgainstFloor(s, engine, worker); })
+        ->Iterations(1)
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime();
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
