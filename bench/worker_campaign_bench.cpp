@@ -5,7 +5,8 @@
 // bench/worker_floor.py runs those requests again in one process, with nothing of nncheck around.
 // Both on one core (the first this process may use). Counters: the campaign's cases/s, the
 // floor's requests/s on the same requests, their ratio (`share`), the requests, and the seconds
-// spent after failures. A campaign that spends its time on cases keeps most of its floor.
+// spent after failures. A campaign that spends its time on cases keeps most of its floor. With
+// NNCHECK_BENCH_OUTPUT=DIR, the campaign's and the floor's output are kept there.
 //   NNCHECK_BENCH_SECONDS=600 ./build/bench/worker_campaign_bench --benchmark_filter=litert
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -90,13 +91,19 @@ void campaignAgainstFloor(benchmark::State& state, const std::string& engine,
       floorArgs.push_back(r.path().string());
     if (floorArgs.size() == 3) throw std::runtime_error(engine + ": the worker recorded nothing");
     runInto(floorArgs, {}, floor);
+    if (const char* keep = std::getenv("NNCHECK_BENCH_OUTPUT"); keep && *keep) {
+      fs::create_directories(keep);
+      for (const fs::path& file : {campaign, floor})
+        fs::copy_file(file, fs::path(keep) / (engine + "-" + file.filename().string()),
+                      fs::copy_options::overwrite_existing);
+    }
     const std::string c = contents(campaign), f = contents(floor);
     const double cases = numberAfter(c, "campaign: ", campaign);
     const double took = numberAfter(c, " cases in ", campaign);
     const double after = numberAfter(c, "after failures ", campaign);
-    const double requests = static_cast<double>(floorArgs.size() - 3);
-    const double floorRate = numberAfter(f, "failed) in ", floor);  // seconds, then the rate
-    const double perSecond = requests / floorRate;
+    // "N requests (F failed, C crashed and left out) in S s: R requests/s"
+    const double requests = std::strtod(f.c_str(), nullptr);
+    const double perSecond = requests / numberAfter(f, "left out) in ", floor);
     state.counters["cases"] = cases;
     state.counters["cases_per_s"] = cases / took;
     state.counters["floor_requests_per_s"] = perSecond;

@@ -6,8 +6,8 @@
 // weight in the generator, so the campaign spends its time on what the engine runs. Cases whose
 // reference computes NaN/Inf are skipped (nncheck/tolerance.h). Failures are deduplicated on
 // their minimized pattern (failure kind, ops and wiring, first diverging op): one corpus entry
-// each, with a hit count. The engine runs in a persistent isolated process (with roundRobin,
-// one per configuration, taking the cases in turn), and what follows a failure runs there too,
+// each, with a hit count. The engine runs in a persistent isolated process (with roundRobin, at
+// each configuration in turn, one process for all), and what follows a failure runs there too,
 // as cases do: the known bugs' recognition, shrinking, localization, the triage across the
 // configurations and the culprit search (Isolated::at); a fresh process confirms the minimized
 // case, and runs everything for a crash or a hang, which may come from what earlier cases left
@@ -101,10 +101,14 @@ struct CampaignOptions {
   bool learnUnsupported = true;    // lower the weight of ops the engine rejects
   bool coverageGuided = true;      // mutate cases that reached new coverage (when there is any)
   bool markKnownFailures = false;  // save findings with known_failures = their failing configs
-  // Case i runs on engine i mod n, each in its own persistent worker, so every configuration is
-  // tested (a compiler's optimizing levels, not only its first); else all run on the first.
-  // Either way a failure is triaged across all.
+  // Case i runs on engine i mod n (all on the one persistent worker, Isolated::at), so every
+  // configuration is tested (a compiler's optimizing levels, not only its first); else all run
+  // on the first. Either way a failure is triaged across all.
   bool roundRobin = false;
+  // What follows each failure runs in fresh processes, as a crash's does, not on the worker that
+  // ran the case: slower (an engine's start per run), for an engine whose state carries over
+  // from one run or configuration to the next.
+  bool freshAfterFailures = false;
   // Asked between cases: true ends the campaign as its time box would, after the case in
   // progress (and what follows its failure), with the summary of what ran (nncheck fuzz asks
   // whether Ctrl-C was pressed). With jobs, each worker is asked to stop the same way.

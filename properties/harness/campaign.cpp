@@ -136,7 +136,7 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
   const Isolated& fresh = freshes.at(at);
   const CampaignEngine& failed = engines[at];
   const bool afresh = v.outcome == Outcome::Crash || v.outcome == Outcome::Hang ||
-                      worker.mode() == Isolation::ForkPerRun;
+                      worker.mode() == Isolation::ForkPerRun || o.freshAfterFailures;
   // (Copies: an Isolated's copies share its processes.)
   const Isolated on = afresh ? fresh : worker;
   // The verdicts of this failure's cases on the worker, by configuration and case: a case asked
@@ -311,14 +311,19 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   };
   report("starting the engines");  // which may take a while: say what is planned at once
   const Judging judging(o, engines);
-  // One persistent worker per engine that runs cases: the first, or each in turn; each runs
-  // every configuration what follows a failure asks for (Isolated::at).
-  std::vector<std::optional<Isolated>> workers(o.roundRobin ? engines.size() : 1);
-  auto startWorker = [&](size_t e) {
-    workers[e].emplace(*engines[e].backend, o.timeout, Isolation::Persistent,
-                       makerOf(engines, o.engineWithout));
+  // One persistent worker runs the cases, at the first configuration or at each in turn, and
+  // what follows their failures at any (Isolated::at): one engine process and one worker
+  // program, started once (six configurations of Inductor's worker were six imports of torch, a
+  // first compile each, and 860 MiB each).
+  std::vector<Isolated> workers;  // the worker at each configuration that runs cases
+  auto startWorker = [&] {
+    const Isolated worker(*engines.front().backend, o.timeout, Isolation::Persistent,
+                          makerOf(engines, o.engineWithout));
+    workers = {worker};
+    for (size_t e = 1; o.roundRobin && e < engines.size(); ++e)
+      workers.push_back(worker.at(engines[e].configuration));
   };
-  for (size_t e = 0; e < workers.size(); ++e) startWorker(e);
+  startWorker();
   const std::vector<Isolated> freshes = freshPerEngine(engines, o);
   // Checking that each engine works here may take minutes (a compiler's first compile at each
   // configuration): the time box, a stop and an interrupt end it, and nothing runs then.
@@ -327,8 +332,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       !o.checkSetUp ||
       withinTimeBox(timeBoxEnd, [&] {
         for (size_t e = 0; e < engines.size() && !stopped(); ++e)
-          checkEngineSetUp(e < workers.size() ? *workers[e]
-                                              : workers.front()->at(engines[e].configuration));
+          checkEngineSetUp(e < workers.size() ? workers[e]
+                                              : workers.front().at(engines[e].configuration));
         if (const Isolated* baseline = judging.baseline(false); baseline && !stopped())
           checkEngineSetUp(*baseline);
         return true;
@@ -376,7 +381,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
     if (!generated) break;
     TestCase& tc = *generated;
     const size_t at = engineFor(seed, workers.size());
-    const Isolated& primary = *workers[at];
+    const Isolated primary = workers[at];  // (a copy: starting the worker again replaces it)
     std::optional<Verdict> judged =
         withinTimeBox(timeBoxEnd, [&] { return judging.judge(primary, false, tc); });
     if (!judged) break;  // the case counts for nothing: the time box ended while judging it
@@ -424,7 +429,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
           // memory failed most later cases there (15,647 of 66,153 in an OpenCV campaign). The
           // case counts as the fresh process saw it.
           ++stats.unconfirmed;
-          startWorker(at);
+          startWorker();
           v = std::move(*f.unrepeatedAfresh);
         } else {
           if (!f.saveError.empty()) throw Error(f.saveError);

@@ -45,6 +45,7 @@ struct FuzzOptions {
   int64_t maxFindings = 0;
   bool noCoverage = false;
   bool firstConfigOnly = false;
+  bool freshAfterFailures = false;
   std::string shard;
   int shardCount = 0;
   int jobs = 0;  // 0: the cores this process may run on
@@ -141,6 +142,7 @@ int fuzz(const FuzzOptions& o) {
   c.coverageGuided = !o.noCoverage;
   c.markKnownFailures = o.markKnown;
   c.roundRobin = !o.firstConfigOnly;
+  c.freshAfterFailures = o.freshAfterFailures;
   c.shrinksPerKey = o.shrinksPerKey;
   const bool tty = ::isatty(STDERR_FILENO);
   std::string configs;
@@ -316,6 +318,11 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_flag("--first-config-only", o->firstConfigOnly,
                 "run every case on the first configuration, the others only triaging failures "
                 "(by default cases take the configurations in turn, so each is tested)");
+  cmd->add_flag("--fresh-after-failures", o->freshAfterFailures,
+                "run what follows each failure (shrinking, localization, triage, the culprit "
+                "search) in fresh processes, as a crash's, instead of on the worker that ran the "
+                "case: an engine's start per run, for an engine whose state carries from one run "
+                "or configuration to the next");
   cmd->add_option("--shard", o->shard,
                   "run shard K of N, K counting from 1 (1/4 .. 4/4): the cases i with i mod N = K "
                   "- 1, so N campaigns of "

@@ -425,7 +425,8 @@ TEST_F(Campaign, WhatFollowsAFailureRunsOnTheWorkerAndAFreshProcessConfirmsIt) {
   EXPECT_EQ(s.afterFailureFresh, shrunk);
   EXPECT_GT(s.afterFailureJudged, shrunk);
   for (const auto& [pid, engines] : runs) {
-    if (pid != worker->first) EXPECT_EQ(engines, std::vector<std::string>{fused.name()});
+    if (pid == worker->first) continue;
+    EXPECT_EQ(engines, std::vector<std::string>{fused.name()});
   }
   EXPECT_NE(std::find(worker->second.begin(), worker->second.end(), unfused.name()),
             worker->second.end())
@@ -461,6 +462,30 @@ TEST_F(Campaign, TheTimeBoxEndsShrinkingAndTheCaseAsShrunkIsTheFinding) {
   EXPECT_LE(f.info.shrinkSteps, 2);
   EXPECT_GT(f.info.nodesAfter, 1) << "shrunk past the time box";
   EXPECT_FALSE(f.dir.empty()) << "the finding is saved";
+}
+
+// Nothing found is lost to the worker: the same seeds give the same findings whether what follows
+// each failure runs on the worker or, as before, in fresh processes.
+TEST_F(Campaign, TheWorkerFindsWhatFreshProcessesFind) {
+  testing::FusedMatMulRelu fused(true), unfused(false);
+  const std::vector<CampaignEngine> engines = {{"fusion=on", &fused}, {"fusion=off", &unfused}};
+  CampaignOptions o = options(150);
+  o.corpus.clear();
+  const CampaignStats onWorker = runCampaign(engines, o);
+  o.freshAfterFailures = true;
+  const CampaignStats afresh = runCampaign(engines, o);
+  ASSERT_FALSE(onWorker.findings.empty());
+  ASSERT_EQ(onWorker.findings.size(), afresh.findings.size());
+  for (size_t i = 0; i < afresh.findings.size(); ++i) {
+    const Finding &a = onWorker.findings[i], &b = afresh.findings[i];
+    EXPECT_EQ(a.info.pattern, b.info.pattern);
+    EXPECT_EQ(contentHash(a.minimized), contentHash(b.minimized));
+    EXPECT_EQ(a.info.triage, b.info.triage);
+    EXPECT_EQ(a.hits, b.hits);
+  }
+  EXPECT_EQ(onWorker.failures, afresh.failures);
+  EXPECT_EQ(afresh.afterFailureJudged, 0);
+  EXPECT_GT(afresh.afterFailureFresh, onWorker.afterFailureFresh);
 }
 
 // A crash is confirmed in a fresh process before it is anything: one that only what a worker ran
