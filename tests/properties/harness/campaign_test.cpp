@@ -454,7 +454,7 @@ struct SlowAndWrong : Backend {
 TEST_F(Campaign, TheTimeBoxEndsShrinkingAndTheCaseAsShrunkIsTheFinding) {
   SlowAndWrong engine;
   CampaignOptions o = options(0);
-  o.seconds = 0.8;  // the first case fails at about 0.5 s
+  o.seconds = 1.5;  // the first case fails at about 0.5 s; each shrink step takes 0.5 s
   o.checkSetUp = false;
   const CampaignStats s = runCampaign({{"", &engine}}, o);
   ASSERT_EQ(s.findings.size(), 1u);
