@@ -9,11 +9,7 @@
 // NNCHECK_BENCH_OUTPUT=DIR, the campaign's and the floor's output are kept there.
 //   NNCHECK_BENCH_SECONDS=600 ./build/bench/worker_campaign_bench --benchmark_filter=litert
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
 #include <sched.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,37 +21,13 @@
 #include <vector>
 
 #include "backends/engine_files.h"
+#include "run_program.h"
 #include "test_util.h"
-
-extern char** environ;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// Runs `argv` with `env` added, its stdout and stderr into `out`; throws when it fails.
-void runInto(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-             const fs::path& out) {
-  std::vector<std::string> words = argv, environment = env;
-  for (char** e = environ; *e; ++e) environment.emplace_back(*e);
-  std::vector<char*> args, envp;
-  for (std::string& w : words) args.push_back(w.data());
-  for (std::string& e : environment) envp.push_back(e.data());
-  args.push_back(nullptr);
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw std::runtime_error("cannot run " + argv[0]);
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(argv[0] + " " + argv[1] + " failed; its output: " + out.string());
-}
+using nncheck::bench::runInto;
 
 std::string contents(const fs::path& file) {
   std::ifstream in(file);
