@@ -14,6 +14,7 @@ untimed (the engine's start and first compile are no request's).
 from __future__ import annotations
 
 import importlib.util
+import os
 import pathlib
 import subprocess
 import sys
@@ -42,6 +43,9 @@ def load_engine(worker: pathlib.Path) -> Engine:
 
 def replay(worker: pathlib.Path, paths: list[str], start: int) -> None:
     """Runs the requests from `start` on, printing after each "index seconds failed" (1 or 0)."""
+    # The lines on the real standard output; what the engine prints (TVM's warnings) to stderr.
+    lines = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
     engine = load_engine(worker)
     runs = [read_run(pathlib.Path(p).read_bytes()) for p in paths]
     try:  # the first compile's one-time loading is no request's
@@ -55,7 +59,7 @@ def replay(worker: pathlib.Path, paths: list[str], start: int) -> None:
             engine.run_request(runs[i])
         except Exception:  # a request the engine fails on still took its time
             failed = 1
-        print(f"{i} {time.perf_counter() - began} {failed}", flush=True)
+        print(f"{i} {time.perf_counter() - began} {failed}", file=lines, flush=True)
 
 
 def main() -> None:

@@ -197,6 +197,22 @@ struct ShrinkCandidates::Impl {
     return *values;
   }
   std::optional<TestCase> apply(const Edit& e) const;
+  // The candidate `tc`, made by `e`, as a candidate: its dead nodes gone, its types refreshed;
+  // nullopt when it is none (empty, invalid, or its values leave the finite).
+  std::optional<TestCase> checked(std::optional<TestCase> tc, const Edit& e) const {
+    if (!tc) return std::nullopt;
+    pruneDeadNodes(*tc);
+    if (tc->model.graph.nodes.empty() || tc->model.graph.outputs.empty()) return std::nullopt;
+    ops::refreshOutputTypes(tc->model);
+    if (whyInvalid(tc->model)) return std::nullopt;
+    if (!keepsValuesSafe(*tc, e)) return std::nullopt;
+    if (!tc->rewrites.empty()) {  // those whose value or precondition the edit took away go
+      std::vector<Rewrite> applied;
+      applyRewrites(tc->model, tc->rewrites, &applied);
+      tc->rewrites = std::move(applied);
+    }
+    return tc;
+  }
   TestCase cut(size_t first, size_t count) const;
   std::optional<TestCase> inlineBody(size_t node, const std::string& attr) const;
 };
@@ -336,21 +352,28 @@ std::string ShrinkCandidates::describe(size_t i) const {
 std::optional<TestCase> ShrinkCandidates::make(size_t i) const {
   const ops::DefinedOnly definedOnly;  // a smaller case stays where the spec says one thing
   try {
-    auto tc = impl_->apply(impl_->edits.at(i));
-    if (!tc) return std::nullopt;
-    pruneDeadNodes(*tc);
-    if (tc->model.graph.nodes.empty() || tc->model.graph.outputs.empty()) return std::nullopt;
-    ops::refreshOutputTypes(tc->model);
-    if (whyInvalid(tc->model)) return std::nullopt;
-    if (!impl_->keepsValuesSafe(*tc, impl_->edits.at(i))) return std::nullopt;
-    if (!tc->rewrites.empty()) {  // those whose value or precondition the edit took away go
-      std::vector<Rewrite> applied;
-      applyRewrites(tc->model, tc->rewrites, &applied);
-      tc->rewrites = std::move(applied);
-    }
-    return tc;
+    return impl_->checked(impl_->apply(impl_->edits.at(i)), impl_->edits.at(i));
   } catch (const std::exception&) {
     return std::nullopt;  // the edit broke a rule: not a candidate
+  }
+}
+
+std::optional<TestCase> ShrinkCandidates::alone(size_t node) const {
+  const Graph& g = impl_->tc.model.graph;
+  if (node >= g.nodes.size()) return std::nullopt;
+  const ops::DefinedOnly definedOnly;
+  try {
+    // Two cuts: the nodes before it, then (of what is left, where it is first) those after it,
+    // whose values are the case's.
+    TestCase before = node > 0 ? impl_->cut(0, node) : impl_->tc;
+    Impl after;
+    after.tc = std::move(before);
+    after.values = impl_->allValues();
+    const size_t rest = after.tc.model.graph.nodes.size() - 1;
+    TestCase out = rest > 0 ? after.cut(1, rest) : after.tc;
+    return impl_->checked(std::move(out), Edit{Edit::Kind::Cut, 0, g.nodes.size() - 1, {}});
+  } catch (const std::exception&) {
+    return std::nullopt;
   }
 }
 

@@ -51,6 +51,9 @@ struct Finding {
   int hits = 1;                     // shrunk failures with this pattern (campaigns count them)
   std::string saveError{};          // why it could not be saved; empty: saved, or not asked to
   std::optional<KnownBug> known{};  // the known bug it is (FailurePath::known); not saved then
+  // Recognised before shrinking as the campaign's earlier finding of its pattern (its root
+  // cause): a hit of that one, nothing shrunk or saved.
+  bool recognised = false;
   // What a fresh process gave when it did not repeat the failure, neither minimized nor as
   // found: the state earlier cases left in the persistent worker was part of it. No finding
   // then, and nothing saved.
@@ -137,6 +140,7 @@ struct CampaignStats {
   int64_t unconfirmed = 0;  // failed in the persistent process, not in a fresh one (repeats
                             // are not run in a fresh one)
   int64_t repeats = 0;      // failures not shrunk: their kind and op were shrunk often enough
+  int64_t recognised = 0;   // failures recognised before shrinking as an earlier finding
   // What followed the failures: the cases judged on the persistent worker (one or more engine
   // runs each, as the oracle asks; a case asked again for one failure is not run again) and in
   // fresh processes (each one an engine's start).

@@ -30,6 +30,10 @@ class ShrinkCandidates {
   std::optional<TestCase> make(size_t i) const;
   // What the i-th edit does: "cut 3 nodes from #2", "bypass Relu_4", "zeros for x0", ...
   std::string describe(size_t i) const;
+  // The case's node `node` alone, what it reads fed in as a cut feeds it and what it computes
+  // the graph's outputs: what shrinking an error at that node ends at. Nullopt when that is no
+  // valid case (the node computes no output, its values leave the finite).
+  std::optional<TestCase> alone(size_t node) const;
 
  private:
   struct Impl;

@@ -8,6 +8,7 @@
 #include "nncheck/engine.h"
 #include "nncheck/error.h"
 #include "nncheck/reference.h"
+#include "nncheck/shrink.h"
 #include "nncheck/worker_engine.h"
 
 namespace nncheck {
@@ -66,13 +67,16 @@ std::optional<Divergence> localizeByProperty(const FailurePath& p, const TestCas
 }
 
 // Where the failure `v` of `tc` starts: the verdict's own localization, else (a mismatch) the
-// first sub-model failing the property the same way.
-std::optional<Divergence> localize(const FailurePath& p, const TestCase& tc, const Verdict& v) {
+// first sub-model failing the property the same way. `quick`: the verdict's quick way alone
+// (Verdict::localize: one run).
+std::optional<Divergence> localize(const FailurePath& p, const TestCase& tc, const Verdict& v,
+                                   bool quick = false) {
   std::optional<Divergence> divergence;
-  if (v.localize) divergence = v.localize(false);
+  if (v.localize) divergence = v.localize(quick);
   // (Not an error: the first sub-model that errs is where the engine said it errs, and
   // recordFailure would take that node for one that computed a wrong value before the error.)
-  if (!divergence && v.outcome == Outcome::Mismatch) divergence = localizeByProperty(p, tc, v);
+  if (!divergence && v.outcome == Outcome::Mismatch && !quick)
+    divergence = localizeByProperty(p, tc, v);
   return divergence;
 }
 
@@ -96,40 +100,99 @@ FailureInfo describe(const FailurePath& p, const TestCase& tc, const Verdict& v,
   return info;
 }
 
-// The known bug the unshrunk failure `v` of `failing` is, when its root cause can be told before
-// shrinking: by the culprit optimizations when they are the bug (harness/root_cause.h), else by
-// the first diverging node. Not by the last node, which stands for where a crash or error
-// happens only once shrinking has dropped what follows it. Told from `v` itself, the failing
-// run, and not confirmed first: a known bug hit every few cases otherwise costs its shrinking
-// each time (Inductor's freezing bug took 382 s of a 600 s campaign), and a confirmation in a
-// fresh process costs a compiler's start each time (LiteRT's, 3 s).
-std::optional<Finding> knownBeforeShrinking(const FailurePath& p, const TestCase& failing,
-                                            const Verdict& v) {
+// What a failure is recognised as before shrinking: a known bug, or an earlier finding's pattern.
+struct Recognised {
+  std::optional<KnownBug> known;
+  std::string earlier;
+};
+
+std::optional<Recognised> recognise(const FailurePath& p, const FailureInfo& info,
+                                    const Model& failing) {
+  if (p.known)
+    if (std::optional<KnownBug> bug = p.known(info, failing)) return Recognised{std::move(bug), {}};
+  if (p.earlier)
+    if (std::optional<std::string> pattern = p.earlier(info, failing))
+      return Recognised{std::nullopt, std::move(*pattern)};
+  return std::nullopt;
+}
+
+// At most this many of a failing case's nodes are run alone to tell its error (each try is a
+// compile, and on a crash a fresh process).
+constexpr int kNodesTriedAlone = 3;
+
+// An error, crash or hang that no wrong value explains is told by the node it happens at, which
+// shrinking finds as its last node: a node that alone (ShrinkCandidates::alone, what shrinking
+// ends at) would have a known root cause, and fails alone the same way, is that cause. The
+// last nodes first (shrinking cuts from the end too); only nodes whose cause is known run.
+std::optional<Recognised> recogniseAtANode(const FailurePath& p, const TestCase& failing,
+                                           const Verdict& v, const std::optional<Culprit>& culprit);
+
+// The known bug, or the earlier finding, the unshrunk failure `v` of `failing` is, when its root
+// cause can be told before shrinking: by the culprit optimizations when they are the bug
+// (harness/root_cause.h), else by the first diverging node, else (no wrong value explains it) by
+// a node that fails alone. Told from `v` itself, the failing run, and not confirmed first: a
+// known bug hit every few cases otherwise costs its shrinking each time (Inductor's freezing bug
+// took 382 s of a 600 s campaign), and a confirmation in a fresh process costs a compiler's start
+// each time (LiteRT's, 3 s).
+std::optional<Finding> recognisedBeforeShrinking(const FailurePath& p, const TestCase& failing,
+                                                 const Verdict& v) {
   // A known bug that is its optimizations is told by them alone: no search on the case as found.
   const std::optional<Culprit> culprit = culpritOf(p, failing, v, false);
   Finding f;
   f.info = describe(p, failing, v, std::nullopt);
   f.info.culprit = culprit;
-  if (!causedByOptimizations(f.info)) {
-    f.info = describe(p, failing, v, localize(p, failing, v));
-    if (!f.info.divergence) return std::nullopt;
+  std::optional<Recognised> r;
+  if (causedByOptimizations(f.info)) {
+    r = recognise(p, f.info, failing.model);
+  } else {
+    // An error is localized by one run: the sub-models that look for a wrong value before it
+    // would compile every prefix of the case (ten on IREE, at a second each) where the error
+    // mostly has none.
+    f.info = describe(p, failing, v, localize(p, failing, v, v.outcome != Outcome::Mismatch));
     f.info.culprit = culprit;
+    if (f.info.divergence)
+      r = recognise(p, f.info, failing.model);
+    else if (v.outcome != Outcome::Mismatch)
+      r = recogniseAtANode(p, failing, v, culprit);
   }
+  if (!r) return std::nullopt;
   f.info.nodesBefore = f.info.nodesAfter;
-  f.known = p.known(f.info, failing.model);
-  if (!f.known) return std::nullopt;
-  // Counted under its bug: the unshrunk case's own pattern would make each hit another finding.
-  f.info.pattern = "known: " + f.known->rootCause;
   f.minimized = failing;
+  if (r->known) {
+    // Counted under its bug: the unshrunk case's own pattern would make each hit another finding.
+    f.known = std::move(r->known);
+    f.info.pattern = "known: " + f.known->rootCause;
+  } else {
+    f.info.pattern = std::move(r->earlier);
+    f.recognised = true;
+  }
   return f;
+}
+
+std::optional<Recognised> recogniseAtANode(const FailurePath& p, const TestCase& failing,
+                                           const Verdict& v,
+                                           const std::optional<Culprit>& culprit) {
+  const ShrinkCandidates candidates(failing);
+  int tries = 0;
+  for (size_t i = failing.model.graph.nodes.size(); i-- > 0 && tries < kNodesTriedAlone;) {
+    const std::optional<TestCase> alone = candidates.alone(i);
+    if (!alone) continue;
+    FailureInfo info = describe(p, *alone, v, std::nullopt);
+    info.culprit = culprit;
+    std::optional<Recognised> r = recognise(p, info, alone->model);
+    if (!r) continue;
+    ++tries;
+    if (sameFailure(p.judge(*alone), v)) return r;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdict& v) {
   if (!p.judge) throw Error("after a failure: no property to judge the case with");
-  if (p.known && p.shrink)
-    if (std::optional<Finding> known = knownBeforeShrinking(p, failing, v)) return *known;
+  if ((p.known || p.earlier) && p.shrink)
+    if (std::optional<Finding> seen = recognisedBeforeShrinking(p, failing, v)) return *seen;
   ShrinkResult r = p.shrink ? p.shrink(failing, v) : ShrinkResult{failing, 0, 0};
   const Judge& afresh = p.confirm ? p.confirm : p.judge;
   Verdict last = afresh(r.testCase);

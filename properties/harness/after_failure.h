@@ -59,17 +59,21 @@ struct FailurePath {
   // The known bug a failure is, if any (a campaign's KnownBugs::match): a known bug is not
   // saved, whatever `corpus` says. Empty: none is known.
   std::function<std::optional<KnownBug>(const FailureInfo&, const Model&)> known{};
+  // The pattern of an earlier finding of the campaign with the root cause of a failure, if any:
+  // recognised as a known bug is, before shrinking (a bug that fails at every configuration of
+  // a round robin was shrunk at each). Empty: none is looked for.
+  std::function<std::optional<std::string>(const FailureInfo&, const Model&)> earlier{};
   // How it was found (FailureInfo::casesRun, secondsRun).
   int64_t casesRun = 0;
   double secondsRun = 0;
 };
 
-// The finding of `failing`, which failed `v` with the path's property. A known bug is recognised
-// from `v` itself, before anything else runs. When the shrunk case does not fail afresh (the
-// engine failed on it once, not again), the unshrunk case is kept with `v`: a minimized case
-// that replays green is worse than a large one that fails. When the case as found does not fail
-// afresh either (with `shrinkAfresh`: it failed on a worker), there is no finding
-// (Finding::unrepeatedAfresh).
+// The finding of `failing`, which failed `v` with the path's property. A known bug, and an earlier
+// finding (Finding::recognised), is recognised from `v` itself, before anything else runs. When the
+// shrunk case does not fail afresh (the engine failed on it once, not again), the unshrunk case is
+// kept with `v`: a minimized case that replays green is worse than a large one that fails. When the
+// case as found does not fail afresh either (with `shrinkAfresh`: it failed on a worker), there is
+// no finding (Finding::unrepeatedAfresh).
 Finding afterFailure(const FailurePath& path, const TestCase& failing, const Verdict& v);
 
 }  // namespace nncheck

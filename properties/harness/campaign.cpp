@@ -350,6 +350,9 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
   std::map<std::string, int> shrunkPerKey;
   if (!o.corpus.empty()) stats.unreadableCorpusCases = unreadableCases(o.corpus / o.property);
   std::map<std::string, size_t> findingIndex;
+  // The campaign's findings by root cause, their patterns: a failure of one of them is
+  // recognised before shrinking (FailurePath::earlier), unless every failure is to be shrunk.
+  std::map<std::string, std::string> patternByCause;
   const KnownBugs known = knownBugs(o.known);
   // Tried first for a finding: the known bugs' culprits (a known bug is then recognised in a few
   // runs), and those found so far.
@@ -420,6 +423,11 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
                                        budget, stats, &known);
         path.casesRun = i + 1;
         path.secondsRun = failedAt;
+        if (o.shrinksPerKey > 0)
+          path.earlier = [&patternByCause](const FailureInfo& info, const Model& failing) {
+            const auto it = patternByCause.find(rootCause(info, failing));
+            return it == patternByCause.end() ? std::nullopt : std::optional(it->second);
+          };
         // Saved once per pattern, whoever finds it first: this campaign before, another on the
         // same corpus meanwhile, or an earlier run.
         Finding f = afterFailure(path, tc, v);
@@ -434,10 +442,12 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         } else {
           if (!f.saveError.empty()) throw Error(f.saveError);
           ++shrunkPerKey[key];
+          if (f.recognised) ++stats.recognised;
           if (auto it = findingIndex.find(f.info.pattern); it != findingIndex.end()) {
             ++stats.findings[it->second].hits;
           } else {
             findingIndex[f.info.pattern] = stats.findings.size();
+            patternByCause.emplace(rootCause(f.info, f.minimized.model), f.info.pattern);
             stats.findings.push_back(std::move(f));
           }
         }

@@ -136,6 +136,7 @@ json resultsOf(const CampaignStats& s) {
   j.update(json{
       {"unconfirmed", s.unconfirmed},
       {"repeats", s.repeats},
+      {"recognised", s.recognised},
       {"after_failure_judged", s.afterFailureJudged},
       {"after_failure_fresh", s.afterFailureFresh},
       {"interrupted", s.interrupted},
@@ -160,6 +161,7 @@ void addResults(const json& j, const std::string& worker, CampaignStats& into,
   addCaseCounts(j, into);
   into.unconfirmed += j["unconfirmed"].get<int64_t>();
   into.repeats += j["repeats"].get<int64_t>();
+  into.recognised += j["recognised"].get<int64_t>();
   into.afterFailureJudged += j["after_failure_judged"].get<int64_t>();
   into.afterFailureFresh += j["after_failure_fresh"].get<int64_t>();
   into.interrupted = into.interrupted || j["interrupted"].get<bool>();

@@ -10,6 +10,9 @@
 
     if __name__ == "__main__":
         serve(Mine())
+
+An engine that compiles defines `compile` and `execute` instead of `run`: a model compiled once at
+a configuration then serves every run of it (a shrinker's candidates that change only inputs).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import pathlib
 import platform
 import re
 import sys
+import hashlib
+import json
 import traceback
+from collections import OrderedDict
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -91,8 +97,46 @@ class Engine:
         """Compile and run `model` (a serialized ONNX ModelProto) on `inputs`, at `configuration`
         with the optimizations named in `disabled` switched off. Returns the outputs by name, and
         optionally the optimizations that changed the model. Raise Unsupported for a model the
-        engine does not take; any other exception is the engine's error."""
-        raise NotImplementedError
+        engine does not take; any other exception is the engine's error. By default, `execute`
+        of what `compile` made, compiled once for every run of the model (Compiled)."""
+        return self.execute(self.compiled(model, configuration, disabled), inputs)
+
+    def compile(self, model: bytes, configuration: str, disabled: list[str]) -> Any:
+        """What `execute` runs: `model` compiled at `configuration` with `disabled` switched off
+        (and the optimizations that fired, for `execute` to return). Raises as `run` does."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither run nor compile")
+
+    def execute(
+        self, compiled: Any, inputs: dict[str, np.ndarray]
+    ) -> tuple[dict[str, np.ndarray], list[str]] | dict[str, np.ndarray]:
+        """What `run` returns, of a model `compile` made."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither run nor execute")
+
+    # Models kept compiled, the last ones compiled or run: a shrinker tries several inputs of one
+    # model in a row, and what follows a failure triages one model at each configuration.
+    compiled_kept: int = 4
+
+    def compiled(self, model: bytes, configuration: str, disabled: list[str]) -> Any:
+        """`compile` of the model, or what it made before; a compile that raised raises again."""
+        key = hashlib.sha256(
+            json.dumps([configuration, sorted(disabled)]).encode() + b"\0" + model
+        ).digest()
+        cache: OrderedDict[bytes, tuple[bool, Any]] = self.__dict__.setdefault(
+            "_compiled", OrderedDict()
+        )
+        if key in cache:
+            cache.move_to_end(key)
+        else:
+            try:
+                cache[key] = (True, self.compile(model, configuration, disabled))
+            except Exception as e:  # raised again, without the frames that held the model
+                cache[key] = (False, (e.with_traceback(None), traceback.format_exc()))
+            while len(cache) > self.compiled_kept:
+                cache.popitem(last=False)
+        ok, made = cache[key]
+        if not ok:
+            raise CompileFailed(*made)
+        return made
 
     def run_request(self, run: protocol.Run) -> tuple[dict[str, np.ndarray], list[str]] | dict[
         str, np.ndarray
@@ -143,10 +187,25 @@ class Engine:
         return facts
 
 
+class CompileFailed(Exception):
+    """A compile that failed before, raised again: the failure as it was, and its trace then."""
+
+    def __init__(self, failure: Exception, trace: str) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
+        self.trace = trace
+
+
 def reply_to(engine: Engine, run: protocol.Run) -> list[bytes]:
     """The reply to one run: outputs, unsupported, or the engine's error with its trace."""
     try:
-        result = engine.run_request(run)
+        try:
+            result = engine.run_request(run)
+        except CompileFailed as again:
+            if isinstance(again.failure, Unsupported):
+                raise again.failure from None
+            e = again.failure
+            return protocol.error_body(f"{type(e).__name__}: {e}", again.trace)
         outputs, applied = result if isinstance(result, tuple) else (result, [])
         return protocol.outputs_body({k: np.asarray(v) for k, v in outputs.items()}, list(applied))
     except Unsupported as u:

@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from nncheck_engine import Engine, Unsupported, protocol, serve  # noqa: E402
+from nncheck_engine import Engine, Unsupported, protocol, reply_to, serve  # noqa: E402
 
 VECTORS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "worker-protocol"
 
@@ -205,6 +205,66 @@ class Serving(unittest.TestCase):
         assert body is not None
         self.assertEqual(body[:1], b"F")
         self.assertIn(b"hello from the engine", done.stderr)
+
+
+class Compiling(Engine):
+    """Compiles a model to its factor (the model's bytes as a number), counting its compiles."""
+
+    name = "compiling"
+    configurations = ["x1", "x10"]
+    compiled_kept = 2
+
+    def __init__(self) -> None:
+        self.compiles: list[tuple[bytes, str, list[str]]] = []
+
+    def compile(self, model, configuration, disabled):  # type: ignore[no-untyped-def]
+        self.compiles.append((model, configuration, disabled))
+        if model == b"bad":
+            raise ValueError("no such model")
+        if model == b"odd":
+            raise Unsupported("op", "an odd model")
+        return float(model) * (10 if configuration == "x10" and "Ten" not in disabled else 1)
+
+    def execute(self, compiled, inputs):  # type: ignore[no-untyped-def]
+        return {"y": inputs["x"] * compiled}, ["Scaled"]
+
+
+class CompiledOnce(unittest.TestCase):
+    """A model compiled at a configuration serves every run of it; its failure is failed again."""
+
+    def reply(self, engine: Engine, model: bytes, configuration: str = "x1",
+              disabled: list[str] | None = None, x: float = 1) -> bytes:
+        run = protocol.Run(configuration, disabled or [], {}, model, {"x": np.full([1], x, np.float32)})
+        return b"".join(reply_to(engine, protocol.read_run(b"".join(protocol.run_body(run)))))
+
+    def output(self, reply: bytes) -> float:
+        r = protocol.Reader(reply[1:])
+        self.assertEqual(r.json(), {"applied": ["Scaled"]})
+        self.assertEqual(r.u64(), 1)
+        return float(r.tensor()[1][0])
+
+    def test_a_model_is_compiled_once_per_configuration_and_disabled_set(self) -> None:
+        e = Compiling()
+        self.assertEqual(self.output(self.reply(e, b"2", x=1)), 2)
+        self.assertEqual(self.output(self.reply(e, b"2", x=3)), 6)
+        self.assertEqual(len(e.compiles), 1, "other inputs, the same compiled model")
+        self.assertEqual(self.output(self.reply(e, b"2", "x10")), 20)
+        self.assertEqual(self.output(self.reply(e, b"2", "x10", ["Ten"])), 2)
+        self.assertEqual(len(e.compiles), 3, "each configuration and disabled set compiles")
+        self.reply(e, b"3")  # two kept: the oldest, b"2" at x1 and at x10, are compiled again
+        self.reply(e, b"2")
+        self.assertEqual(len(e.compiles), 5)
+
+    def test_a_compile_that_failed_fails_again_as_it_did(self) -> None:
+        e = Compiling()
+        first, again = self.reply(e, b"bad"), self.reply(e, b"bad", x=2)
+        self.assertEqual(first[:1], b"E")
+        self.assertEqual(again, first, "the same message and trace")
+        self.assertIn("no such model", protocol.Reader(first[1:]).json()["trace"])
+        odd = self.reply(e, b"odd")
+        self.assertEqual(self.reply(e, b"odd"), odd)
+        self.assertEqual(protocol.Reader(odd[1:]).json(), {"category": "op", "message": "an odd model"})
+        self.assertEqual(len(e.compiles), 2)
 
 
 if __name__ == "__main__":

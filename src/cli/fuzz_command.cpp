@@ -207,9 +207,10 @@ int fuzz(const FuzzOptions& o) {
   for (const auto& [kind, n] : s.failures)
     std::printf(", %s %lld", std::string(outcomeName(kind)).c_str(), static_cast<long long>(n));
   std::printf(
-      "\n  failures not shrunk (their kind and op already shrunk): %lld; "
-      "unconfirmed in a fresh process: %lld\n",
-      static_cast<long long>(s.repeats), static_cast<long long>(s.unconfirmed));
+      "\n  failures not shrunk (their kind and op already shrunk): %lld; recognised before "
+      "shrinking as an earlier finding: %lld; unconfirmed in a fresh process: %lld\n",
+      static_cast<long long>(s.repeats), static_cast<long long>(s.recognised),
+      static_cast<long long>(s.unconfirmed));
   if (!s.rejectedOps.empty()) {
     std::vector<std::pair<int64_t, std::string>> top;
     for (const auto& [op, n] : s.rejectedOps) top.push_back({-n, op});

@@ -45,6 +45,30 @@ RC_GTEST_PROP(ShrinkCandidates, AreValidAndKeepDownstreamValues, ()) {
   }
 }
 
+// A node alone is one valid node computing what it computed in the case, from what it read there
+// (fed in), its outputs the graph's.
+RC_GTEST_PROP(ShrinkCandidates, ANodeAloneComputesWhatItDidInTheCase, ()) {
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  TestCase tc = makeTestCase(smallConfig(*rc::gen::inRange(1, 10)), seed);
+  const TensorMap before = runReferenceAllValues(tc.model, tc.inputs);
+  ShrinkCandidates c(tc);
+  int made = 0;
+  for (size_t i = 0; i < tc.model.graph.nodes.size(); ++i) {
+    const std::optional<TestCase> alone = c.alone(i);
+    if (!alone) continue;
+    ++made;
+    RC_ASSERT(!whyInvalid(alone->model));
+    RC_ASSERT(alone->model.graph.nodes.size() == 1u);
+    const Node& n = alone->model.graph.nodes.front();
+    RC_ASSERT(n.name == tc.model.graph.nodes[i].name);
+    const TensorMap after = runReferenceAllValues(alone->model, alone->inputs);
+    for (const ValueInfo& o : alone->model.graph.outputs)
+      RC_ASSERT(compareTensors(after.at(o.name), before.at(o.name), {0, 0}).ok);
+  }
+  RC_ASSERT(made > 0);
+  RC_ASSERT(!c.alone(tc.model.graph.nodes.size()));
+}
+
 TEST(ShrinkCandidates, OfferBigCutsFirstAndDescribeThemselves) {
   TestCase tc = makeTestCase(smallConfig(8), 5);
   ShrinkCandidates c(tc);

@@ -288,15 +288,18 @@ class Iree(Engine):
     def unreported_optimizations(self, configuration: str) -> list[str]:
         return switches(level_of(configuration))
 
-    def run(self, model, inputs, configuration, disabled):  # type: ignore[no-untyped-def]
+    def compile(self, model, configuration, disabled):  # type: ignore[no-untyped-def]
         level = level_of(configuration)
         # As iree-import-onnx does: shapes inferred with data propagation.
         proto = onnx.shape_inference.infer_shapes(onnx.load_from_string(model), data_prop=True)
         module, log = compile_logged(import_onnx(proto), flags(level, disabled))
         if module is None:
             raise failure(log)
-        outputs = run_module(module, proto.graph, inputs)
-        return outputs, sorted(passes(log) & set(PASSES))
+        return module, proto.graph, sorted(passes(log) & set(PASSES))
+
+    def execute(self, compiled, inputs):  # type: ignore[no-untyped-def]
+        module, graph, applied = compiled
+        return run_module(module, graph, inputs), applied
 
     def reproducer(self, configuration: str) -> str:
         compile_flags = flags(level_of(configuration), [])

@@ -135,7 +135,7 @@ class OpenVino(Engine):
     def fixed_optimizations(self, configuration: str) -> list[str]:
         return self.passes[mode_of(configuration)]
 
-    def run(self, model, inputs, configuration, disabled):  # type: ignore[no-untyped-def]
+    def compile(self, model, configuration, disabled):  # type: ignore[no-untyped-def]
         mode = mode_of(configuration)
         try:
             compiled, profile = compile_profiled(self.core, model, properties(mode, disabled))
@@ -145,12 +145,15 @@ class OpenVino(Engine):
             if m := _STATED_LIMIT.search(str(e)):
                 raise Unsupported("limit", m.group(0).strip()) from None
             raise
-        outputs = run_compiled(model, compiled, inputs)
         applied = sorted(passes(profile, "+") & set(self.passes[mode]))
         if SNIPPETS not in disabled and "SNIPPETS_MODE" not in MODES[mode]:
             if any(layer_type(op) == "Subgraph" for op in compiled.get_runtime_model().get_ops()):
                 applied.append(SNIPPETS)
-        return outputs, applied
+        return model, compiled, applied
+
+    def execute(self, compiled, inputs):  # type: ignore[no-untyped-def]
+        model, network, applied = compiled
+        return run_compiled(model, network, inputs), applied
 
     def reproducer(self, configuration: str) -> str:
         props = properties(mode_of(configuration), [])

@@ -87,7 +87,7 @@ class Tvm(Engine):
     def optimizations(self, configuration: str) -> list[str]:
         return [name for name, _, optimizes in PIPELINES[pipeline_of(configuration)] if optimizes]
 
-    def run(self, model, inputs, configuration, disabled):  # type: ignore[no-untyped-def]
+    def compile(self, model, configuration, disabled):  # type: ignore[no-untyped-def]
         proto = onnx.load_from_string(model)
         try:
             mod = from_onnx(proto, opset=proto.opset_import[0].version)
@@ -111,10 +111,14 @@ class Tvm(Engine):
                 mod = after
         executable = tvm.compile(mod, target=self.target)
         vm = relax.VirtualMachine(executable, self.device)
-        names = [i.name for i in proto.graph.input if i.name in inputs]
+        graph = ([i.name for i in proto.graph.input], [o.name for o in proto.graph.output])
+        return vm, graph, applied
+
+    def execute(self, compiled, inputs):  # type: ignore[no-untyped-def]
+        vm, (graph_inputs, outputs), applied = compiled
+        names = [n for n in graph_inputs if n in inputs]
         result = vm["main"](*[tvm.runtime.tensor(inputs[n], self.device) for n in names])
         values = flatten(result)
-        outputs = [o.name for o in proto.graph.output]
         if len(values) != len(outputs):
             raise RuntimeError(f"the module returned {len(values)} values for {len(outputs)} outputs")
         return dict(zip(outputs, values)), applied

@@ -14,6 +14,7 @@
 #include "doubles/optimizer.h"
 #include "harness/corpus_store.h"
 #include "harness/corpus_tools.h"
+#include "harness/root_cause.h"
 #include "nncheck/onnx_io.h"
 #include "nncheck/oracle.h"
 #include "nncheck/reference.h"
@@ -414,7 +415,8 @@ TEST_F(Campaign, WhatFollowsAFailureRunsOnTheWorkerAndAFreshProcessConfirmsIt) {
       runCampaign({{"fusion=on", &fused}, {"fusion=off", &unfused}}, options(150));
   ASSERT_FALSE(s.findings.empty());
   EXPECT_EQ(s.unconfirmed, 0);
-  const int64_t shrunk = s.failures.at(Outcome::Mismatch) - s.repeats;
+  // (A failure recognised as an earlier finding is neither shrunk nor confirmed again.)
+  const int64_t shrunk = s.failures.at(Outcome::Mismatch) - s.repeats - s.recognised;
   const auto runs = testing::NotesItsProcess::read(log);
   const auto worker = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
     return a.second.size() < b.second.size();
@@ -488,6 +490,41 @@ TEST_F(Campaign, TheWorkerFindsWhatFreshProcessesFind) {
   EXPECT_GT(afresh.afterFailureFresh, onWorker.afterFailureFresh);
 }
 
+std::set<std::string> rootCausesOf(const CampaignStats& s) {
+  std::set<std::string> out;
+  for (const Finding& f : s.findings) out.insert(rootCause(f.info, f.minimized.model));
+  return out;
+}
+
+// A bug that fails at every configuration of a round robin is shrunk once: its failures at the
+// other configurations are recognised as the finding before shrinking, as a known bug is. The
+// same seeds find the same root causes as when every failure is shrunk.
+TEST_F(Campaign, AFailureOfAnEarlierFindingIsRecognisedBeforeShrinking) {
+  testing::FusedMatMulRelu one(true), other(true);
+  const std::vector<CampaignEngine> engines = {{"a", &one}, {"b", &other}};
+  CampaignOptions o = options(150);
+  o.corpus.clear();
+  o.roundRobin = true;
+  o.learnUnsupported = false;
+  const CampaignStats recognising = runCampaign(engines, o);
+  o.shrinksPerKey = 0;  // every failure shrunk, none recognised
+  const CampaignStats shrinkingAll = runCampaign(engines, o);
+  ASSERT_FALSE(recognising.findings.empty());
+  EXPECT_GT(recognising.recognised, 0);
+  EXPECT_EQ(shrinkingAll.recognised, 0);
+  EXPECT_EQ(rootCausesOf(recognising), rootCausesOf(shrinkingAll));
+  EXPECT_EQ(rootCausesOf(recognising), std::set<std::string>{"mismatch at Relu"});
+  int64_t hits = 0;
+  for (const Finding& f : recognising.findings) {
+    EXPECT_EQ(f.info.nodesAfter, 2) << "the findings are shrunk ones";
+    EXPECT_FALSE(f.recognised);
+    hits += f.hits;
+  }
+  EXPECT_EQ(hits, recognising.failures.at(Outcome::Mismatch) - recognising.repeats)
+      << "each failure shrunk or recognised counts under its finding";
+  EXPECT_LT(recognising.afterFailureJudged, shrinkingAll.afterFailureJudged);
+}
+
 // A crash is confirmed in a fresh process before it is anything: one that only what a worker ran
 // before makes is no finding, the case counted as the fresh process ran it; one that every
 // process makes is found and shrunk to its op.
@@ -506,6 +543,27 @@ TEST_F(Campaign, ACrashIsConfirmedInAFreshProcess) {
     EXPECT_EQ(f.minimized.model.graph.nodes.size(), 1u) << modelToText(f.minimized.model);
     EXPECT_EQ(f.minimized.model.graph.nodes.front().opType, "Tanh");
   }
+}
+
+// A known crash is recognised before shrinking by the node it happens at: that node alone crashes,
+// and alone it has the known root cause. Before, each crash was shrunk, in fresh processes.
+TEST_F(Campaign, AKnownCrashIsRecognisedBeforeShrinkingByItsNodeAlone) {
+  testing::CrashesOnTanh always(true);
+  const CampaignStats first = runCampaign({{"", &always}}, options(60));
+  ASSERT_FALSE(first.findings.empty());
+  EXPECT_EQ(rootCausesOf(first), std::set<std::string>{"crash (SIGSEGV) at Tanh on float32"});
+  CampaignOptions o = options(60);
+  o.known = {corpus_};
+  o.corpus = tmp_.path() / "other";
+  const CampaignStats s = runCampaign({{"", &always}}, o);
+  ASSERT_EQ(s.findings.size(), 1u) << s.findings.back().info.pattern;
+  const Finding& f = s.findings.front();
+  ASSERT_TRUE(f.known);
+  EXPECT_EQ(f.info.pattern, "known: crash (SIGSEGV) at Tanh on float32");
+  EXPECT_EQ(f.info.shrinkSteps, 0) << "recognised before shrinking";
+  EXPECT_EQ(f.hits, s.failures.at(Outcome::Crash) - s.repeats);
+  EXPECT_LT(s.afterFailureFresh, first.afterFailureFresh);
+  EXPECT_FALSE(fs::exists(o.corpus)) << "a known bug is not saved";
 }
 
 // A known bug is recognised from the failing run itself, on the worker, before anything else
