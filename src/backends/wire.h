@@ -63,6 +63,9 @@ bool sendFrame(int fd, std::string_view body);
 // Bytes `pid` and its descendants hold of their own: private dirty pages, what they wrote, not
 // the libraries they map nor the pages a fork shares with its parent until written.
 int64_t memoryHeldBy(pid_t pid);
+// Bytes `pid` and its descendants have resident, at least what they hold (memoryHeldBy), read
+// in constant time per process.
+int64_t residentIn(pid_t pid);
 
 // A process watched while a reader waits on what it sends: the memory it and its descendants
 // hold, against `limit` (0: not watched), and its end: a child of this process that has exited
