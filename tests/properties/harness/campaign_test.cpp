@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -490,10 +491,18 @@ TEST_F(Campaign, TheWorkerFindsWhatFreshProcessesFind) {
   EXPECT_GT(afresh.afterFailureFresh, onWorker.afterFailureFresh);
 }
 
-std::set<std::string> rootCausesOf(const CampaignStats& s) {
+// What the campaign's findings are by `of`: their root causes, their patterns.
+std::set<std::string> findingsBy(const CampaignStats& s,
+                                 const std::function<std::string(const Finding&)>& of) {
   std::set<std::string> out;
-  for (const Finding& f : s.findings) out.insert(rootCause(f.info, f.minimized.model));
+  for (const Finding& f : s.findings) out.insert(of(f));
   return out;
+}
+std::set<std::string> rootCausesOf(const CampaignStats& s) {
+  return findingsBy(s, [](const Finding& f) { return rootCause(f.info, f.minimized.model); });
+}
+std::set<std::string> patternsOf(const CampaignStats& s) {
+  return findingsBy(s, [](const Finding& f) { return f.info.pattern; });
 }
 
 // A bug that fails at every configuration of a round robin is shrunk once: its failures at the
@@ -618,12 +627,6 @@ TEST(FailurePattern, NamesOpsWiringKindAndDivergingOp) {
   EXPECT_EQ(failurePattern(tc, Outcome::Crash, ""), "crash: Add(x,w) Mul(#0,x)");
   EXPECT_EQ(rejectedOp("cannot create layer (onnx_node!mul) of type", tc.model), "Mul");
   EXPECT_EQ(rejectedOp("no node named", tc.model), "");
-}
-
-std::set<std::string> patternsOf(const CampaignStats& s) {
-  std::set<std::string> out;
-  for (const Finding& f : s.findings) out.insert(f.info.pattern);
-  return out;
 }
 
 // Three shards run disjoint slices that are, between them, the unsharded campaign's cases: the
