@@ -73,8 +73,14 @@ void campaignAgainstFloor(benchmark::State& state, const std::string& engine,
     const double cases = numberAfter(c, "campaign: ", campaign);
     const double took = numberAfter(c, " cases in ", campaign);
     const double after = numberAfter(c, "after failures ", campaign);
-    // "N requests (F failed, C crashed and left out) in S s: R requests/s"
-    const double requests = std::strtod(f.c_str(), nullptr);
+    // "N requests (F failed, C crashed and left out) in S s: R requests/s", the last line (what
+    // the engine printed comes before it)
+    const size_t summary = f.rfind(" requests (");
+    if (summary == std::string::npos)
+      throw std::runtime_error(floor.string() + ": no 'requests (' in it");
+    const size_t line = f.rfind('\n', summary);
+    const double requests =
+        std::strtod(f.c_str() + (line == std::string::npos ? 0 : line + 1), nullptr);
     const double perSecond = requests / numberAfter(f, "left out) in ", floor);
     state.counters["cases"] = cases;
     state.counters["cases_per_s"] = cases / took;
