@@ -5,11 +5,16 @@
 namespace nncheck {
 
 ShrinkResult shrinkGreedily(TestCase tc, const std::function<bool(const TestCase&)>& stillFails,
-                            const ShrinkBudget& budget) {
+                            const ShrinkBudget& budget, std::optional<size_t> focus) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto spent = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   ShrinkResult r;
+  if (focus && budget.steps > 0 && spent() <= budget.seconds)
+    if (std::optional<TestCase> alone = ShrinkCandidates(tc).alone(*focus)) {
+      ++r.steps;
+      if (stillFails(*alone)) tc = std::move(*alone);
+    }
   bool progressed = true;
   // Each pass starts where the last candidate taken was, not at the first: those before it were
   // just refused, and most stay refused on the smaller case (each such run is a compile on a

@@ -58,6 +58,9 @@ struct Finding {
   // found: the state earlier cases left in the persistent worker was part of it. No finding
   // then, and nothing saved.
   std::optional<Verdict> unrepeatedAfresh{};
+  // The seconds each step after the failure took ("recognition", "shrinking", "confirmation",
+  // "localization", "triage", "culprit search"): where a finding's engine time went.
+  std::map<std::string, double> spent{};
 };
 
 struct CampaignEngine {
@@ -150,6 +153,7 @@ struct CampaignStats {
   std::map<std::string, int64_t> opCases;      // generated cases holding each op
   std::vector<CampaignSample> timeline;        // a sample about every second, and at the end
   double seconds = 0, shrinkSeconds = 0;
+  std::map<std::string, double> afterFailureSpent;  // shrinkSeconds by step (Finding::spent)
   // Coverage-guided generation (nncheck/coverage_guide.h): all zero when the engine is not
   // instrumented, and the campaign then generates every case afresh.
   CoverageStats coverage;

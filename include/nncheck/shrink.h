@@ -52,9 +52,14 @@ struct ShrinkResult {
 };
 
 // Greedy shrinking outside RapidCheck (campaigns, nncheck reduce): the first candidate that
-// still fails replaces the case, until no candidate fails or the budget is spent.
+// still fails replaces the case, until no candidate fails or the budget is spent. `focus`: the
+// node the failure starts at, when known (its first diverging node, the node its error names):
+// that node alone (ShrinkCandidates::alone), where shrinking a one-node bug ends, is the first
+// candidate, so such a bug costs a few runs instead of a cut at a time (each a compile on a
+// compiler).
 ShrinkResult shrinkGreedily(TestCase tc, const std::function<bool(const TestCase&)>& stillFails,
-                            const ShrinkBudget& budget = {});
+                            const ShrinkBudget& budget = {},
+                            std::optional<size_t> focus = std::nullopt);
 
 // Removes nodes that reach no graph output, then graph inputs, input values and initializers
 // nothing reads.

@@ -440,7 +440,7 @@ void check(const rc::Gen<TestCase>& gen, const Property& property, const CheckOp
   path.configuration = options.configuration;
   path.judge = [&](const TestCase& tc) { return runProperty(property, tc); };
   const double shrunkIn = std::chrono::duration<double>(Clock::now() - s.shrinkStart).count();
-  path.shrink = [&](const TestCase&, const Verdict&) {
+  path.shrink = [&](const TestCase&, const Verdict&, const Focus&) {
     return ShrinkResult{s.lastCase, s.steps, shrunkIn};  // RapidCheck's
   };
   for (const auto& configured : options.triage)  // (clang 14 cannot capture a binding)

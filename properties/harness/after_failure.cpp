@@ -1,6 +1,7 @@
 #include "harness/after_failure.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "harness/corpus_store.h"
 #include "harness/culprit.h"
@@ -13,6 +14,23 @@
 
 namespace nncheck {
 namespace {
+
+// Adds the seconds of its scope to spent[step] (Finding::spent), however the scope is left.
+class StepClock {
+ public:
+  StepClock(std::map<std::string, double>& spent, const char* step) : spent_(spent), step_(step) {}
+  StepClock(const StepClock&) = delete;
+  StepClock& operator=(const StepClock&) = delete;
+  ~StepClock() {
+    spent_[step_] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::map<std::string, double>& spent_;
+  const char* step_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 // The culprit optimizations of the failure `v` of `tc` (harness/culprit.h), or none when the
 // path has no search or the configuration cannot switch one of them off. `searchBeyond` false:
@@ -145,10 +163,12 @@ std::optional<Finding> recognisedBeforeShrinking(const FailurePath& p, const Tes
   if (causedByOptimizations(f.info)) {
     r = recognise(p, f.info, failing.model);
   } else {
-    // An error is localized by one run: the sub-models that look for a wrong value before it
-    // would compile every prefix of the case (ten on IREE, at a second each) where the error
-    // mostly has none.
-    f.info = describe(p, failing, v, localize(p, failing, v, v.outcome != Outcome::Mismatch));
+    // Localized by one run (every value exposed), which shrinking then starts from (its focus);
+    // an error by it alone: the sub-models that look for a wrong value before it would compile
+    // every prefix of the case (ten on IREE, at a second each) where the error mostly has none.
+    std::optional<Divergence> divergence = localize(p, failing, v, true);
+    if (!divergence && v.outcome == Outcome::Mismatch) divergence = localize(p, failing, v);
+    f.info = describe(p, failing, v, std::move(divergence));
     f.info.culprit = culprit;
     if (f.info.divergence)
       r = recognise(p, f.info, failing.model);
@@ -189,27 +209,66 @@ std::optional<Recognised> recogniseAtANode(const FailurePath& p, const TestCase&
 
 }  // namespace
 
+std::optional<size_t> nodeNamedIn(const std::string& message, const Model& model) {
+  std::optional<size_t> best;
+  const std::vector<Node>& nodes = model.graph.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!nodes[i].name.empty() && message.find(nodes[i].name) != std::string::npos &&
+        (!best || nodes[i].name.size() > nodes[*best].name.size()))
+      best = i;
+  return best;
+}
+
 Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdict& v) {
   if (!p.judge) throw Error("after a failure: no property to judge the case with");
-  if ((p.known || p.earlier) && p.shrink)
-    if (std::optional<Finding> seen = recognisedBeforeShrinking(p, failing, v)) return *seen;
-  ShrinkResult r = p.shrink ? p.shrink(failing, v) : ShrinkResult{failing, 0, 0};
+  std::map<std::string, double> spent;
+  if ((p.known || p.earlier) && p.shrink) {
+    std::optional<Finding> seen;
+    {
+      const StepClock clock(spent, "recognition");
+      seen = recognisedBeforeShrinking(p, failing, v);
+    }
+    if (seen) {
+      seen->spent = std::move(spent);
+      return *seen;
+    }
+  }
+  // Where the failure starts, by one run: its first diverging node (asked before shrinking
+  // already, and kept by the verdict), else the node its error names.
+  const Focus focus = [&]() -> std::optional<size_t> {
+    if (std::optional<Divergence> d = localize(p, failing, v, true)) return d->node;
+    return nodeNamedIn(v.message, failing.model);
+  };
+  ShrinkResult r{failing, 0, 0};
+  if (p.shrink) {
+    const StepClock clock(spent, "shrinking");
+    r = p.shrink(failing, v, focus);
+  }
   const Judge& afresh = p.confirm ? p.confirm : p.judge;
-  Verdict last = afresh(r.testCase);
+  const auto confirmed = [&](const TestCase& c) {
+    const StepClock clock(spent, "confirmation");
+    return afresh(c);
+  };
+  Verdict last = confirmed(r.testCase);
   if (!sameFailure(last, v) && p.shrinkAfresh) {
     // Shrunk on a worker, and the minimized case fails in no fresh process: does the case as
     // found? If not, the worker's state made the failure: no finding.
-    Verdict found = afresh(failing);
+    Verdict found = confirmed(failing);
     if (!sameFailure(found, v)) {
       Finding f;
       f.minimized = failing;
       f.info = describe(p, failing, v, std::nullopt);
       f.unrepeatedAfresh = std::move(found);
+      f.spent = std::move(spent);
       return f;
     }
-    const ShrinkResult again = p.shrinkAfresh(failing, v);
+    ShrinkResult again;
+    {
+      const StepClock clock(spent, "shrinking");
+      again = p.shrinkAfresh(failing, v, focus);
+    }
     r = {again.testCase, r.steps + again.steps, r.seconds + again.seconds};
-    last = afresh(r.testCase);
+    last = confirmed(r.testCase);
   }
   if (!sameFailure(last, v)) {
     // Flaky (the engine failed on the shrunk case once, not again): keep the case that failed
@@ -218,23 +277,33 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
     r.testCase = failing;
     last = v;
   }
-  // Localized where what follows a failure runs: a fresh process's verdict would localize in
-  // fresh processes, one per sub-model.
-  Verdict here = &afresh == &p.judge ? last : p.judge(r.testCase);
-  if (!sameFailure(here, last)) here = last;
   Finding f;
   FailureInfo& info = f.info;
-  info = describe(p, r.testCase, last, localize(p, r.testCase, here));
+  {
+    // Localized where what follows a failure runs: a fresh process's verdict would localize in
+    // fresh processes, one per sub-model.
+    const StepClock clock(spent, "localization");
+    Verdict here = &afresh == &p.judge ? last : p.judge(r.testCase);
+    if (!sameFailure(here, last)) here = last;
+    info = describe(p, r.testCase, last, localize(p, r.testCase, here));
+  }
   info.nodesBefore = static_cast<int>(failing.model.graph.nodes.size());
   info.shrinkSteps = r.steps;
   info.shrinkSeconds = r.seconds;
-  for (const auto& [configuration, judge] : p.triage) {
-    const Outcome outcome = judge(r.testCase).outcome;
-    info.triage[configuration] = outcome;
-    if (p.markKnownFailures && isFailure(outcome)) info.knownFailures[configuration] = outcome;
+  {
+    const StepClock clock(spent, "triage");
+    for (const auto& [configuration, judge] : p.triage) {
+      const Outcome outcome = judge(r.testCase).outcome;
+      info.triage[configuration] = outcome;
+      if (p.markKnownFailures && isFailure(outcome)) info.knownFailures[configuration] = outcome;
+    }
   }
-  info.culprit = culpritOf(p, r.testCase, last);
+  {
+    const StepClock clock(spent, "culprit search");
+    info.culprit = culpritOf(p, r.testCase, last);
+  }
   f.minimized = std::move(r.testCase);
+  f.spent = std::move(spent);
   if (p.known) f.known = p.known(info, f.minimized.model);
   if (!p.corpus.empty() && !f.known) {
     try {

@@ -26,6 +26,11 @@ namespace nncheck {
 
 // A property at one configuration, judged on a case.
 using Judge = std::function<Verdict(const TestCase&)>;
+// The node a failure starts at, when one run tells it (asked only by a shrinker that uses it).
+using Focus = std::function<std::optional<size_t>()>;
+// Shrinks a failing case keeping its failure (sameFailure), from the failure's focus alone first
+// (shrinkGreedily).
+using Shrinker = std::function<ShrinkResult(const TestCase&, const Verdict&, const Focus&)>;
 
 struct FailurePath {
   std::string property;                // the corpus folder: <corpus>/<property>/<hash>
@@ -39,11 +44,11 @@ struct FailurePath {
   // The property afresh, in processes no earlier case ran in: confirms the shrunk case. Empty:
   // `judge` is afresh already.
   Judge confirm{};
-  // Shrinks the failing case keeping its failure (sameFailure); empty: it is shrunk already.
-  std::function<ShrinkResult(const TestCase&, const Verdict&)> shrink{};
+  // Shrinks the failing case; empty: it is shrunk already.
+  Shrinker shrink{};
   // Shrinks in fresh processes, when the case `shrink` minimized on a worker does not fail afresh
   // though the case as found does (the worker's state was part of it). Empty: none.
-  std::function<ShrinkResult(const TestCase&, const Verdict&)> shrinkAfresh{};
+  Shrinker shrinkAfresh{};
   // Configuration triage: each configuration's property on the minimized case.
   std::vector<std::pair<std::string, Judge>> triage{};
   bool markKnownFailures = false;  // record the configurations it fails in as known failures
@@ -67,6 +72,9 @@ struct FailurePath {
   int64_t casesRun = 0;
   double secondsRun = 0;
 };
+
+// The node of `model` an engine's message names (the longest node name it contains), if any.
+std::optional<size_t> nodeNamedIn(const std::string& message, const Model& model);
 
 // The finding of `failing`, which failed `v` with the path's property. A known bug, and an earlier
 // finding (Finding::recognised), is recognised from `v` itself, before anything else runs. When the

@@ -165,10 +165,11 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
   p.configuration = failed.configuration;
   p.judge = [judge, on, afresh](const TestCase& c) { return judge(on, afresh, c); };
   auto shrinkOn = [judge, budget](const Isolated& engine, bool fresh) {
-    return [judge, budget, engine, fresh](const TestCase& tc, const Verdict& failure) {
+    return [judge, budget, engine, fresh](const TestCase& tc, const Verdict& failure,
+                                          const Focus& focus) {
       return shrinkGreedily(
           tc, [&](const TestCase& c) { return sameFailure(judge(engine, fresh, c), failure); },
-          budget);
+          budget, focus());
     };
   };
   p.shrink = shrinkOn(on, afresh);
@@ -272,12 +273,8 @@ int CampaignStats::newFindings() const {
 }
 
 std::string rejectedOp(const std::string& message, const Model& model) {
-  const Node* best = nullptr;
-  for (const Node& n : model.graph.nodes)
-    if (!n.name.empty() && message.find(n.name) != std::string::npos &&
-        (!best || n.name.size() > best->name.size()))
-      best = &n;
-  return best ? best->opType : "";
+  const std::optional<size_t> node = nodeNamedIn(message, model);
+  return node ? model.graph.nodes[*node].opType : "";
 }
 
 void checkCampaign(const std::vector<CampaignEngine>& engines, const CampaignOptions& o) {
@@ -432,6 +429,7 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         // same corpus meanwhile, or an earlier run.
         Finding f = afterFailure(path, tc, v);
         stats.shrinkSeconds += std::chrono::duration<double>(Clock::now() - shrinkStart).count();
+        for (const auto& [step, seconds] : f.spent) stats.afterFailureSpent[step] += seconds;
         if (f.unrepeatedAfresh) {
           // The worker's state made the failure: left running, an engine that corrupted its own
           // memory failed most later cases there (15,647 of 66,153 in an OpenCV campaign). The

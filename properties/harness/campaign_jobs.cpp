@@ -145,6 +145,7 @@ json resultsOf(const CampaignStats& s) {
       {"timeline", timeline},
       {"seconds", s.seconds},
       {"shrink_seconds", s.shrinkSeconds},
+      {"after_failure_spent", s.afterFailureSpent},
       {"coverage", {s.coverage.features, s.coverage.kept, s.coverage.mutants, s.coverage.fresh}},
       {"unreached_functions", s.unreachedFunctions},
       {"optimizations", s.optimizations},
@@ -174,6 +175,8 @@ void addResults(const json& j, const std::string& worker, CampaignStats& into,
                         t[3].get<int64_t>(), t[4].get<int64_t>(), t[5].get<int64_t>()});
   into.seconds = std::max(into.seconds, j["seconds"].get<double>());
   into.shrinkSeconds += j["shrink_seconds"].get<double>();
+  for (const auto& [step, seconds] : j["after_failure_spent"].items())
+    into.afterFailureSpent[step] += seconds.get<double>();
   const json& c = j["coverage"];
   into.coverage.features = std::max(into.coverage.features, c[0].get<int64_t>());
   into.coverage.kept += c[1].get<int64_t>();

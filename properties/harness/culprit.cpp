@@ -35,17 +35,22 @@ std::optional<Culprit> findCulprit(
     ++c.runs;
     return fails(without(optimizations, enabled));
   };
-  if (optimizations.empty() || (!searchBeyond && tryFirst.empty()) || failsWith({}) ||
+  // Only the sets made of these optimizations can be this failure's (a known bug's set of
+  // another configuration's switches is none here): without any, and no search, nothing runs.
+  const auto fits = [&](std::vector<std::string> set) {
+    std::sort(set.begin(), set.end());
+    return !set.empty() &&
+           std::includes(optimizations.begin(), optimizations.end(), set.begin(), set.end());
+  };
+  if (optimizations.empty() ||
+      (!searchBeyond && std::none_of(tryFirst.begin(), tryFirst.end(), fits)) || failsWith({}) ||
       !failsWith(optimizations))
     return std::nullopt;
 
   // A set found before that fails alone and none of whose subsets one smaller does: 1-minimal.
   const auto isCulprit = [&](std::vector<std::string> set) {
     std::sort(set.begin(), set.end());
-    if (set.empty() ||
-        !std::includes(optimizations.begin(), optimizations.end(), set.begin(), set.end()) ||
-        !failsWith(set))
-      return false;
+    if (!fits(set) || !failsWith(set)) return false;
     for (const std::string& name : set)
       if (failsWith(without(set, {name}))) return false;
     return true;

@@ -201,6 +201,15 @@ int fuzz(const FuzzOptions& o) {
       "each finding shrunk for at most %d runs and %.0f s\n",
       s.shrinkSeconds, static_cast<long long>(s.afterFailureJudged),
       static_cast<long long>(s.afterFailureFresh), c.shrink.steps, c.shrink.seconds);
+  if (!s.afterFailureSpent.empty()) {
+    std::printf("   ");
+    const char* sep = " ";
+    for (const auto& [step, seconds] : s.afterFailureSpent) {
+      std::printf("%s%s %.1f s", sep, step.c_str(), seconds);
+      sep = ", ";
+    }
+    std::printf("\n");
+  }
   std::printf("  passed %lld, unsupported %lld, nonfinite (skipped) %lld",
               static_cast<long long>(s.passed), static_cast<long long>(s.unsupported),
               static_cast<long long>(s.nonfinite));

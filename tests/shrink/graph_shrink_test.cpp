@@ -321,6 +321,31 @@ TEST(Shrinking, DimsGoToTwoWhereTheFailureNeedsMoreThanOne) {
   EXPECT_EQ(shapeOf(r.testCase, "x"), (Shape{2, 2, 2})) << modelToText(r.testCase.model);
 }
 
+// A failure at one node of a chain: shrinking from that node alone (its focus) ends at it in
+// fewer runs than cutting toward it; a focus whose node alone passes costs one run, no more.
+TEST(Shrinking, StartsFromTheFailingNodeAloneWhenItsFocusIsGiven) {
+  TestCase tc = fromNodes(
+      {{"x", {2, 3}}},
+      {Node::make("Relu", {"x"}, {"a"}, "relu"), Node::make("Sigmoid", {"a"}, {"b"}, "sigmoid"),
+       Node::make("Tanh", {"b"}, {"c"}, "tanh"), Node::make("Abs", {"c"}, {"d"}, "abs"),
+       Node::make("Neg", {"d"}, {"y"}, "neg")},
+      {{"y", {2, 3}}});
+  auto fails = [](const TestCase& c) {
+    const auto& nodes = c.model.graph.nodes;
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [](const Node& n) { return n.opType == "Tanh"; });
+  };
+  const ShrinkResult cut = shrinkGreedily(tc, fails);
+  const ShrinkResult focused = shrinkGreedily(tc, fails, {}, 2);
+  ASSERT_EQ(focused.testCase.model.graph.nodes.size(), 1u) << modelToText(focused.testCase.model);
+  EXPECT_EQ(focused.testCase.model.graph.nodes[0].opType, "Tanh");
+  EXPECT_EQ(modelToText(focused.testCase.model), modelToText(cut.testCase.model));
+  EXPECT_LT(focused.steps, cut.steps);
+  const ShrinkResult missed = shrinkGreedily(tc, fails, {}, 0);  // Relu alone passes
+  EXPECT_EQ(modelToText(missed.testCase.model), modelToText(cut.testCase.model));
+  EXPECT_EQ(missed.steps, cut.steps + 1);
+}
+
 TEST(Shrinking, OperandsARuleTiesShrinkTogether) {
   // (x . w) + b with x [3, 6], w [6], b [3]: fails while the product has two or more rows. The
   // inner dim is free to go to 1 only if x and w shrink it together.
