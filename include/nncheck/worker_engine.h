@@ -60,6 +60,10 @@ class WorkerBackend : public Backend {
   std::vector<std::string> optimizations() const override;
   std::vector<std::string> unreportedOptimizations() const override;
   std::chrono::milliseconds startTime() const override;  // the facts' start_seconds
+  // The same engine with each run served by a fork of a worker that imported the engine and ran
+  // nothing (NNCHECK_WORKER_FRESH_FORKS): as fresh as a new worker, without the program's start
+  // (LiteRT's import of TensorFlow, 3 s). Null unless the worker's facts say `fresh_forks`.
+  std::unique_ptr<WorkerBackend> servedByFreshForks() const;
 
  private:
   struct State;

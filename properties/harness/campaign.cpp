@@ -16,6 +16,7 @@
 #include "nncheck/oracle.h"
 #include "nncheck/tolerance.h"
 #include "nncheck/variants.h"
+#include "nncheck/worker_engine.h"
 
 namespace nncheck {
 namespace {
@@ -107,14 +108,39 @@ EngineMaker makerOf(const std::vector<CampaignEngine>& engines, const EngineWith
   };
 }
 
-// Each engine isolated, a fresh process per run; made once, since each keeps the helper process
-// that forks those.
-std::vector<Isolated> freshPerEngine(const std::vector<CampaignEngine>& engines,
-                                     const CampaignOptions& o) {
-  std::vector<Isolated> out;
-  for (const CampaignEngine& e : engines)
-    out.push_back(
-        isolated(*e.backend, o.timeout, Isolation::ForkPerRun, makerOf(engines, o.engineWithout)));
+// Each engine's fresh processes, made once, since each keeps the helper process that forks
+// them: a fresh child per run; or, for an engine whose worker says a fork of it is fresh
+// (WorkerBackend::servedByFreshForks), one persistent child whose worker serves each run from a
+// fork that ran nothing, so that a confirmation costs no start of the engine (LiteRT's import
+// of TensorFlow, 3 s). A crash or hang there is confirmed in a fresh child, as a persistent
+// worker's is; the engine at another configuration (a crash's triage) is served so too.
+struct Freshes {
+  std::vector<std::shared_ptr<Backend>> forking;  // the engines the persistent ones run
+  std::vector<Isolated> of;                       // by engine
+};
+
+// The engine `b` served by fresh forks, when it is a worker's that says a fork of it is fresh.
+std::shared_ptr<Backend> servedByFreshForks(const Backend* b) {
+  const auto* w = dynamic_cast<const WorkerBackend*>(b);
+  return w ? std::shared_ptr<Backend>(w->servedByFreshForks()) : nullptr;
+}
+
+Freshes freshPerEngine(const std::vector<CampaignEngine>& engines, const CampaignOptions& o) {
+  const EngineMaker maker = makerOf(engines, o.engineWithout);
+  const EngineMaker forking = [maker](const std::string& c) -> std::shared_ptr<Backend> {
+    std::shared_ptr<Backend> b = maker(c);
+    std::shared_ptr<Backend> forked = servedByFreshForks(b.get());
+    return forked ? forked : b;
+  };
+  Freshes out;
+  for (const CampaignEngine& e : engines) {
+    if (std::shared_ptr<Backend> forked = servedByFreshForks(e.backend)) {
+      out.forking.push_back(forked);
+      out.of.emplace_back(*forked, o.timeout, Isolation::Persistent, forking);
+    } else {
+      out.of.push_back(isolated(*e.backend, o.timeout, Isolation::ForkPerRun, maker));
+    }
+  }
   return out;
 }
 
@@ -247,7 +273,8 @@ std::optional<Finding> reduceCase(const std::vector<CampaignEngine>& engines, co
                                   const CampaignOptions& o) {
   if (engines.empty() || !engines.front().backend) throw Error("reduce: no engine to run against");
   const Judging judging(o, engines);
-  const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  const Freshes fresh = freshPerEngine(engines, o);
+  const std::vector<Isolated>& freshes = fresh.of;
   if (o.checkSetUp) checkEngineSetUp(freshes.front());
   TestCase tc = given;
   // A case saved without rewrites (a hand-made one, another oracle's finding) gets them from its
@@ -321,7 +348,8 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
       workers.push_back(worker.at(engines[e].configuration));
   };
   startWorker();
-  const std::vector<Isolated> freshes = freshPerEngine(engines, o);
+  const Freshes fresh = freshPerEngine(engines, o);
+  const std::vector<Isolated>& freshes = fresh.of;
   // Checking that each engine works here may take minutes (a compiler's first compile at each
   // configuration): the time box, a stop and an interrupt end it, and nothing runs then.
   const auto stopped = [&] { return o.stop && o.stop(); };

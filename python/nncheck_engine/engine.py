@@ -21,6 +21,7 @@ import os
 import pathlib
 import platform
 import re
+import signal
 import sys
 import hashlib
 import json
@@ -74,6 +75,11 @@ class Engine:
     shared_stage: str = ""
     # What a standalone reproducer (`nncheck repro`) needs installed: "pip install ...".
     reproducer_requirements: str = ""
+    # Whether a fork of a worker that imported the engine and ran nothing is as fresh as a new
+    # worker (the engine starts no thread or handle at import that a fork would break): nncheck
+    # then confirms a failure in such forks (NNCHECK_WORKER_FRESH_FORKS), not in a new program
+    # that imports the engine again.
+    fresh_forks: bool = False
 
     def optimizations(self, configuration: str) -> list[str]:
         """The optimizations `configuration` may apply, each one `disabled` can switch off."""
@@ -176,6 +182,8 @@ class Engine:
         }
         if self.shared_stage:
             facts["shared_stage"] = self.shared_stage
+        if self.fresh_forks:
+            facts["fresh_forks"] = True
         code = {c: source for c in configurations if (source := self.reproducer(c)) is not None}
         if code:
             facts["reproducer"] = {
@@ -234,9 +242,40 @@ def serve(engine: Engine, stdin: BinaryIO | None = None, stdout: BinaryIO | None
     record = os.environ.get("NNCHECK_WORKER_RECORD")
     if record:
         pathlib.Path(record).mkdir(parents=True, exist_ok=True)
+    # NNCHECK_WORKER_FRESH_FORKS=1 (the host asks it of an engine whose facts say fresh_forks):
+    # each run is served by a fork of this process, which has run none.
+    fresh_forks = os.environ.get("NNCHECK_WORKER_FRESH_FORKS") == "1"
     n = 0
     while (body := protocol.read_frame(inp)) is not None:
         if record:
             pathlib.Path(record, f"run-{os.getpid()}-{n}.bin").write_bytes(body)
             n += 1
-        protocol.write_frame(out, reply_to(engine, protocol.read_run(body)))
+        if fresh_forks:
+            reply_in_a_fork(engine, body, out)
+        else:
+            protocol.write_frame(out, reply_to(engine, protocol.read_run(body)))
+
+
+def reply_in_a_fork(engine: Engine, body: bytes, out: BinaryIO) -> None:
+    """Replies to the run `body` from a fork of this process, which runs nothing itself: a fresh
+    process without the program's start. A fork that a signal ends (the engine crashed) ends this
+    process by the same signal, and one that exits without replying exits it so, as a worker that
+    ran the request itself would have."""
+    out.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 70  # (EX_SOFTWARE) the reply could not be written
+        try:
+            protocol.write_frame(out, reply_to(engine, protocol.read_run(body)))
+            out.flush()
+            code = 0
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    if (code := os.waitstatus_to_exitcode(status)) != 0:
+        sys.exit(code)

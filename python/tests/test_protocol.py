@@ -5,7 +5,9 @@ reads gives the vector's values (the same values as tests/backends/worker_protoc
 from __future__ import annotations
 
 import io
+import os
 import pathlib
+import signal
 import struct
 import subprocess
 import sys
@@ -55,6 +57,7 @@ FACTS = {
     "restart_every": 500,
     "start_seconds": 30,
     "shared_stage": "the import",
+    "fresh_forks": True,
     "reproducer": {
         "language": "python",
         "runtime": "Python 3.11",
@@ -205,6 +208,61 @@ class Serving(unittest.TestCase):
         assert body is not None
         self.assertEqual(body[:1], b"F")
         self.assertIn(b"hello from the engine", done.stderr)
+
+
+# An engine that counts the runs its process served, each run's y; `crash` in a run's inputs
+# ends its process by SIGSEGV. Served by a script, so that a crash ends that process only.
+COUNTING = (
+    "import os, signal, sys; sys.path.insert(0, sys.argv[1])\n"
+    "import numpy as np\n"
+    "from nncheck_engine import Engine, serve\n"
+    "class Counting(Engine):\n"
+    "    name = 'counting'\n"
+    "    fresh_forks = True\n"
+    "    runs = 0\n"
+    "    def run(self, model, inputs, configuration, disabled):\n"
+    "        if 'crash' in inputs:\n"
+    "            os.kill(os.getpid(), signal.SIGSEGV)\n"
+    "        self.runs += 1\n"
+    "        return {'y': np.array(self.runs, np.int64)}, []\n"
+    "serve(Counting())\n"
+)
+
+
+class FreshForks(unittest.TestCase):
+    def serve(self, runs: list[dict[str, np.ndarray]], forks: bool) -> subprocess.CompletedProcess[bytes]:
+        stdin = io.BytesIO()
+        protocol.write_frame(stdin, protocol.hello_body())
+        for inputs in runs:
+            protocol.write_frame(stdin, protocol.run_body(protocol.Run("", [], {}, b"", inputs)))
+        env = dict(os.environ, NNCHECK_WORKER_FRESH_FORKS="1" if forks else "0")
+        sdk = str(pathlib.Path(__file__).resolve().parents[1])
+        return subprocess.run([sys.executable, "-c", COUNTING, sdk], input=stdin.getvalue(),
+                              capture_output=True, env=env)
+
+    def counts(self, done: subprocess.CompletedProcess[bytes]) -> list[int]:
+        out = io.BytesIO(done.stdout)
+        facts = protocol.read_frame(out)
+        assert facts is not None
+        self.assertTrue(protocol.Reader(facts[1:]).json()["fresh_forks"])
+        counts = []
+        while (body := protocol.read_frame(out)) is not None:
+            r = protocol.Reader(body[1:])
+            r.json()
+            r.u64()
+            counts.append(int(r.tensor()[1]))
+        return counts
+
+    def test_each_run_is_served_by_a_fork_that_ran_nothing_before(self) -> None:
+        x = {"x": np.ones([1], np.float32)}
+        self.assertEqual(self.counts(self.serve([x, x, x], forks=False)), [1, 2, 3])
+        self.assertEqual(self.counts(self.serve([x, x, x], forks=True)), [1, 1, 1])
+
+    def test_a_fork_that_crashes_ends_the_worker_by_its_signal(self) -> None:
+        x = {"x": np.ones([1], np.float32)}
+        done = self.serve([x, {"crash": np.ones([1], np.float32)}, x], forks=True)
+        self.assertEqual(done.returncode, -signal.SIGSEGV)
+        self.assertEqual(self.counts(done), [1], "the run before it replied; none after")
 
 
 class Compiling(Engine):

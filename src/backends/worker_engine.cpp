@@ -221,6 +221,13 @@ std::vector<std::string> WorkerBackend::unreportedOptimizations() const {
   return notDisabled(state_->facts->unreported, state_->configured);
 }
 
+std::unique_ptr<WorkerBackend> WorkerBackend::servedByFreshForks() const {
+  if (!state_->facts->freshForks) return nullptr;
+  WorkerCommand command = state_->command;
+  command.environment.emplace_back("NNCHECK_WORKER_FRESH_FORKS", "1");
+  return std::make_unique<WorkerBackend>(std::move(command), keyOf(state_->configured));
+}
+
 TensorMap WorkerBackend::run(const Model& model, const TensorMap& inputs) {
   applied_.clear();
   State& s = *state_;

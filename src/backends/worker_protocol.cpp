@@ -161,6 +161,7 @@ Facts readFacts(std::string_view body, const std::string& who) {
   f.capabilities = readCapabilities(field<json>(j, "capabilities", who, json::object()), who);
   f.restartEvery = field<int>(j, "restart_every", who, 0);
   f.startSeconds = field<int>(j, "start_seconds", who, 0);
+  f.freshForks = field<bool>(j, "fresh_forks", who, false);
   if (const json r = field<json>(j, "reproducer", who, json::object()); !r.empty()) {
     f.reproducer.language = field<std::string>(r, "language", who);
     if (f.reproducer.language != "python" && f.reproducer.language != "javascript")
@@ -205,6 +206,7 @@ std::string factsBody(const Facts& f) {
          {"restart_every", f.restartEvery},
          {"start_seconds", f.startSeconds}};
   if (!f.sharedStage.empty()) j["shared_stage"] = f.sharedStage;
+  if (f.freshForks) j["fresh_forks"] = true;
   if (!f.reproducer.language.empty())
     j["reproducer"] = {{"language", f.reproducer.language},
                        {"runtime", f.reproducer.runtime},

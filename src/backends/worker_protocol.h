@@ -71,6 +71,9 @@ struct Facts {
   // Seconds past a case's time limit a fresh worker's first run may take: starting the engine
   // (an import, a first compile's one-time loading) is no case's hang.
   int startSeconds = 0;
+  // A fork of a worker that imported the engine and ran nothing is as fresh as a new worker:
+  // fresh runs may be served so (NNCHECK_WORKER_FRESH_FORKS).
+  bool freshForks = false;
   ReproducerFacts reproducer;
 };
 

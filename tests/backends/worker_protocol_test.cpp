@@ -40,6 +40,7 @@ worker::Facts vectorFacts() {
   f.restartEvery = 500;
   f.startSeconds = 30;
   f.sharedStage = "the import";
+  f.freshForks = true;
   f.reproducer = {.language = "python",
                   .runtime = "Python 3.11",
                   .requirements = "pip install vectors",
@@ -192,6 +193,7 @@ TEST(WorkerProtocol, ReadsEveryVectorBackToItsValues) {
   EXPECT_EQ(facts.restartEvery, 500);
   EXPECT_EQ(facts.startSeconds, 30);
   EXPECT_EQ(facts.sharedStage, want.sharedStage);
+  EXPECT_TRUE(facts.freshForks);
   EXPECT_EQ(facts.reproducer.language, want.reproducer.language);
   EXPECT_EQ(facts.reproducer.runtime, want.reproducer.runtime);
   EXPECT_EQ(facts.reproducer.requirements, want.reproducer.requirements);

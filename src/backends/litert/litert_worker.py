@@ -213,6 +213,9 @@ class LiteRt(Engine):
     }
     # TensorFlow and onnx2tf import in about 4 s.
     start_seconds = 10
+    # A fork of a worker that imported them and converted nothing converts as a new one does:
+    # nncheck confirms a failure in such forks, not in a new worker that imports them again.
+    fresh_forks = True
 
     def __init__(self) -> None:
         self.cached: tuple[bytes, bytes] | None = None  # (key, .tflite): one model, each kernels

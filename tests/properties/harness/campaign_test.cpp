@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/files.h"
@@ -20,6 +21,7 @@
 #include "nncheck/oracle.h"
 #include "nncheck/reference.h"
 #include "nncheck/variants.h"
+#include "nncheck/worker_engine.h"
 #include "test_util.h"
 
 namespace nncheck {
@@ -500,6 +502,45 @@ TEST_F(Campaign, TheWorkerFindsWhatFreshProcessesFind) {
   EXPECT_EQ(afresh.afterFailureJudged, 0);
   EXPECT_GT(afresh.afterFailureFresh, onWorker.afterFailureFresh);
 }
+
+#ifdef NNCHECK_SDK_PYTHON
+// An engine whose state breaks it (tests/backends/workers/damaged_worker.py: wrong once its
+// process ran a Tanh). Its failures are told apart as the worker's state, no finding saved,
+// whether a fresh process is a new program or a fork of one that imported the engine and ran
+// nothing (its facts' fresh_forks); with forks, the program that serves them starts once.
+TEST_F(Campaign, FreshForksTellTheWorkersStateApartAndStartTheEngineOnce) {
+  const fs::path starts = tmp_.path() / "starts";
+  ::setenv("NNCHECK_TEST_STARTS", starts.c_str(), 1);
+  const auto count = [&](const std::string& what) {
+    std::istringstream lines(readFile(starts));
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) n += line == what;
+    return n;
+  };
+  for (const bool forks : {true, false}) {
+    SCOPED_TRACE(forks ? "fresh forks" : "new programs");
+    fs::remove(starts);
+    WorkerBackend engine(WorkerCommand::parse(std::string(NNCHECK_SDK_PYTHON) +
+                                              " " NNCHECK_SOURCE_DIR
+                                              "/tests/backends/workers/damaged_worker.py" +
+                                              (forks ? "" : " no-forks")));
+    CampaignOptions o = options(30);
+    o.corpus.clear();
+    const CampaignStats s = runCampaign({{"", &engine}}, o);
+    EXPECT_GT(s.unconfirmed, 0);
+    EXPECT_TRUE(s.findings.empty()) << s.findings.front().info.pattern;
+    EXPECT_GT(s.afterFailureFresh, 1);
+    if (forks) {
+      EXPECT_EQ(count("forks"), 1) << readFile(starts);
+      EXPECT_LE(count("worker"), 2 + s.unconfirmed) << "its facts, and a worker per restart";
+    } else {
+      EXPECT_EQ(count("forks"), 0);
+      EXPECT_GE(count("worker"), 1 + s.afterFailureFresh) << "a program per fresh run";
+    }
+  }
+  ::unsetenv("NNCHECK_TEST_STARTS");
+}
+#endif
 
 // What the campaign's findings are by `of`: their root causes, their patterns.
 std::set<std::string> findingsBy(const CampaignStats& s,
