@@ -43,7 +43,7 @@ const facts = {
   capabilities: {dtypes: [1, 7], opset: 17, ops: {Add: 100, Cast: 50},
                  shape_operands_must_be_initializers: true, weights_must_be_initializers: false},
   unreported_optimizations: {O1: ['Vectorize']}, fixed_optimizations: {O1: ['SimplifyShapes']},
-  restart_every: 500, start_seconds: 30, shared_stage: 'the import',
+  restart_every: 500, start_seconds: 30, shared_stage: 'the import', fresh_forks: true,
   reproducer: {language: 'python', runtime: 'Python 3.11', requirements: 'pip install vectors',
                configurations: {O0: 'def run(model_path, feeds):\n    return []\n'}},
 };
