@@ -202,8 +202,7 @@ int fuzz(const FuzzOptions& o) {
       s.shrinkSeconds, static_cast<long long>(s.afterFailureJudged),
       static_cast<long long>(s.afterFailureFresh), c.shrink.steps, c.shrink.seconds);
   if (!s.afterFailureSpent.empty()) {
-    std::printf("   ");
-    const char* sep = " ";
+    const char* sep = "    ";
     for (const auto& [step, seconds] : s.afterFailureSpent) {
       std::printf("%s%s %.1f s", sep, step.c_str(), seconds);
       sep = ", ";
