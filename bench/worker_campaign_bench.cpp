@@ -4,9 +4,13 @@
 // known bugs included, the worker's requests recorded (NNCHECK_WORKER_RECORD); then
 // bench/worker_floor.py runs those requests again in one process, with nothing of nncheck around.
 // Both on one core (the first this process may use). Counters: the campaign's cases/s, the
-// floor's requests/s on the same requests, their ratio (`share`), the requests, and the seconds
-// spent after failures. A campaign that spends its time on cases keeps most of its floor. With
-// NNCHECK_BENCH_OUTPUT=DIR, the campaign's and the floor's output are kept there.
+// floor's requests/s on the same requests and their ratio (`share`), the floor's rate on the case
+// requests alone (`case_floor_per_s`: the engine's own speed on those cases) and the campaign's
+// share of it (`case_share`: the part of the campaign's time the engine spent on its cases), the
+// cases' part of the engine's time in the replay (`case_work`), the requests, and the seconds
+// spent after failures. A campaign that spends its time on cases keeps most of its floor; the
+// first share is also bounded by cases over requests, whatever they cost.
+// With NNCHECK_BENCH_OUTPUT=DIR, the campaign's and the floor's output are kept there.
 //   NNCHECK_BENCH_SECONDS=600 ./build/bench/worker_campaign_bench --benchmark_filter=litert
 #include <benchmark/benchmark.h>
 #include <sched.h>
@@ -73,19 +77,32 @@ void campaignAgainstFloor(benchmark::State& state, const std::string& engine,
     const double cases = numberAfter(c, "campaign: ", campaign);
     const double took = numberAfter(c, " cases in ", campaign);
     const double after = numberAfter(c, "after failures ", campaign);
-    // "N requests (F failed, C crashed and left out) in S s: R requests/s", the last line (what
-    // the engine printed comes before it)
+    // "N requests (F failed, H hung for the T s timeout, C crashed and left out) in S s: R
+    // requests/s", the last line (what the engine printed comes before it)
     const size_t summary = f.rfind(" requests (");
     if (summary == std::string::npos)
       throw std::runtime_error(floor.string() + ": no 'requests (' in it");
     const size_t line = f.rfind('\n', summary);
     const double requests =
         std::strtod(f.c_str() + (line == std::string::npos ? 0 : line + 1), nullptr);
-    const double perSecond = requests / numberAfter(f, "left out) in ", floor);
+    const double allSeconds = numberAfter(f, "left out) in ", floor);
+    const double perSecond = requests / allSeconds;
+    // "K case requests (the first of each model's name) in S s: R requests/s", the line before
+    const size_t caseLine = f.rfind(" case requests (", summary);
+    if (caseLine == std::string::npos)
+      throw std::runtime_error(floor.string() + ": no ' case requests (' in it");
+    const std::string caseSummary = f.substr(caseLine);
+    const double casesPerSecond = numberAfter(caseSummary, "s: ", floor);
+    const double caseSeconds = numberAfter(caseSummary, "name) in ", floor);
     state.counters["cases"] = cases;
     state.counters["cases_per_s"] = cases / took;
     state.counters["floor_requests_per_s"] = perSecond;
     state.counters["share"] = cases / took / perSecond;
+    state.counters["case_floor_per_s"] = casesPerSecond;
+    state.counters["case_share"] = cases / took / casesPerSecond;
+    // The engine's time on cases over its time on every request, in the replay: what the
+    // campaign's share on cases is at most, however fast the replay ran beside the campaign.
+    state.counters["case_work"] = caseSeconds / allSeconds;
     state.counters["requests"] = requests;
     state.counters["after_failures_s"] = after;
   }

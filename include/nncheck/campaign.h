@@ -58,6 +58,9 @@ struct Finding {
   // found: the state earlier cases left in the persistent worker was part of it. No finding
   // then, and nothing saved.
   std::optional<Verdict> unrepeatedAfresh{};
+  // Confirmed after the campaign's time box ended: its triage at the other configurations, or
+  // its culprit search, was left out, so that the campaign ended on time.
+  bool timeBoxEnded = false;
   // The seconds each step after the failure took ("recognition", "shrinking", "confirmation",
   // "localization", "triage", "culprit search"): where a finding's engine time went.
   std::map<std::string, double> spent{};

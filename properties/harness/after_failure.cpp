@@ -279,13 +279,14 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   }
   Finding f;
   FailureInfo& info = f.info;
+  const auto timeUp = [&] { return p.timeUp && p.timeUp(); };
   {
     // Localized where what follows a failure runs: a fresh process's verdict would localize in
     // fresh processes, one per sub-model.
     const StepClock clock(spent, "localization");
     Verdict here = &afresh == &p.judge ? last : p.judge(r.testCase);
     if (!sameFailure(here, last)) here = last;
-    info = describe(p, r.testCase, last, localize(p, r.testCase, here));
+    info = describe(p, r.testCase, last, localize(p, r.testCase, here, timeUp()));
   }
   info.nodesBefore = static_cast<int>(failing.model.graph.nodes.size());
   info.shrinkSteps = r.steps;
@@ -293,12 +294,23 @@ Finding afterFailure(const FailurePath& p, const TestCase& failing, const Verdic
   {
     const StepClock clock(spent, "triage");
     for (const auto& [configuration, judge] : p.triage) {
+      // Past the time box, each is an engine run (a hang's, a timeout): the triage is its own
+      // configuration's alone then, not some of the others' (which could read as all of them).
+      if (timeUp()) {
+        f.timeBoxEnded = true;
+        info.triage = {{p.configuration, last.outcome}};
+        info.knownFailures.clear();
+        if (p.markKnownFailures) info.knownFailures[p.configuration] = last.outcome;
+        break;
+      }
       const Outcome outcome = judge(r.testCase).outcome;
       info.triage[configuration] = outcome;
       if (p.markKnownFailures && isFailure(outcome)) info.knownFailures[configuration] = outcome;
     }
   }
-  {
+  if (timeUp() && p.without && !p.optimizations.empty()) {
+    f.timeBoxEnded = true;
+  } else {
     const StepClock clock(spent, "culprit search");
     info.culprit = culpritOf(p, r.testCase, last);
   }

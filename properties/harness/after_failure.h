@@ -60,6 +60,9 @@ struct FailurePath {
   std::function<std::string(const std::vector<std::string>& disabled)> workaround{};
   // Sets found for earlier failures, tried first; a set found is added (may be null).
   std::vector<std::vector<std::string>>* culprits = nullptr;
+  // Whether the campaign's time box has ended: a finding confirmed then is neither triaged nor
+  // searched for its culprit, and is localized by one run (Finding::timeBoxEnded). Empty: never.
+  std::function<bool()> timeUp{};
   std::filesystem::path corpus;  // where it is saved; empty: not saved
   // The known bug a failure is, if any (a campaign's KnownBugs::match): a known bug is not
   // saved, whatever `corpus` says. Empty: none is known.

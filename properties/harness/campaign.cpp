@@ -158,7 +158,8 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
                         const Judging& judging, const CampaignOptions& o,
                         std::vector<std::vector<std::string>>& culprits, const Verdict& v,
                         const ShrinkBudget& budget, CampaignStats& stats,
-                        const KnownBugs* known = nullptr) {
+                        const KnownBugs* known = nullptr,
+                        std::optional<Clock::time_point> timeBoxEnd = std::nullopt) {
   const Isolated& fresh = freshes.at(at);
   const CampaignEngine& failed = engines[at];
   const bool afresh = v.outcome == Outcome::Crash || v.outcome == Outcome::Hang ||
@@ -190,12 +191,19 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
   p.backend = failed.backend->name();
   p.configuration = failed.configuration;
   p.judge = [judge, on, afresh](const TestCase& c) { return judge(on, afresh, c); };
-  auto shrinkOn = [judge, budget](const Isolated& engine, bool fresh) {
-    return [judge, budget, engine, fresh](const TestCase& tc, const Verdict& failure,
-                                          const Focus& focus) {
+  // Shrinking ends with the time box (each shrink: on the worker, then afresh), the case as
+  // shrunk so far kept.
+  auto shrinkOn = [judge, budget, timeBoxEnd](const Isolated& engine, bool fresh) {
+    return [judge, budget, timeBoxEnd, engine, fresh](const TestCase& tc, const Verdict& failure,
+                                                      const Focus& focus) {
+      ShrinkBudget left = budget;
+      if (timeBoxEnd)
+        left.seconds = std::min(
+            left.seconds,
+            std::max(0.0, std::chrono::duration<double>(*timeBoxEnd - Clock::now()).count()));
       return shrinkGreedily(
           tc, [&](const TestCase& c) { return sameFailure(judge(engine, fresh, c), failure); },
-          budget, focus());
+          left, focus());
     };
   };
   p.shrink = shrinkOn(on, afresh);
@@ -238,6 +246,7 @@ FailurePath failurePath(const std::vector<CampaignEngine>& engines, size_t at,
       return without.configuration(failed.configuration, disabled);
     };
   }
+  if (timeBoxEnd) p.timeUp = [end = *timeBoxEnd] { return Clock::now() >= end; };
   p.culprits = &culprits;
   p.corpus = o.corpus;
   if (known && known->size() > 0)
@@ -438,14 +447,12 @@ CampaignStats runCampaign(const std::vector<CampaignEngine>& engines, const Camp
         const auto shrinkStart = Clock::now();
         const double failedAt = elapsed();
         report("shrinking " + key);
-        // Shrinking ends with the time box: the case as shrunk so far is the finding, so that a
-        // campaign ends on time whatever it found (a finding that is being shrunk when Ctrl-C
-        // comes is still finished).
-        ShrinkBudget budget = o.shrink;
-        budget.seconds = std::min(budget.seconds,
-                                  std::chrono::duration<double>(timeBoxEnd - Clock::now()).count());
+        // What follows the failure ends with the time box: the case as shrunk so far is the
+        // finding, confirmed, and a finding past the box is neither triaged nor searched for its
+        // culprit, so that a campaign ends on time whatever it found (a finding that is being
+        // shrunk when Ctrl-C comes is still finished).
         FailurePath path = failurePath(engines, at, primary, freshes, judging, o, culprits, v,
-                                       budget, stats, &known);
+                                       o.shrink, stats, &known, timeBoxEnd);
         path.casesRun = i + 1;
         path.secondsRun = failedAt;
         if (o.shrinksPerKey > 0)

@@ -102,6 +102,10 @@ void printFinding(size_t i, const Finding& f, const CampaignEngines& engines) {
     std::printf("       first diverging node: %s\n",
                 p(diverging.substr(0, diverging.find('\n'))).c_str());
   std::printf("       configurations: %s\n", p(outcomesByConfiguration(f.info.triage)).c_str());
+  if (f.timeBoxEnded)
+    std::printf(
+        "       the time box ended before its triage or its culprit search: "
+        "`nncheck reduce` finishes them\n");
   if (const auto& c = f.info.culprit) {
     std::printf("       culprit: %s\n", p(describeCulprit(*c)).c_str());
     if (c->workaroundPasses && !c->workaround.empty())
